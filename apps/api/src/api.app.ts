@@ -1,0 +1,13 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '@app/server';
+import { AppModule } from './app.module';
+import { ApiConfig } from './config';
+
+/** Builds the api (not yet listening): used by main.ts and by the test suites. */
+export function createApiApp(config: ApiConfig): Promise<NestFastifyApplication> {
+  return createHttpApp(AppModule.forRoot(config), {
+    name: 'api',
+    globalPrefix: 'api',
+    rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'api' },
+  });
+}

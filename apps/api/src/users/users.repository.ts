@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { generateToken, hashToken, TokenKind } from '@app/auth';
+import { BalanceEntity } from '../billing/balance.entity';
+import { ApiTokenEntity } from './api-token.entity';
+import { UserEntity } from './user.entity';
+
+export interface IssuedToken {
+  tokenId: string;
+  token: string;
+}
+
+/** The only place that queries users and their tokens. */
+@Injectable()
+export class UsersRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Creates a user with an empty balance in their currency. */
+  async createUser(name: string, kind: TokenKind, currency: string): Promise<UserEntity> {
+    return this.ds.transaction(async (em) => {
+      const user = em.create(UserEntity, { id: uuidv7(), name, kind, currency });
+      await em.insert(UserEntity, user);
+      await em.insert(BalanceEntity, { userId: user.id, currency, available: 0, held: 0 });
+      return user;
+    });
+  }
+
+  findUser(id: string): Promise<UserEntity | null> {
+    return this.ds.getRepository(UserEntity).findOneBy({ id });
+  }
+
+  async issueToken(userId: string, label: string | null = null, em: EntityManager = this.ds.manager): Promise<IssuedToken> {
+    const user = await em.findOneByOrFail(UserEntity, { id: userId });
+    const token = generateToken(user.kind === 'system' ? 'sk' : 'uk');
+    const tokenId = uuidv7();
+    await em.insert(ApiTokenEntity, { id: tokenId, userId, tokenHash: hashToken(token), label });
+    return { tokenId, token };
+  }
+
+  /** Revokes by id or by the token string; true when a live token was revoked. */
+  async revokeToken(by: { tokenId?: string; token?: string }): Promise<boolean> {
+    const where = by.tokenId ? { id: by.tokenId } : { tokenHash: hashToken(by.token ?? '') };
+    const res = await this.ds.getRepository(ApiTokenEntity).update({ ...where, revokedAt: IsNull() }, { revokedAt: new Date() });
+    return (res.affected ?? 0) > 0;
+  }
+
+  /** The user behind a live token, or null for an unknown or revoked one. */
+  async findByToken(token: string): Promise<UserEntity | null> {
+    return this.ds
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .innerJoin(ApiTokenEntity, 't', 't.user_id = u.id')
+      .where('t.token_hash = :hash AND t.revoked_at IS NULL', { hash: hashToken(token) })
+      .getOne();
+  }
+}

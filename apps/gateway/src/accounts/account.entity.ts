@@ -1,0 +1,18 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** A connected account of the main site: the gateway's tenant. No public registration. */
+@Entity({ name: 'accounts' })
+export class AccountEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column('text')
+  name: string;
+
+  /** The api user this account belongs to (billing, templates), when linked. */
+  @Column('uuid', { name: 'user_id', nullable: true })
+  userId: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+}

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@app/config';
+import { databaseModule, postgresReadiness } from '@app/database';
+import { MessagingModule, natsReadiness } from '@app/messaging';
+import { HealthModule, loggingModule } from '@app/server';
+import { GatewayConfig } from './config';
+import { gatewaySchema } from './database/schema';
+
+/** The gateway node: wires the feature modules. */
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        loggingModule('gateway', config.LOG_LEVEL),
+        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway' }),
+        databaseModule(config.DATABASE_URL, gatewaySchema, config.DATABASE_POOL_SIZE),
+        HealthModule.forRoot([natsReadiness, postgresReadiness]),
+      ],
+    };
+  }
+}

@@ -1,0 +1,11 @@
+import type { SchemaDefinition } from '@app/database';
+import { AccountTokenEntity } from '../accounts/account-token.entity';
+import { AccountEntity } from '../accounts/account.entity';
+import { Accounts1763700000000 } from './migrations/1763700000000-Accounts';
+
+/** The gateway's schema: its entities and migrations, in order. */
+export const gatewaySchema: SchemaDefinition = {
+  schema: 'gateway',
+  entities: [AccountEntity, AccountTokenEntity],
+  migrations: [Accounts1763700000000],
+};

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@app/config';
+import { databaseModule, postgresReadiness } from '@app/database';
+import { MessagingModule, natsReadiness } from '@app/messaging';
+import { HealthModule, loggingModule } from '@app/server';
+import { WebhooksConfig } from './config';
+import { webhooksSchema } from './database/schema';
+
+/** Event fan-out to subscribers: wires the feature modules. */
+@Module({})
+export class AppModule {
+  static forRoot(config: WebhooksConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        loggingModule('webhooks', config.LOG_LEVEL),
+        MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks' }),
+        databaseModule(config.DATABASE_URL, webhooksSchema, config.DATABASE_POOL_SIZE),
+        HealthModule.forRoot([natsReadiness, postgresReadiness]),
+      ],
+    };
+  }
+}

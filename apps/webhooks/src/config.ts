@@ -1,0 +1,9 @@
+import { IsInt, Max, Min } from 'class-validator';
+import { DatabaseConfig } from '@app/config';
+
+export class WebhooksConfig extends DatabaseConfig {
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  WEBHOOKS_PORT = 3300;
+}

@@ -1,0 +1,12 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '@app/server';
+import { AppModule } from './app.module';
+import { WebhooksConfig } from './config';
+
+/** Builds the webhooks service (not yet listening): used by main.ts and by the test suites. */
+export function createWebhooksApp(config: WebhooksConfig): Promise<NestFastifyApplication> {
+  return createHttpApp(AppModule.forRoot(config), {
+    name: 'webhooks',
+    rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'webhooks' },
+  });
+}

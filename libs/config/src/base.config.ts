@@ -1,0 +1,43 @@
+import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+
+export const NODE_ENVS = ['development', 'test', 'production'] as const;
+export type NodeEnv = (typeof NODE_ENVS)[number];
+
+/** Variables every service reads. Each service's config class extends this one. */
+export class BaseConfig {
+  @IsIn(NODE_ENVS)
+  NODE_ENV: NodeEnv = 'development';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Matches(/^(nats|tls|ws|wss):\/\/[^\s]+(,(nats|tls|ws|wss):\/\/[^\s]+)*$/, {
+    message: 'NATS_URL must be one or more comma-separated nats:// URLs',
+  })
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  /** Prefixes every stream, consumer and subject: isolates test suites and tenants of one NATS. */
+  @IsOptional()
+  @Matches(/^[a-z0-9_]{0,24}$/, { message: 'NATS_PREFIX must be up to 24 of a-z, 0-9 and _' })
+  NATS_PREFIX = '';
+
+  @IsInt()
+  @Min(1000)
+  @Max(120000)
+  SHUTDOWN_TIMEOUT_MS = 10000;
+
+  get isProduction(): boolean {
+    return this.NODE_ENV === 'production';
+  }
+}
+
+/** Services that own a Postgres schema. */
+export class DatabaseConfig extends BaseConfig {
+  @Matches(/^postgres(ql)?:\/\/[^\s]+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 10;
+}

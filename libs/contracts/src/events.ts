@@ -1,0 +1,57 @@
+import { Channel } from './channels';
+
+/** Every event type the platform publishes to the EVENTS stream and to webhook subscribers. */
+export const EVENT_TYPES = [
+  'message.sent',
+  'message.delivered',
+  'message.read',
+  'message.failed',
+  'message.received',
+  'message.reaction',
+  'template.status_changed',
+  'app.updated',
+  'endpoint.disabled',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Delivery states of one message; they only move forward (DESIGN.md section 3). */
+export const MESSAGE_STATUSES = ['QUEUED', 'SENT', 'DELIVERED', 'READ', 'FAILED'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+const RANK: Record<MessageStatus, number> = { QUEUED: 0, SENT: 1, DELIVERED: 2, READ: 3, FAILED: 4 };
+
+/** True when moving from `current` to `next` is a step forward (FAILED is final, READ is final). */
+export function advancesStatus(current: MessageStatus, next: MessageStatus): boolean {
+  if (current === 'FAILED' || current === 'READ') return false;
+  if (next === 'FAILED') return true;
+  return RANK[next] > RANK[current];
+}
+
+/** One envelope for every channel (DESIGN.md section 6). */
+export interface EventEnvelope<D = Record<string, unknown>> {
+  /** `evt_` + UUID v7; also the JetStream Nats-Msg-Id and the webhook-id. */
+  id: string;
+  type: EventType;
+  /** Unix seconds. */
+  created_at: number;
+  channel: Channel | null;
+  app_id: number | null;
+  /** The tenant (user) the event belongs to; used for routing, stripped from webhook bodies. */
+  user_id?: string | null;
+  data: D;
+}
+
+export interface MessageStatusData {
+  message_id: string;
+  recipient: string;
+  status: MessageStatus;
+  provider_message_id?: string | null;
+  category?: string | null;
+  error?: { code: string; title: string; retryable?: boolean } | null;
+  /** Unix seconds at which the channel observed the transition. */
+  timestamp: number;
+}

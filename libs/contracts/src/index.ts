@@ -1,0 +1,5 @@
+export * from './channels';
+export * from './topology';
+export * from './events';
+export * from './outbound';
+export * from './ids';

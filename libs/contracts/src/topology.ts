@@ -1,0 +1,94 @@
+import { Channel, CHANNELS, Priority } from './channels';
+import { EventType } from './events';
+
+/** The logical streams of DESIGN.md section 2. */
+export const STREAMS = {
+  outboundService: 'OUTBOUND_SERVICE',
+  outboundMarketing: 'OUTBOUND_MARKETING',
+  events: 'EVENTS',
+  deadLetter: 'DEAD_LETTER',
+} as const;
+export type StreamKey = keyof typeof STREAMS;
+
+/** Durable consumers of the EVENTS stream, one per service that reacts to events. */
+export const EVENT_CONSUMERS = ['api', 'webhooks', 'gateway'] as const;
+export type EventConsumer = (typeof EVENT_CONSUMERS)[number];
+
+/**
+ * Every stream, consumer and subject name, derived from one optional prefix. Production runs with
+ * no prefix; each test suite gets its own so that suites share one NATS server without touching
+ * each other. Nobody spells a subject by hand: they all come from here.
+ */
+export class Topology {
+  readonly prefix: string;
+
+  constructor(prefix = '') {
+    if (!/^[a-z0-9_]*$/.test(prefix)) throw new Error(`invalid NATS prefix "${prefix}"`);
+    this.prefix = prefix;
+  }
+
+  /** A subject under the prefix: `p.outbound.service.whatsapp`. */
+  subject(...tokens: string[]): string {
+    return [this.prefix, ...tokens].filter(Boolean).join('.');
+  }
+
+  stream(key: StreamKey): string {
+    return this.prefix ? `${this.prefix.toUpperCase()}_${STREAMS[key]}` : STREAMS[key];
+  }
+
+  outboundStream(priority: Priority): string {
+    return this.stream(priority === 'service' ? 'outboundService' : 'outboundMarketing');
+  }
+
+  outboundSubject(priority: Priority, channel: Channel): string {
+    return this.subject('outbound', priority, channel);
+  }
+
+  /** Every outbound subject of one channel, both priorities (wakes a worker on new work). */
+  outboundWildcard(channel: Channel): string {
+    return this.subject('outbound', '*', channel);
+  }
+
+  outboundConsumer(priority: Priority, channel: Channel): string {
+    return `${priority}_${channel}`;
+  }
+
+  eventSubject(type: EventType): string {
+    return this.subject('events', type);
+  }
+
+  eventsWildcard(): string {
+    return this.subject('events', '>');
+  }
+
+  eventConsumer(service: EventConsumer): string {
+    return `events_${service}`;
+  }
+
+  deadLetterSubject(stream: string, consumer: string): string {
+    return this.subject('dlq', stream, consumer);
+  }
+
+  /** Subjects a stream listens on. */
+  streamSubjects(key: StreamKey): string[] {
+    switch (key) {
+      case 'outboundService':
+        return [this.subject('outbound', 'service', '>')];
+      case 'outboundMarketing':
+        return [this.subject('outbound', 'marketing', '>')];
+      case 'events':
+        return [this.eventsWildcard()];
+      case 'deadLetter':
+        return [this.subject('dlq', '>')];
+    }
+  }
+
+  /** A request/reply subject served through the @nestjs/microservices NATS transport. */
+  rpc(pattern: string): string {
+    return this.subject(pattern);
+  }
+
+  channels(): readonly Channel[] {
+    return CHANNELS;
+  }
+}

@@ -1,0 +1,32 @@
+import { DataSource, DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
+
+/** What a service declares about the schema it owns. */
+export interface SchemaDefinition {
+  /** Postgres schema name, also the service name (`api`, `gateway`, `webhooks`). */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  entities: MixedList<Function | string | EntitySchema<any>>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  migrations: MixedList<Function | string>;
+}
+
+/** TypeORM options for one service's schema; `synchronize` is always off: migrations own the schema. */
+export function dataSourceOptions(url: string, def: SchemaDefinition, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    schema: def.schema,
+    entities: def.entities,
+    migrations: def.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize, application_name: def.schema },
+  };
+}
+
+export function createDataSource(url: string, def: SchemaDefinition, poolSize = 10): DataSource {
+  return new DataSource(dataSourceOptions(url, def, poolSize));
+}

@@ -1,0 +1,5 @@
+export { dataSourceOptions, createDataSource } from './data-source';
+export type { SchemaDefinition } from './data-source';
+export { migrateSchema } from './migrate';
+export type { MigrationResult } from './migrate';
+export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './database.module';

@@ -1,0 +1,197 @@
+import { JetStreamClient } from '@nats-io/jetstream';
+import { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { toHeaders } from './publisher';
+import { PulledMessage, pullNoWait } from './pulled-message';
+
+/** What a handler decided about one message. */
+export type Settlement =
+  | { action: 'ack' }
+  /** Try again later (transient failure); `delayMs` overrides the exponential backoff. */
+  | { action: 'retry'; reason: string; delayMs?: number }
+  /** Give up now: copy to the dead letter stream with the reason, then term. */
+  | { action: 'dead'; reason: string };
+
+export const settle = {
+  ack: (): Settlement => ({ action: 'ack' }),
+  retry: (reason: string, delayMs?: number): Settlement => ({ action: 'retry', reason, delayMs }),
+  dead: (reason: string): Settlement => ({ action: 'dead', reason }),
+};
+
+/** Returning nothing acks. Throwing is a transient failure: retried with backoff, never termed early. */
+export type MessageHandler = (msg: PulledMessage) => Promise<Settlement | void>;
+
+export interface ConsumerSource {
+  stream: string;
+  consumer: string;
+  /** Deliveries allowed before the message goes to the dead letter stream (the consumer's max_deliver). */
+  maxDeliver: number;
+}
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+}
+
+export interface RunnerOptions {
+  /** Sources in priority order: a later source is pulled only when every earlier one is empty. */
+  sources: ConsumerSource[];
+  handler: MessageHandler;
+  /** Where exhausted messages go: a subject of the DEAD_LETTER stream, per source. */
+  deadLetterSubject: (source: ConsumerSource) => string;
+  backoff?: BackoffOptions;
+  /** Messages pulled per request and handled concurrently. */
+  batch?: number;
+  /** Subjects whose publications wake an idle runner at once (the sources' filter subjects). */
+  wakeSubjects?: string[];
+  /** An idle runner looks again at least this often (delayed redeliveries appear silently). */
+  idlePollMs?: number;
+  onError?: (err: unknown, context: Record<string, unknown>) => void;
+}
+
+export function backoffDelay(deliveryCount: number, o: BackoffOptions): number {
+  const exp = o.baseMs * 2 ** Math.max(0, deliveryCount - 1);
+  return Math.min(o.maxMs, exp);
+}
+
+/**
+ * Pulls from one or more durable consumers in strict priority order and settles every message
+ * explicitly: ack on success, nak with exponential backoff on a transient failure, and after the
+ * last allowed delivery a copy to the dead letter stream (with the reason) followed by term.
+ */
+export class ConsumerRunner {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private wakeSubs: Subscription[] = [];
+  private readonly backoff: BackoffOptions;
+  private readonly batch: number;
+  private readonly idlePollMs: number;
+  private inFlight = 0;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly opts: RunnerOptions,
+  ) {
+    this.backoff = opts.backoff ?? { baseMs: 1000, maxMs: 5 * 60_000 };
+    this.batch = opts.batch ?? 10;
+    this.idlePollMs = opts.idlePollMs ?? 250;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const subject of this.opts.wakeSubjects ?? []) {
+      this.wakeSubs.push(this.nc.subscribe(subject, { callback: () => this.wake?.() }));
+    }
+    this.loop = this.run();
+  }
+
+  /** Stops pulling and waits for the messages in hand to be settled. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    for (const s of this.wakeSubs) s.unsubscribe();
+    this.wakeSubs = [];
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let handled = 0;
+      try {
+        handled = await this.pullOnce();
+      } catch (err) {
+        this.opts.onError?.(err, { phase: 'pull' });
+        await this.idle(1000);
+        continue;
+      }
+      if (handled === 0) await this.idle(this.idlePollMs);
+    }
+  }
+
+  /** Pulls one batch from the first source that has work and handles it; returns how many. */
+  async pullOnce(): Promise<number> {
+    for (const source of this.opts.sources) {
+      if (!this.running && this.loop) return 0;
+      const msgs = await pullNoWait(this.nc, source.stream, source.consumer, this.batch);
+      if (msgs.length === 0) continue;
+      await Promise.all(msgs.map((m) => this.handle(source, m)));
+      return msgs.length;
+    }
+    return 0;
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  private async handle(source: ConsumerSource, msg: PulledMessage): Promise<void> {
+    this.inFlight++;
+    try {
+      let outcome: Settlement;
+      try {
+        outcome = (await this.opts.handler(msg)) ?? settle.ack();
+      } catch (err) {
+        this.opts.onError?.(err, { phase: 'handle', stream: source.stream, seq: msg.meta.streamSeq });
+        outcome = settle.retry(err instanceof Error ? err.message : String(err));
+      }
+      await this.apply(source, msg, outcome);
+    } catch (err) {
+      // Settling failed (connection lost): the server redelivers after ack_wait, nothing is lost.
+      this.opts.onError?.(err, { phase: 'settle', stream: source.stream, seq: msg.meta.streamSeq });
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async apply(source: ConsumerSource, msg: PulledMessage, outcome: Settlement): Promise<void> {
+    if (outcome.action === 'ack') return msg.ack();
+    const exhausted = source.maxDeliver > 0 && msg.meta.deliveryCount >= source.maxDeliver;
+    if (outcome.action === 'retry' && !exhausted) {
+      return msg.nak(outcome.delayMs ?? backoffDelay(msg.meta.deliveryCount, this.backoff));
+    }
+    const reason = outcome.action === 'dead' ? outcome.reason : `exhausted ${msg.meta.deliveryCount} deliveries: ${outcome.reason}`;
+    await deadLetter(this.js, this.opts.deadLetterSubject(source), msg, reason);
+    await msg.term(reason.slice(0, 200));
+  }
+}
+
+/** Copies a message to the dead letter stream with why and where it came from. */
+export async function deadLetter(js: JetStreamClient, subject: string, msg: PulledMessage, reason: string): Promise<void> {
+  const headers: Record<string, string> = {
+    'Dlq-Reason': reason.replace(/[\r\n]+/g, ' ').slice(0, 1024),
+    'Dlq-Stream': msg.meta.stream,
+    'Dlq-Consumer': msg.meta.consumer,
+    'Dlq-Subject': msg.subject,
+    'Dlq-Stream-Seq': String(msg.meta.streamSeq),
+    'Dlq-Deliveries': String(msg.meta.deliveryCount),
+  };
+  for (const [k, v] of msg.headers ?? []) {
+    if (k.toLowerCase() === 'nats-msg-id') continue;
+    headers[k] ??= v.join(',');
+  }
+  await js.publish(subject, msg.data, {
+    msgID: `dlq-${msg.meta.stream}-${msg.meta.streamSeq}`,
+    headers: toHeaders(headers),
+  });
+}
+

@@ -1,0 +1,76 @@
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstream, JetStreamClient, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
+
+export interface NatsConnectOptions {
+  url: string;
+  /** Shown in the server's connection list: the service name. */
+  name: string;
+}
+
+/** Connects with endless reconnects, so a NATS restart is survived without a pod restart. */
+export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
+  return connect({
+    servers: opts.url.split(','),
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    timeout: 5000,
+  });
+}
+
+/** One NATS connection per process, with its JetStream client and manager. */
+export class NatsClients {
+  private manager?: JetStreamManager;
+  private connectedNow = true;
+
+  constructor(readonly nc: NatsConnection) {}
+
+  static async connect(opts: NatsConnectOptions): Promise<NatsClients> {
+    const clients = new NatsClients(await connectNats(opts));
+    clients.watchStatus();
+    return clients;
+  }
+
+  get js(): JetStreamClient {
+    return jetstream(this.nc);
+  }
+
+  async jsm(): Promise<JetStreamManager> {
+    this.manager ??= await jetstreamManager(this.nc);
+    return this.manager;
+  }
+
+  /** Connected and not draining: a cheap readiness signal. */
+  isConnected(): boolean {
+    return !this.nc.isClosed() && !this.nc.isDraining() && this.connectedNow;
+  }
+
+  /** Tracks disconnects so readiness flips to false while the server is away. */
+  watchStatus(): void {
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect' || s.type === 'staleConnection') this.connectedNow = false;
+        if (s.type === 'reconnect') this.connectedNow = true;
+      }
+    })();
+  }
+
+  /** Round trip to the server; rejects when it is unreachable. */
+  async ping(timeoutMs = 1000): Promise<void> {
+    if (!this.isConnected()) throw new Error('NATS is not connected');
+    await Promise.race([
+      this.nc.flush(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('NATS ping timed out')), timeoutMs).unref()),
+    ]);
+  }
+
+  async drain(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    try {
+      await this.nc.drain();
+    } catch {
+      await this.nc.close();
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { Msg, MsgHdrs, NatsConnection } from '@nats-io/nats-core';
+import { nanos } from '@nats-io/nats-core';
+
+const decoder = new TextDecoder();
+
+/** Delivery metadata parsed from a JetStream ack subject. */
+export interface DeliveryMeta {
+  stream: string;
+  consumer: string;
+  /** 1 on the first delivery. */
+  deliveryCount: number;
+  streamSeq: number;
+  /** Unix milliseconds at which the message was stored. */
+  storedAt: number;
+  pending: number;
+}
+
+/** `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>`, or the v2 form with domain and hash. */
+export function parseAckSubject(reply: string): DeliveryMeta {
+  const t = reply.split('.');
+  if (t[0] !== '$JS' || t[1] !== 'ACK') throw new Error(`not a JetStream ack subject: ${reply}`);
+  const p = t.length === 9 ? t.slice(2) : t.slice(4);
+  return {
+    stream: p[0],
+    consumer: p[1],
+    deliveryCount: Number(p[2]),
+    streamSeq: Number(p[3]),
+    storedAt: Math.floor(Number(p[5]) / 1e6),
+    pending: Number(p[6]),
+  };
+}
+
+/**
+ * A message taken from a durable pull consumer. Settlement is explicit and waits for the
+ * server's confirmation (double ack), so "acked" means the server will not redeliver it.
+ */
+export class PulledMessage {
+  readonly meta: DeliveryMeta;
+  private settled = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly msg: Msg,
+  ) {
+    this.meta = parseAckSubject(msg.reply ?? '');
+  }
+
+  get subject(): string {
+    return this.msg.subject;
+  }
+
+  get headers(): MsgHdrs | undefined {
+    return this.msg.headers;
+  }
+
+  get data(): Uint8Array {
+    return this.msg.data;
+  }
+
+  get msgId(): string | undefined {
+    return this.msg.headers?.get('Nats-Msg-Id') || undefined;
+  }
+
+  json<T>(): T {
+    return JSON.parse(decoder.decode(this.msg.data)) as T;
+  }
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  async ack(): Promise<void> {
+    await this.settle('+ACK');
+  }
+
+  /** Asks for redelivery no sooner than `delayMs`. */
+  async nak(delayMs: number): Promise<void> {
+    await this.settle(delayMs > 0 ? `-NAK ${JSON.stringify({ delay: nanos(delayMs) })}` : '-NAK');
+  }
+
+  /** Stops redelivery for good. */
+  async term(reason?: string): Promise<void> {
+    await this.settle(reason ? `+TERM ${reason}` : '+TERM');
+  }
+
+  /** Resets the ack timer while a long delivery is under way. */
+  working(): void {
+    if (!this.settled && this.msg.reply) this.nc.publish(this.msg.reply, '+WPI');
+  }
+
+  private async settle(body: string): Promise<void> {
+    if (this.settled) return;
+    if (!this.msg.reply) throw new Error('message has no ack subject');
+    await this.nc.request(this.msg.reply, body, { timeout: 5000 });
+    this.settled = true;
+  }
+}
+
+/**
+ * Takes up to `batch` messages that are ready now, without waiting for new ones (`no_wait`).
+ * The library's fetch waits at least a second when a consumer is empty; a priority drain that
+ * must look at the service consumer before every marketing batch cannot afford that.
+ */
+export async function pullNoWait(
+  nc: NatsConnection,
+  stream: string,
+  consumer: string,
+  batch: number,
+  timeoutMs = 5000,
+): Promise<PulledMessage[]> {
+  const out: PulledMessage[] = [];
+  const inbox = `_INBOX.${nc.info?.client_id ?? 'c'}.${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  return new Promise<PulledMessage[]>((resolve, reject) => {
+    let done = false;
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      sub.unsubscribe();
+      if (err && out.length === 0) reject(err);
+      else resolve(out);
+    };
+    const timer = setTimeout(() => finish(), timeoutMs);
+    const sub = nc.subscribe(inbox, {
+      callback: (err, msg) => {
+        if (err) return finish(err);
+        const code = msg.headers?.code ?? 0;
+        if (code >= 400 || (msg.data.length === 0 && msg.headers && !msg.reply)) {
+          // 404 No Messages, 408 Request Timeout, 409 ...: the batch is over.
+          if (code === 503 || (code === 409 && /consumer deleted|not found/i.test(msg.headers?.description ?? ''))) {
+            return finish(new Error(`consumer ${stream}/${consumer}: ${msg.headers?.description}`));
+          }
+          return finish();
+        }
+        if (!msg.reply) return;
+        out.push(new PulledMessage(nc, msg));
+        if (out.length >= batch) finish();
+      },
+    });
+    nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`, JSON.stringify({ batch, no_wait: true }), {
+      reply: inbox,
+    });
+  });
+}

@@ -1,0 +1,177 @@
+import {
+  AckPolicy,
+  ConsumerConfig,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiError,
+  JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+  StreamConfig,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { CHANNELS, EVENT_CONSUMERS, Priority, StreamKey, Topology } from '@app/contracts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface TopologyOptions {
+  /** Window in which a repeated Nats-Msg-Id is dropped as a duplicate. */
+  duplicateWindowMs: number;
+  /** How long a consumer waits for an ack before redelivering. */
+  ackWaitMs: number;
+  /** Deliveries of one outbound message before it is dead-lettered. */
+  outboundMaxDeliver: number;
+  /** Deliveries of one event to one consuming service before it is dead-lettered. */
+  eventsMaxDeliver: number;
+  /** File storage in production; memory storage is allowed for throwaway test servers. */
+  storage: 'file' | 'memory';
+  replicas: number;
+}
+
+export const DEFAULT_TOPOLOGY_OPTIONS: TopologyOptions = {
+  duplicateWindowMs: 2 * 60 * 1000,
+  ackWaitMs: 30_000,
+  outboundMaxDeliver: 10,
+  eventsMaxDeliver: 20,
+  storage: 'file',
+  replicas: 1,
+};
+
+export interface StreamDeclaration {
+  key: StreamKey;
+  config: Partial<StreamConfig> & { name: string; subjects: string[] };
+}
+
+export interface ConsumerDeclaration {
+  stream: string;
+  config: Partial<ConsumerConfig> & { durable_name: string };
+}
+
+/** The one declaration of every stream (DESIGN.md section 2). */
+export function declareStreams(t: Topology, o: TopologyOptions = DEFAULT_TOPOLOGY_OPTIONS): StreamDeclaration[] {
+  const base = {
+    storage: o.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    num_replicas: o.replicas,
+    duplicate_window: nanos(o.duplicateWindowMs),
+    discard: DiscardPolicy.Old,
+  };
+  const outbound = (key: StreamKey) => ({
+    key,
+    config: {
+      ...base,
+      name: t.stream(key),
+      subjects: t.streamSubjects(key),
+      retention: RetentionPolicy.Workqueue,
+      // A message nobody could deliver in a week is dead; keep the stream bounded.
+      max_age: nanos(7 * DAY_MS),
+      discard: DiscardPolicy.New,
+    },
+  });
+  return [
+    outbound('outboundService'),
+    outbound('outboundMarketing'),
+    {
+      key: 'events',
+      config: {
+        ...base,
+        name: t.stream('events'),
+        subjects: t.streamSubjects('events'),
+        retention: RetentionPolicy.Limits,
+        max_age: nanos(7 * DAY_MS),
+      },
+    },
+    {
+      key: 'deadLetter',
+      config: {
+        ...base,
+        name: t.stream('deadLetter'),
+        subjects: t.streamSubjects('deadLetter'),
+        retention: RetentionPolicy.Limits,
+        max_age: nanos(14 * DAY_MS),
+      },
+    },
+  ];
+}
+
+/** One durable pull consumer per channel and outbound stream, one per event-consuming service. */
+export function declareConsumers(t: Topology, o: TopologyOptions = DEFAULT_TOPOLOGY_OPTIONS): ConsumerDeclaration[] {
+  const common = {
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(o.ackWaitMs),
+    max_ack_pending: 10_000,
+  };
+  const outbound: ConsumerDeclaration[] = CHANNELS.flatMap((channel) =>
+    (['service', 'marketing'] as Priority[]).map((priority) => ({
+      stream: t.outboundStream(priority),
+      config: {
+        ...common,
+        durable_name: t.outboundConsumer(priority, channel),
+        filter_subject: t.outboundSubject(priority, channel),
+        max_deliver: o.outboundMaxDeliver,
+      },
+    })),
+  );
+  const events: ConsumerDeclaration[] = EVENT_CONSUMERS.map((service) => ({
+    stream: t.stream('events'),
+    config: {
+      ...common,
+      durable_name: t.eventConsumer(service),
+      filter_subject: t.eventsWildcard(),
+      max_deliver: o.eventsMaxDeliver,
+    },
+  }));
+  return [...outbound, ...events];
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.status === 404;
+}
+
+export interface SetupReport {
+  streams: { name: string; action: 'created' | 'updated' }[];
+  consumers: { stream: string; name: string; action: 'created' | 'updated' }[];
+}
+
+/** Creates or updates every stream and consumer. Safe to run any number of times. */
+export async function setupTopology(
+  jsm: JetStreamManager,
+  t: Topology,
+  o: TopologyOptions = DEFAULT_TOPOLOGY_OPTIONS,
+): Promise<SetupReport> {
+  const report: SetupReport = { streams: [], consumers: [] };
+  for (const { config } of declareStreams(t, o)) {
+    try {
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
+      report.streams.push({ name: config.name, action: 'updated' });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await jsm.streams.add(config);
+      report.streams.push({ name: config.name, action: 'created' });
+    }
+  }
+  for (const { stream, config } of declareConsumers(t, o)) {
+    try {
+      await jsm.consumers.info(stream, config.durable_name);
+      await jsm.consumers.update(stream, config.durable_name, config);
+      report.consumers.push({ stream, name: config.durable_name, action: 'updated' });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await jsm.consumers.add(stream, config);
+      report.consumers.push({ stream, name: config.durable_name, action: 'created' });
+    }
+  }
+  return report;
+}
+
+/** Deletes every stream of a topology (test teardown). */
+export async function deleteTopology(jsm: JetStreamManager, t: Topology): Promise<void> {
+  for (const { config } of declareStreams(t)) {
+    try {
+      await jsm.streams.delete(config.name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+}
