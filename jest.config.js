@@ -29,7 +29,7 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs}/*/test/**/*.test.ts'],
+      testMatch: ['<rootDir>/{apps,libs}/*/test/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
     },
   ],
 };

@@ -3,6 +3,7 @@ import { ConfigModule } from '@app/config';
 import { databaseModule, postgresReadiness } from '@app/database';
 import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
+import { AuthModule } from './auth';
 import { ApiConfig } from './config';
 import { apiSchema } from './database/schema';
 
@@ -18,6 +19,7 @@ export class AppModule {
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'api' }),
         databaseModule(config.DATABASE_URL, apiSchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
+        AuthModule,
       ],
     };
   }

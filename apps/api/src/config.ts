@@ -5,16 +5,16 @@ export class ApiConfig extends DatabaseConfig {
   @IsInt()
   @Min(1)
   @Max(65535)
-  API_PORT = 3000;
+  API_PORT: number = 3000;
 
   /** Where clients reach the api (links it hands out, such as embed_link_url). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  API_PUBLIC_URL = 'http://localhost:3000';
+  API_PUBLIC_URL: string = 'http://localhost:3000';
 
   /** Currency of new users' balances (ISO 4217). */
   @IsString()
   @Length(3, 3)
-  DEFAULT_CURRENCY = 'USD';
+  DEFAULT_CURRENCY: string = 'USD';
 
   @IsOptional()
   @IsString()

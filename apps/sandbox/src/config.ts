@@ -7,14 +7,14 @@ export class SandboxConfig {
   NODE_ENV: NodeEnv = 'development';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-  LOG_LEVEL = 'info';
+  LOG_LEVEL: string = 'info';
 
   @IsInt()
   @Min(1)
   @Max(65535)
-  SANDBOX_PORT = 3900;
+  SANDBOX_PORT: number = 3900;
 
   /** Where the emulated channels send their callbacks (the gateway's inbound endpoints). */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  GATEWAY_PUBLIC_URL = 'http://localhost:3100';
+  GATEWAY_PUBLIC_URL: string = 'http://localhost:3100';
 }

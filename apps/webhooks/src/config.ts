@@ -5,5 +5,5 @@ export class WebhooksConfig extends DatabaseConfig {
   @IsInt()
   @Min(1)
   @Max(65535)
-  WEBHOOKS_PORT = 3300;
+  WEBHOOKS_PORT: number = 3300;
 }

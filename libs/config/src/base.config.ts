@@ -9,22 +9,22 @@ export class BaseConfig {
   NODE_ENV: NodeEnv = 'development';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-  LOG_LEVEL = 'info';
+  LOG_LEVEL: string = 'info';
 
   @Matches(/^(nats|tls|ws|wss):\/\/[^\s]+(,(nats|tls|ws|wss):\/\/[^\s]+)*$/, {
     message: 'NATS_URL must be one or more comma-separated nats:// URLs',
   })
-  NATS_URL = 'nats://127.0.0.1:4222';
+  NATS_URL: string = 'nats://127.0.0.1:4222';
 
   /** Prefixes every stream, consumer and subject: isolates test suites and tenants of one NATS. */
   @IsOptional()
   @Matches(/^[a-z0-9_]{0,24}$/, { message: 'NATS_PREFIX must be up to 24 of a-z, 0-9 and _' })
-  NATS_PREFIX = '';
+  NATS_PREFIX: string = '';
 
   @IsInt()
   @Min(1000)
   @Max(120000)
-  SHUTDOWN_TIMEOUT_MS = 10000;
+  SHUTDOWN_TIMEOUT_MS: number = 10000;
 
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
@@ -34,10 +34,10 @@ export class BaseConfig {
 /** Services that own a Postgres schema. */
 export class DatabaseConfig extends BaseConfig {
   @Matches(/^postgres(ql)?:\/\/[^\s]+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
-  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/messaging';
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/messaging';
 
   @IsInt()
   @Min(1)
   @Max(200)
-  DATABASE_POOL_SIZE = 10;
+  DATABASE_POOL_SIZE: number = 10;
 }

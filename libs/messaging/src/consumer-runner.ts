@@ -169,14 +169,20 @@ export class ConsumerRunner {
     if (outcome.action === 'retry' && !exhausted) {
       return msg.nak(outcome.delayMs ?? backoffDelay(msg.meta.deliveryCount, this.backoff));
     }
-    const reason = outcome.action === 'dead' ? outcome.reason : `exhausted ${msg.meta.deliveryCount} deliveries: ${outcome.reason}`;
+    const reason =
+      outcome.action === 'dead' ? outcome.reason : `exhausted ${msg.meta.deliveryCount} deliveries: ${outcome.reason}`;
     await deadLetter(this.js, this.opts.deadLetterSubject(source), msg, reason);
     await msg.term(reason.slice(0, 200));
   }
 }
 
 /** Copies a message to the dead letter stream with why and where it came from. */
-export async function deadLetter(js: JetStreamClient, subject: string, msg: PulledMessage, reason: string): Promise<void> {
+export async function deadLetter(
+  js: JetStreamClient,
+  subject: string,
+  msg: PulledMessage,
+  reason: string,
+): Promise<void> {
   const headers: Record<string, string> = {
     'Dlq-Reason': reason.replace(/[\r\n]+/g, ' ').slice(0, 1024),
     'Dlq-Stream': msg.meta.stream,
@@ -194,4 +200,3 @@ export async function deadLetter(js: JetStreamClient, subject: string, msg: Pull
     headers: toHeaders(headers),
   });
 }
-

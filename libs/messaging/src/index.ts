@@ -1,12 +1,6 @@
 export { NatsClients, connectNats } from './nats-connection';
 export type { NatsConnectOptions } from './nats-connection';
-export {
-  declareStreams,
-  declareConsumers,
-  setupTopology,
-  deleteTopology,
-  DEFAULT_TOPOLOGY_OPTIONS,
-} from './streams';
+export { declareStreams, declareConsumers, setupTopology, deleteTopology, DEFAULT_TOPOLOGY_OPTIONS } from './streams';
 export type { TopologyOptions, StreamDeclaration, ConsumerDeclaration, SetupReport } from './streams';
 export { publishDurable, encodeJson, toHeaders } from './publisher';
 export type { PublishResult } from './publisher';

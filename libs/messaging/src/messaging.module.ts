@@ -31,7 +31,9 @@ export class RpcRemoteError extends Error {
     readonly pattern: string,
     readonly remote: unknown,
   ) {
-    super(`${pattern} failed: ${typeof remote === 'object' && remote && 'message' in remote ? String((remote as { message: unknown }).message) : JSON.stringify(remote)}`);
+    super(
+      `${pattern} failed: ${typeof remote === 'object' && remote && 'message' in remote ? String((remote as { message: unknown }).message) : JSON.stringify(remote)}`,
+    );
     this.name = 'RpcRemoteError';
   }
 }
@@ -55,7 +57,11 @@ export class RpcClient implements OnApplicationShutdown {
   private readonly proxy: PrefixedClientNats;
 
   constructor(@Inject(MESSAGING_OPTIONS) opts: MessagingModuleOptions) {
-    this.proxy = new PrefixedClientNats({ servers: opts.url.split(','), prefix: opts.prefix, name: `${opts.name}-rpc` });
+    this.proxy = new PrefixedClientNats({
+      servers: opts.url.split(','),
+      prefix: opts.prefix,
+      name: `${opts.name}-rpc`,
+    });
   }
 
   async send<R, D = unknown>(pattern: string, data: D, timeoutMs = 5000): Promise<R> {
@@ -64,7 +70,11 @@ export class RpcClient implements OnApplicationShutdown {
     } catch (err) {
       const name = err instanceof Error ? err.name : '';
       const message = err instanceof Error ? err.message : '';
-      if (name === 'TimeoutError' || /no responders|503|timeout|CONNECTION_REFUSED|ECONNREFUSED/i.test(message) || name === 'NatsError') {
+      if (
+        name === 'TimeoutError' ||
+        /no responders|503|timeout|CONNECTION_REFUSED|ECONNREFUSED/i.test(message) ||
+        name === 'NatsError'
+      ) {
         throw new RpcUnavailableError(pattern, err);
       }
       throw new RpcRemoteError(pattern, err);

@@ -20,7 +20,10 @@ export class PrefixedServerNats extends ServerNats {
       get(target, prop, receiver) {
         if (prop === 'subscribe') {
           return (subject: string, opts: unknown) =>
-            (target as { subscribe: (s: string, o: unknown) => unknown }).subscribe(prefix ? `${prefix}.${subject}` : subject, opts);
+            (target as { subscribe: (s: string, o: unknown) => unknown }).subscribe(
+              prefix ? `${prefix}.${subject}` : subject,
+              opts,
+            );
         }
         const value = Reflect.get(target, prop, receiver);
         return typeof value === 'function' ? value.bind(target) : value;

@@ -40,7 +40,10 @@ describe('durable NATS backbone', () => {
     await infra?.stop();
   });
 
-  function runner(channel: 'whatsapp' | 'telegram' | 'max' | 'course', handler: (m: PulledMessage) => Promise<Settlement | void>) {
+  function runner(
+    channel: 'whatsapp' | 'telegram' | 'max' | 'course',
+    handler: (m: PulledMessage) => Promise<Settlement | void>,
+  ) {
     const r = new ConsumerRunner(clients.nc, js, {
       sources: (['service', 'marketing'] as const).map((p) => ({
         stream: t.outboundStream(p),
@@ -85,13 +88,19 @@ describe('durable NATS backbone', () => {
       return settle.retry('provider said 503', 700);
     }).start();
     await publishDurable(js, t.outboundSubject('service', 'telegram'), { id: 'm-2' }, 'm-2');
-    await waitFor(async () => (await deadLetters()).some((d) => (d.body as { id: string }).id === 'm-2'), 10_000, 'dead letter');
+    await waitFor(
+      async () => (await deadLetters()).some((d) => (d.body as { id: string }).id === 'm-2'),
+      10_000,
+      'dead letter',
+    );
     expect(deliveries.map((d) => d.count)).toEqual([1, 2, 3]);
     for (let i = 1; i < deliveries.length; i++) {
       expect(deliveries[i].at - deliveries[i - 1].at).toBeGreaterThanOrEqual(650);
     }
     const dl = (await deadLetters()).find((d) => (d.body as { id: string }).id === 'm-2');
-    expect(dl?.subject).toBe(t.deadLetterSubject(t.outboundStream('service'), t.outboundConsumer('service', 'telegram')));
+    expect(dl?.subject).toBe(
+      t.deadLetterSubject(t.outboundStream('service'), t.outboundConsumer('service', 'telegram')),
+    );
     expect(dl?.reason).toContain('provider said 503');
     await sleep(2500); // termed: never delivered again
     expect(deliveries).toHaveLength(3);
@@ -104,7 +113,12 @@ describe('durable NATS backbone', () => {
     expect(first.duplicate).toBe(false);
     expect(second.duplicate).toBe(true);
     expect(second.seq).toBe(first.seq);
-    const taken = await pullNoWait(clients.nc, t.outboundStream('marketing'), t.outboundConsumer('marketing', 'max'), 10);
+    const taken = await pullNoWait(
+      clients.nc,
+      t.outboundStream('marketing'),
+      t.outboundConsumer('marketing', 'max'),
+      10,
+    );
     expect(taken).toHaveLength(1);
     await Promise.all(taken.map((m) => m.ack()));
   });

@@ -46,7 +46,9 @@ export class Lifecycle implements BeforeApplicationShutdown {
 function withTimeout<T>(p: Promise<T>, ms: number, name: string): Promise<T> {
   return Promise.race([
     p,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${name} did not answer in ${ms} ms`)), ms).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`${name} did not answer in ${ms} ms`)), ms).unref(),
+    ),
   ]);
 }
 
@@ -74,13 +76,20 @@ export class HealthController {
           await withTimeout(c.check(), 2000, c.name);
           return { name: c.name, status: 'up', ...(c.details?.() ?? {}) };
         } catch (err) {
-          return { name: c.name, status: 'down', error: err instanceof Error ? err.message : String(err), ...(c.details?.() ?? {}) };
+          return {
+            name: c.name,
+            status: 'down',
+            error: err instanceof Error ? err.message : String(err),
+            ...(c.details?.() ?? {}),
+          };
         }
       }),
     );
     const ok = !this.lifecycle.shuttingDown && results.every((r) => r.status === 'up');
     const checks = Object.fromEntries(results.map(({ name, ...rest }) => [name, rest]));
-    void reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : this.lifecycle.shuttingDown ? 'shutting_down' : 'not_ready', checks });
+    void reply
+      .status(ok ? 200 : 503)
+      .send({ status: ok ? 'ready' : this.lifecycle.shuttingDown ? 'shutting_down' : 'not_ready', checks });
   }
 
   @Get('metrics')

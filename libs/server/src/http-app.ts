@@ -27,7 +27,10 @@ export interface HttpAppOptions {
  * strict validation, RFC 9457 problems for every error (including the parser's), request ids,
  * structured logs, metrics and graceful shutdown. The caller listens.
  */
-export async function createHttpApp(module: Type<unknown> | DynamicModule, opts: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  module: Type<unknown> | DynamicModule,
+  opts: HttpAppOptions,
+): Promise<NestFastifyApplication> {
   startDefaultMetrics(opts.name);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
@@ -86,4 +89,3 @@ export async function listen(app: INestApplication, port: number, host = '0.0.0.
   await app.listen(port, host);
   return app.getUrl();
 }
-

@@ -15,9 +15,21 @@ export function loggingModule(service: string, level: string) {
       messageKey: 'msg',
       genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
       customAttributeKeys: { reqId: 'request_id' },
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-hub-signature-256"]', 'req.headers["x-telegram-bot-api-secret-token"]'], remove: true },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-hub-signature-256"]',
+          'req.headers["x-telegram-bot-api-secret-token"]',
+        ],
+        remove: true,
+      },
       serializers: {
-        req: (req: { id?: string; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id?: string; method?: string; url?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+        }),
         res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
       },
       autoLogging: {

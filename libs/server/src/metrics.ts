@@ -30,7 +30,12 @@ export function counter(name: string, help: string, labelNames: string[] = []): 
 }
 
 /** A histogram registered once per process. */
-export function histogram(name: string, help: string, labelNames: string[] = [], buckets?: number[]): Histogram<string> {
+export function histogram(
+  name: string,
+  help: string,
+  labelNames: string[] = [],
+  buckets?: number[],
+): Histogram<string> {
   return (
     (register.getSingleMetric(name) as Histogram<string> | undefined) ??
     new Histogram({ name, help, labelNames, ...(buckets ? { buckets } : {}) })

@@ -17,7 +17,8 @@ export function toProblem(err: unknown): ProblemError {
   if (err instanceof HttpException) {
     const status = err.getStatus();
     const res = err.getResponse();
-    const message = typeof res === 'object' && res && 'message' in res ? (res as { message: unknown }).message : err.message;
+    const message =
+      typeof res === 'object' && res && 'message' in res ? (res as { message: unknown }).message : err.message;
     if (status === 400 && Array.isArray(message)) {
       return new ValidationProblem(message.map((m) => ({ field: String(m).split(' ')[0], message: String(m) })));
     }

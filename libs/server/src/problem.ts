@@ -84,8 +84,21 @@ export class UnprocessableProblem extends ProblemError {
 }
 
 export class TooManyRequestsProblem extends ProblemError {
-  constructor(slug: string, title: string, detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
-    super(429, slug, title, detail, {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))), ...headers });
+  constructor(
+    slug: string,
+    title: string,
+    detail: string,
+    retryAfterSeconds: number,
+    headers: Record<string, string> = {},
+  ) {
+    super(
+      429,
+      slug,
+      title,
+      detail,
+      {},
+      { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))), ...headers },
+    );
   }
 }
 

@@ -6,7 +6,10 @@ export default async function globalSetup(): Promise<void> {
   const started: { stop(): Promise<unknown> }[] = [];
   if (!process.env.DATABASE_URL) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-    const pg = await new PostgreSqlContainer('postgres:15-alpine').withUsername('postgres').withPassword('postgres').start();
+    const pg = await new PostgreSqlContainer('postgres:15-alpine')
+      .withUsername('postgres')
+      .withPassword('postgres')
+      .start();
     process.env.DATABASE_URL = pg.getConnectionUri();
     started.push(pg);
   }

@@ -38,7 +38,10 @@ function withDatabase(url: string, db: string): string {
 /** Creates a fresh database and topology prefix for one suite; `stop()` removes both. */
 export async function startTestInfra(opts: TestInfraOptions): Promise<TestInfra> {
   const id = randomBytes(4).toString('hex');
-  const slug = opts.suite.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 20);
+  const slug = opts.suite
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 20);
   const prefix = `t${id}`;
   const topology = new Topology(prefix);
   const natsUrl = required('NATS_URL');

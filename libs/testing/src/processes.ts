@@ -20,7 +20,10 @@ export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 20
   return new Promise((resolve, reject) => {
     let buf = '';
     let errBuf = '';
-    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} in ${timeoutMs} ms; stderr: ${errBuf.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no line matching ${pattern} in ${timeoutMs} ms; stderr: ${errBuf.slice(-2000)}`)),
+      timeoutMs,
+    );
     child.stderr?.on('data', (d: Buffer) => (errBuf += d.toString()));
     child.stdout?.on('data', (d: Buffer) => {
       buf += d.toString();

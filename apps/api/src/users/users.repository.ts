@@ -31,7 +31,11 @@ export class UsersRepository {
     return this.ds.getRepository(UserEntity).findOneBy({ id });
   }
 
-  async issueToken(userId: string, label: string | null = null, em: EntityManager = this.ds.manager): Promise<IssuedToken> {
+  async issueToken(
+    userId: string,
+    label: string | null = null,
+    em: EntityManager = this.ds.manager,
+  ): Promise<IssuedToken> {
     const user = await em.findOneByOrFail(UserEntity, { id: userId });
     const token = generateToken(user.kind === 'system' ? 'sk' : 'uk');
     const tokenId = uuidv7();
@@ -42,7 +46,9 @@ export class UsersRepository {
   /** Revokes by id or by the token string; true when a live token was revoked. */
   async revokeToken(by: { tokenId?: string; token?: string }): Promise<boolean> {
     const where = by.tokenId ? { id: by.tokenId } : { tokenHash: hashToken(by.token ?? '') };
-    const res = await this.ds.getRepository(ApiTokenEntity).update({ ...where, revokedAt: IsNull() }, { revokedAt: new Date() });
+    const res = await this.ds
+      .getRepository(ApiTokenEntity)
+      .update({ ...where, revokedAt: IsNull() }, { revokedAt: new Date() });
     return (res.affected ?? 0) > 0;
   }
 

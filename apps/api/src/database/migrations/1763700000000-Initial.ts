@@ -44,7 +44,9 @@ export class Initial1763700000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE INDEX transactions_user_time_idx ON transactions (user_id, created_at)`);
-    await q.query(`CREATE UNIQUE INDEX transactions_message_uq ON transactions (message_id) WHERE message_id IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX transactions_message_uq ON transactions (message_id) WHERE message_id IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy } from 'passport-http-bearer';
+import { isWellFormedToken } from '@app/auth';
+import { UsersRepository } from '../users/users.repository';
+import { AuthenticatedUser } from './authenticated-user';
+
+/** Resolves `Authorization: Bearer <token>` to the token's user (unknown or revoked: none). */
+@Injectable()
+export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
+  constructor(private readonly users: UsersRepository) {
+    super();
+  }
+
+  async validate(token: string): Promise<AuthenticatedUser | false> {
+    if (!isWellFormedToken(token)) return false;
+    const user = await this.users.findByToken(token);
+    return user ? { id: user.id, name: user.name, kind: user.kind, currency: user.currency } : false;
+  }
+}

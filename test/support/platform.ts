@@ -1,0 +1,134 @@
+import { INestApplication } from '@nestjs/common';
+import { createServer } from 'node:net';
+import { loadConfig } from '@app/config';
+import { migrateSchema } from '@app/database';
+import { startTestInfra, TestInfra, TestInfraOptions } from '@app/testing';
+import { createApiApp } from '../../apps/api/src/api.app';
+import { ApiConfig } from '../../apps/api/src/config';
+import { GatewayConfig } from '../../apps/gateway/src/config';
+import { createGatewayApp } from '../../apps/gateway/src/gateway.app';
+import { QueueConfig } from '../../apps/queue/src/config';
+import { createQueueApp } from '../../apps/queue/src/queue.app';
+import { SandboxConfig } from '../../apps/sandbox/src/config';
+import { createSandboxApp } from '../../apps/sandbox/src/sandbox.app';
+import { WebhooksConfig } from '../../apps/webhooks/src/config';
+import { createWebhooksApp } from '../../apps/webhooks/src/webhooks.app';
+import { ALL_SCHEMAS } from '../../scripts/schemas';
+
+export type ServiceName = 'api' | 'gateway' | 'queue' | 'webhooks' | 'sandbox';
+
+export interface Platform {
+  infra: TestInfra;
+  urls: Record<ServiceName, string>;
+  /** The environment every service was started with (ports, URLs, database, prefix). */
+  env: Record<string, string>;
+  apps: Partial<Record<ServiceName, INestApplication>>;
+  /** Stops one service (to test crashes and restarts); `start` brings it back with the same env. */
+  stopService(name: ServiceName): Promise<void>;
+  startService(name: ServiceName): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const builders: Record<ServiceName, (env: NodeJS.ProcessEnv) => Promise<{ app: INestApplication; port: number }>> = {
+  api: async (env) => {
+    const c = loadConfig(ApiConfig, env);
+    return { app: await createApiApp(c), port: c.API_PORT };
+  },
+  gateway: async (env) => {
+    const c = loadConfig(GatewayConfig, env);
+    return { app: await createGatewayApp(c), port: c.GATEWAY_PORT };
+  },
+  queue: async (env) => {
+    const c = loadConfig(QueueConfig, env);
+    return { app: await createQueueApp(c), port: c.QUEUE_PORT };
+  },
+  webhooks: async (env) => {
+    const c = loadConfig(WebhooksConfig, env);
+    return { app: await createWebhooksApp(c), port: c.WEBHOOKS_PORT };
+  },
+  sandbox: async (env) => {
+    const c = loadConfig(SandboxConfig, env);
+    return { app: await createSandboxApp(c), port: c.SANDBOX_PORT };
+  },
+};
+
+/**
+ * Boots the named services in this process against the suite's own database and stream prefix,
+ * each on a free port, wired to each other as in the local stack. `env` overrides any variable
+ * (compressed retry schedules, sandbox rules, ...).
+ */
+export async function startPlatform(opts: {
+  suite: string;
+  services: ServiceName[];
+  env?: Record<string, string>;
+  topology?: TestInfraOptions['topology'];
+}): Promise<Platform> {
+  const infra = await startTestInfra({ suite: opts.suite, topology: opts.topology });
+  for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
+  const ports: Record<ServiceName, number> = {
+    api: await freePort(),
+    gateway: await freePort(),
+    queue: await freePort(),
+    webhooks: await freePort(),
+    sandbox: await freePort(),
+  };
+  const urls = Object.fromEntries(Object.entries(ports).map(([k, p]) => [k, `http://127.0.0.1:${p}`])) as Record<
+    ServiceName,
+    string
+  >;
+  const env: Record<string, string> = {
+    ...infra.env,
+    API_PORT: String(ports.api),
+    GATEWAY_PORT: String(ports.gateway),
+    QUEUE_PORT: String(ports.queue),
+    WEBHOOKS_PORT: String(ports.webhooks),
+    SANDBOX_PORT: String(ports.sandbox),
+    API_PUBLIC_URL: urls.api,
+    GATEWAY_PUBLIC_URL: urls.gateway,
+    SANDBOX_URL: urls.sandbox,
+    ...opts.env,
+  };
+  const apps: Partial<Record<ServiceName, INestApplication>> = {};
+  const startService = async (name: ServiceName) => {
+    const { app, port } = await builders[name]({ ...process.env, ...env });
+    await app.listen(port, '127.0.0.1');
+    apps[name] = app;
+  };
+  const stopService = async (name: ServiceName) => {
+    const app = apps[name];
+    delete apps[name];
+    await app?.close();
+  };
+  // The sandbox first: the others may call it while starting.
+  const order: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api'];
+  try {
+    for (const name of order.filter((n) => opts.services.includes(n))) await startService(name);
+  } catch (err) {
+    for (const name of Object.keys(apps) as ServiceName[]) await stopService(name);
+    await infra.stop();
+    throw err;
+  }
+  return {
+    infra,
+    urls,
+    env,
+    apps,
+    startService,
+    stopService,
+    async stop() {
+      for (const name of [...order].reverse()) await stopService(name);
+      await infra.stop();
+    },
+  };
+}
