@@ -3,3 +3,4 @@ export * from './topology';
 export * from './events';
 export * from './outbound';
 export * from './ids';
+export * from './whatsapp';

@@ -15,12 +15,35 @@ export interface OutboundMessage {
   category: MessageCategory | null;
   user_id: string;
   app_id: number | null;
-  /** The connection that sends it: a WhatsApp phone number id, a bot connection id, ... */
-  sender: { connection_id: string; [key: string]: unknown };
+  /** The connection that sends it: a WhatsApp phone_number_id (with its waba_id), a bot connection id, ... */
+  sender: { connection_id: string; waba_id?: string | null };
   recipient: string;
   kind: MessageKind;
-  /** The kind's data object as the client sent it (text, image, template, ...). */
-  content: Record<string, unknown>;
+  content: OutboundContent;
   /** Unix milliseconds at intake. */
   queued_at: number;
 }
+
+/** A template send, resolved by the intake against the stored template. */
+export interface TemplateContent {
+  name: string;
+  language: string;
+  /** IMAGE, VIDEO or DOCUMENT templates carry their media (template.url). */
+  media?: { type: 'IMAGE' | 'VIDEO' | 'DOCUMENT'; url: string } | null;
+  header_values?: string[];
+  body_values?: string[];
+  buttons?: { index: number; type: 'URL' | 'QUICK_REPLY'; values: string[] }[];
+  /** The rendered body text, for channels without native templates (bot channels). */
+  rendered_text?: string | null;
+  is_mm_lite?: boolean;
+}
+
+/** The kind's data object as the spec names it. */
+export type OutboundContent =
+  | { text: { body: string } }
+  | { image: { url: string; caption?: string } }
+  | { video: { url: string; caption?: string } }
+  | { document: { url: string; caption?: string } }
+  | { audio: { url: string; is_voice?: boolean } }
+  | { reaction: { emoji: string; message_id: string; provider_message_id?: string | null } }
+  | { template: TemplateContent };

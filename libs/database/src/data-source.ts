@@ -6,7 +6,7 @@ export interface SchemaDefinition {
   schema: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   entities: MixedList<Function | string | EntitySchema<any>>;
-   
+
   migrations: MixedList<Function | string>;
 }
 

@@ -1,0 +1,120 @@
+/**
+ * Request/reply between the api (owner of apps and templates) and the gateway (owner of channel
+ * connections), served by the gateway through the WhatsApp connector. Patterns are put under the
+ * topology prefix by the transport.
+ */
+export const WHATSAPP_RPC = {
+  submitTemplate: 'whatsapp.templates.submit',
+  updateTemplate: 'whatsapp.templates.update',
+  deleteTemplate: 'whatsapp.templates.delete',
+  listTemplates: 'whatsapp.templates.list',
+} as const;
+
+/** Where an app's WhatsApp number lives on the channel (recorded at onboarding). */
+export interface WhatsAppConnection {
+  waba_id: string;
+  phone_number_id: string;
+}
+
+export type TemplateCategory = 'MARKETING' | 'UTILITY' | 'SERVICE' | 'MARKETING_LITE' | 'AUTHENTICATION';
+export type TemplateType = 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT';
+export type TemplateStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'FAILED' | 'PAUSED';
+export type TemplateQuality = 'UNKNOWN' | 'GREEN' | 'YELLOW' | 'RED';
+
+/** A template as submitted for moderation, in the platform's words (the connector maps it to Graph API). */
+export interface TemplateSubmission {
+  name: string;
+  language: string;
+  category: TemplateCategory;
+  type: TemplateType;
+  header?: { text: string; example: string } | null;
+  example_media_url?: string | null;
+  body: { text: string; example: string };
+  footer?: string | null;
+  buttons?: { type: 'QUICK_REPLY' | 'URL'; text: string; url?: string; example?: string }[] | null;
+}
+
+export interface SubmitTemplateRequest {
+  connection: WhatsAppConnection;
+  template: TemplateSubmission;
+}
+export interface SubmitTemplateReply {
+  wa_id: string;
+  status: TemplateStatus;
+}
+
+export interface UpdateTemplateRequest {
+  connection: WhatsAppConnection;
+  wa_id: string;
+  template: TemplateSubmission;
+}
+export interface UpdateTemplateReply {
+  status: TemplateStatus;
+}
+
+export interface DeleteTemplateRequest {
+  connection: WhatsAppConnection;
+  wa_id: string;
+  name: string;
+}
+
+export interface ListTemplatesRequest {
+  connection: WhatsAppConnection;
+}
+export interface ChannelTemplate {
+  wa_id: string;
+  name: string;
+  language: string;
+  status: TemplateStatus;
+  category: TemplateCategory;
+  quality: TemplateQuality;
+  /** Why moderation rejected or failed it, when it did. */
+  reason?: { code: string; message: string } | null;
+}
+export interface ListTemplatesReply {
+  templates: ChannelTemplate[];
+}
+
+/** An error the gateway returns when the channel refused or could not be reached. */
+export interface ChannelRpcError {
+  kind: 'unavailable' | 'rejected';
+  code?: string;
+  message: string;
+}
+
+/** `template.status_changed` data: the app is found by `waba_id` (the gateway does not know apps). */
+export interface TemplateStatusData {
+  waba_id: string;
+  wa_id: string;
+  name: string;
+  language: string;
+  status: TemplateStatus;
+  previous_status?: TemplateStatus | null;
+  quality?: TemplateQuality | null;
+  reason?: { code: string; message: string } | null;
+}
+
+/** `message.received` data: an inbound message from a recipient (opens the 24-hour window). */
+export interface MessageReceivedData {
+  /** The business number's connection (WhatsApp phone_number_id, bot connection id). */
+  connection_id: string;
+  waba_id?: string | null;
+  from: string;
+  provider_message_id: string;
+  type: string;
+  text?: string | null;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+/** `message.reaction` data. */
+export interface MessageReactionData {
+  connection_id: string;
+  waba_id?: string | null;
+  from: string;
+  /** The provider id of the message reacted to, and ours when known. */
+  provider_message_id: string;
+  message_id?: string | null;
+  emoji: string;
+  timestamp: number;
+}
