@@ -89,7 +89,9 @@ const hasNatsServer = (() => {
 
     await killHard(nats);
     await waitFor(async () => (await ready()) === 503, 10_000, 'not ready without NATS');
-    const body = await (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).json();
+    const body = (await (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).json()) as {
+      checks: { nats: { status: string } };
+    };
     expect(body.checks.nats.status).toBe('down');
     // Liveness is unaffected: the process itself is fine.
     expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
