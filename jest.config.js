@@ -24,6 +24,7 @@ module.exports = {
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   maxWorkers: process.env.JEST_WORKERS || 2,
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'] },
     {

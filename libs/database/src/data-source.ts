@@ -23,7 +23,9 @@ export function dataSourceOptions(url: string, def: SchemaDefinition, poolSize =
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize, application_name: def.schema },
+    // Raw SQL (migrations, repository queries) names tables without a schema: resolve them in the
+    // service's own schema, as the entities do.
+    extra: { max: poolSize, application_name: def.schema, options: `-c search_path=${def.schema},public` },
   };
 }
 
