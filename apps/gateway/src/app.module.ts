@@ -5,6 +5,8 @@ import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
+import { InboundModule } from './inbound/inbound.module';
+import { TemplatesModule } from './templates/templates.module';
 
 /** The gateway node: wires the feature modules. */
 @Module({})
@@ -18,6 +20,8 @@ export class AppModule {
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway' }),
         databaseModule(config.DATABASE_URL, gatewaySchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
+        InboundModule,
+        TemplatesModule,
       ],
     };
   }

@@ -50,6 +50,13 @@ export interface MessageStatusData {
   recipient: string;
   status: MessageStatus;
   provider_message_id?: string | null;
+  /**
+   * The sending connection (WhatsApp phone_number_id) and its business account, when the event
+   * comes from a channel callback: the gateway does not know our message ids, so the consumer maps
+   * `provider_message_id` (and this connection) to its message.
+   */
+  connection_id?: string | null;
+  waba_id?: string | null;
   category?: string | null;
   error?: { code: string; title: string; retryable?: boolean } | null;
   /** Unix seconds at which the channel observed the transition. */

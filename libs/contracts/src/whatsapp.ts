@@ -58,6 +58,10 @@ export interface DeleteTemplateRequest {
   name: string;
 }
 
+export interface DeleteTemplateReply {
+  deleted: true;
+}
+
 export interface ListTemplatesRequest {
   connection: WhatsAppConnection;
 }
@@ -82,6 +86,13 @@ export interface ChannelRpcError {
   message: string;
 }
 
+/** What a template RPC answers: the reply, or the channel's refusal or unavailability as data. */
+export type ChannelRpcReply<T> = T | { error: ChannelRpcError };
+
+export function isChannelRpcError(reply: unknown): reply is { error: ChannelRpcError } {
+  return typeof reply === 'object' && reply !== null && 'error' in reply && typeof reply.error === 'object';
+}
+
 /** `template.status_changed` data: the app is found by `waba_id` (the gateway does not know apps). */
 export interface TemplateStatusData {
   waba_id: string;
@@ -100,6 +111,8 @@ export interface MessageReceivedData {
   connection_id: string;
   waba_id?: string | null;
   from: string;
+  /** The sender's profile name, when the channel gives one. */
+  profile_name?: string | null;
   provider_message_id: string;
   type: string;
   text?: string | null;

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { RawBodyCapture } from './raw-body.capture';
+import { WhatsAppInboundModule } from './whatsapp/whatsapp-inbound.module';
+
+/** Channel callbacks: verified, normalized and published as events. */
+@Module({
+  imports: [WhatsAppInboundModule],
+  providers: [RawBodyCapture],
+})
+export class InboundModule {}

@@ -1,0 +1,28 @@
+import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RAW_BODY, rawBodyOf } from '../raw-body.capture';
+import { WhatsAppInboundService } from './whatsapp-inbound.service';
+
+/** Meta's webhook endpoint for the WhatsApp Business Account. */
+@Controller('v1/inbound/whatsapp')
+export class WhatsAppInboundController {
+  constructor(private readonly inbound: WhatsAppInboundService) {}
+
+  @Get()
+  verify(@Query() query: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): string {
+    const challenge = this.inbound.verifyChallenge(query);
+    void reply.type('text/plain; charset=utf-8');
+    return challenge;
+  }
+
+  @Post()
+  @HttpCode(200)
+  @RouteConfig(RAW_BODY)
+  receive(
+    @Req() req: FastifyRequest,
+    @Headers('x-hub-signature-256') signature: string | undefined,
+  ): Promise<{ events: number }> {
+    return this.inbound.receive(rawBodyOf(req), signature, req.body);
+  }
+}

@@ -1,0 +1,106 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
+import { Topology } from '@app/contracts';
+import { DeliveryStateStore, EventPublisher, NatsClients } from '@app/messaging';
+import { verifyHubSignature } from '@app/channels';
+import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
+import { GatewayConfig } from '../../config';
+import { normalizeWhatsAppWebhook } from './whatsapp-webhook.normalizer';
+
+/** 401 for a callback whose X-Hub-Signature-256 is missing or does not match its body. */
+export class InvalidSignatureProblem extends ProblemError {
+  constructor() {
+    super(401, 'invalid-signature', 'Invalid signature', 'X-Hub-Signature-256 is missing or does not match the body.');
+  }
+}
+
+const webhooks = () => counter('whatsapp_webhooks_total', 'WhatsApp webhook calls by outcome', ['outcome']);
+const events = () => counter('whatsapp_webhook_events_total', 'Events normalized from WhatsApp webhooks', ['type']);
+
+/** Verifies WhatsApp callbacks and publishes what they say as platform events. */
+@Injectable()
+export class WhatsAppInboundService implements OnApplicationShutdown {
+  private readonly logger = new Logger('WhatsAppInbound');
+  private deliveryState?: Promise<DeliveryStateStore | null>;
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly publisher: EventPublisher,
+    private readonly clients: NatsClients,
+    private readonly topology: Topology,
+  ) {}
+
+  /** Meta's subscription check: echo `hub.challenge` when the verify token matches. */
+  verifyChallenge(query: Record<string, unknown>): string {
+    const mode = query['hub.mode'];
+    const token = query['hub.verify_token'];
+    const challenge = query['hub.challenge'];
+    if (typeof challenge !== 'string' || !challenge) {
+      throw new ValidationProblem([{ field: 'hub.challenge', message: 'hub.challenge is required' }]);
+    }
+    if (mode !== 'subscribe' || typeof token !== 'string' || !safeEqual(token, this.config.WHATSAPP_VERIFY_TOKEN)) {
+      throw new ForbiddenProblem('The verify token does not match.');
+    }
+    return challenge;
+  }
+
+  /**
+   * Verifies the signature over the raw bytes, then publishes every event before answering, so a
+   * 200 means the events are stored. A publish failure answers 503: the channel retries, and the
+   * deterministic event ids keep the retry from publishing anything twice.
+   */
+  async receive(raw: Buffer | undefined, signature: string | undefined, body: unknown): Promise<{ events: number }> {
+    if (!raw || !verifyHubSignature(this.config.WHATSAPP_APP_SECRET, raw, signature)) {
+      webhooks().inc({ outcome: 'bad_signature' });
+      throw new InvalidSignatureProblem();
+    }
+    const normalized = normalizeWhatsAppWebhook(body);
+    if (normalized.skipped.length)
+      this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
+    try {
+      for (const event of normalized.events) {
+        await this.publisher.publish(event);
+        events().inc({ type: event.type });
+      }
+    } catch (err) {
+      webhooks().inc({ outcome: 'publish_failed' });
+      this.logger.error({ err }, 'could not publish WhatsApp webhook events');
+      throw new ServiceUnavailableProblem('The events could not be stored; retry later.');
+    }
+    await this.recordObserved(normalized.observed);
+    webhooks().inc({ outcome: 'accepted' });
+    return { events: normalized.events.length };
+  }
+
+  /**
+   * Tells the delivery workers that the channel has these messages, so a redelivered work item is
+   * not sent again. Best effort: the events are already stored, and a missing record only costs a
+   * possible duplicate send, which the channel's own id keeps visible.
+   */
+  private async recordObserved(observed: { messageId: string; providerMessageId: string }[]): Promise<void> {
+    if (!observed.length) return;
+    const store = await (this.deliveryState ??= DeliveryStateStore.open(this.clients.js, this.topology).catch((err) => {
+      this.logger.warn({ err }, 'delivery state bucket unavailable; callbacks are not recorded there');
+      this.deliveryState = undefined;
+      return null;
+    }));
+    if (!store) return;
+    for (const o of observed) {
+      await store
+        .recordObserved(o.messageId, o.providerMessageId)
+        .catch((err: unknown) =>
+          this.logger.warn({ err, messageId: o.messageId }, 'could not record an observed delivery'),
+        );
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.deliveryState = undefined;
+  }
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

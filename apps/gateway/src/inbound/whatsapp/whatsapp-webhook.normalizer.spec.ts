@@ -1,0 +1,141 @@
+import { callbackEventId, normalizeWhatsAppWebhook } from './whatsapp-webhook.normalizer';
+
+const now = new Date('2025-11-21T00:00:00Z');
+
+function messages(value: Record<string, unknown>) {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '200',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '1', phone_number_id: '100' },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+describe('normalizeWhatsAppWebhook', () => {
+  it('derives the same event id from the same callback, and different ones per status', () => {
+    const payload = messages({
+      statuses: [{ id: 'wamid.A', status: 'delivered', timestamp: '1', recipient_id: '7999' }],
+    });
+    const a = normalizeWhatsAppWebhook(payload, now).events[0];
+    const b = normalizeWhatsAppWebhook(JSON.parse(JSON.stringify(payload)), new Date()).events[0];
+    expect(a.id).toBe(b.id);
+    expect(a.id).toBe(callbackEventId('whatsapp', 'status', 'wamid.A', 'delivered'));
+    const read = normalizeWhatsAppWebhook(
+      messages({ statuses: [{ id: 'wamid.A', status: 'read', timestamp: '1', recipient_id: '7999' }] }),
+      now,
+    ).events[0];
+    expect(read.id).not.toBe(a.id);
+  });
+
+  it('ignores statuses that are not delivery states and says so', () => {
+    const out = normalizeWhatsAppWebhook(
+      messages({ statuses: [{ id: 'wamid.A', status: 'played', timestamp: '1', recipient_id: '7999' }] }),
+      now,
+    );
+    expect(out.events).toEqual([]);
+    expect(out.skipped).toEqual(['status played']);
+  });
+
+  it('takes the text of button and interactive replies and media captions', () => {
+    const out = normalizeWhatsAppWebhook(
+      messages({
+        messages: [
+          { from: '7999', id: 'w1', timestamp: '5', type: 'button', button: { text: 'Stop promotions', payload: 'x' } },
+          {
+            from: '7999',
+            id: 'w2',
+            timestamp: '5',
+            type: 'interactive',
+            interactive: { type: 'button_reply', button_reply: { id: 'a', title: 'Yes' } },
+          },
+          { from: '7999', id: 'w3', timestamp: '5', type: 'image', image: { id: 'm1', caption: 'my receipt' } },
+          { from: '7999', id: 'w4', timestamp: '5', type: 'sticker' },
+        ],
+      }),
+      now,
+    );
+    expect(out.events.map((e) => [e.type, (e.data as { text: string | null }).text])).toEqual([
+      ['message.received', 'Stop promotions'],
+      ['message.received', 'Yes'],
+      ['message.received', 'my receipt'],
+      ['message.received', null],
+    ]);
+    expect(out.events[0]).toMatchObject({ channel: 'whatsapp', app_id: null, user_id: null, created_at: 1763683200 });
+  });
+
+  it('records observed deliveries only for ids that can be ours', () => {
+    const out = normalizeWhatsAppWebhook(
+      messages({
+        statuses: [
+          {
+            id: 'wamid.A',
+            status: 'sent',
+            timestamp: '1',
+            recipient_id: '7999',
+            biz_opaque_callback_data: '0192f0c8-0000-7000-8000-000000000001',
+          },
+          {
+            id: 'wamid.B',
+            status: 'sent',
+            timestamp: '1',
+            recipient_id: '7999',
+            biz_opaque_callback_data: 'not ours: spaces',
+          },
+        ],
+      }),
+      now,
+    );
+    expect(out.observed).toEqual([{ messageId: '0192f0c8-0000-7000-8000-000000000001', providerMessageId: 'wamid.A' }]);
+    expect(out.events.map((e) => (e.data as { message_id: string }).message_id)).toEqual([
+      '0192f0c8-0000-7000-8000-000000000001',
+      'wamid.B',
+    ]);
+  });
+
+  it('maps a disabled template to FAILED with a reason, and ignores foreign payloads', () => {
+    const out = normalizeWhatsAppWebhook(
+      {
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: '200',
+            time: 9,
+            changes: [
+              {
+                field: 'message_template_status_update',
+                value: {
+                  event: 'DISABLED',
+                  message_template_id: 5,
+                  message_template_name: 'n',
+                  message_template_language: 'en',
+                  reason: 'NONE',
+                },
+              },
+            ],
+          },
+        ],
+      },
+      now,
+    );
+    expect(out.events[0].data).toMatchObject({
+      status: 'FAILED',
+      reason: { code: 'DISABLED' },
+      wa_id: '5',
+      waba_id: '200',
+    });
+    expect(normalizeWhatsAppWebhook({ object: 'page', entry: [] }).events).toEqual([]);
+    expect(normalizeWhatsAppWebhook('nonsense').events).toEqual([]);
+  });
+});

@@ -1,0 +1,226 @@
+import { createHash } from 'node:crypto';
+import {
+  EventEnvelope,
+  EventType,
+  MessageReactionData,
+  MessageReceivedData,
+  MessageStatus,
+  MessageStatusData,
+  TemplateStatusData,
+  unixSeconds,
+} from '@app/contracts';
+import {
+  fromGraphReason,
+  fromGraphTemplateStatus,
+  MessagesChangeValue,
+  TemplateStatusUpdateValue,
+  WebhookInboundMessage,
+  WebhookStatus,
+} from '@app/channels';
+
+/** What one webhook call amounts to. */
+export interface NormalizedWebhook {
+  events: EventEnvelope[];
+  /** Messages of ours a status callback named (via biz_opaque_callback_data): the channel has them. */
+  observed: { messageId: string; providerMessageId: string }[];
+  /** Parts that were not understood (unknown change fields, malformed items), for the logs. */
+  skipped: string[];
+}
+
+const STATUS: Record<string, { type: EventType; status: MessageStatus }> = {
+  sent: { type: 'message.sent', status: 'SENT' },
+  delivered: { type: 'message.delivered', status: 'DELIVERED' },
+  read: { type: 'message.read', status: 'READ' },
+  failed: { type: 'message.failed', status: 'FAILED' },
+};
+
+/** Our message ids are UUIDs; anything that could not be a delivery-state key is not one of ours. */
+const OUR_ID = /^[-_=A-Za-z0-9]{1,200}$/;
+
+/**
+ * The event id is derived from what the channel says, not drawn at random: a callback delivered
+ * twice yields the same id, and JetStream drops the second publish (Nats-Msg-Id).
+ */
+export function callbackEventId(...parts: (string | number | null | undefined)[]): string {
+  return `evt_${createHash('sha256')
+    .update(parts.map((p) => String(p ?? '')).join('|'))
+    .digest('hex')
+    .slice(0, 32)}`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function seconds(value: string | number | undefined, fallback: number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+}
+
+/**
+ * Turns a WhatsApp Business Account webhook into platform events: statuses into message.sent /
+ * delivered / read / failed, inbound messages into message.received, reactions into
+ * message.reaction, template moderation into template.status_changed. App and tenant are unknown
+ * here (app_id and user_id null): the api resolves them from the connection or the WABA.
+ */
+export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date()): NormalizedWebhook {
+  const out: NormalizedWebhook = { events: [], observed: [], skipped: [] };
+  const createdAt = unixSeconds(now);
+  const envelope = <D>(id: string, type: EventType, data: D): EventEnvelope =>
+    ({ id, type, created_at: createdAt, channel: 'whatsapp', app_id: null, user_id: null, data }) as EventEnvelope;
+
+  if (!isObject(payload) || payload.object !== 'whatsapp_business_account' || !Array.isArray(payload.entry)) {
+    out.skipped.push('payload is not a whatsapp_business_account webhook');
+    return out;
+  }
+  for (const entry of payload.entry) {
+    if (!isObject(entry) || !Array.isArray(entry.changes)) {
+      out.skipped.push('entry without changes');
+      continue;
+    }
+    const wabaId = typeof entry.id === 'string' && entry.id ? entry.id : null;
+    for (const change of entry.changes) {
+      if (!isObject(change) || !isObject(change.value)) {
+        out.skipped.push('change without value');
+        continue;
+      }
+      if (change.field === 'messages') {
+        messagesChange(change.value as unknown as MessagesChangeValue, wabaId, createdAt, envelope, out);
+      } else if (change.field === 'message_template_status_update' && wabaId) {
+        const v = change.value as unknown as TemplateStatusUpdateValue;
+        if (v.message_template_id === undefined || typeof v.event !== 'string') {
+          out.skipped.push('template status update without template id or event');
+          continue;
+        }
+        const status = fromGraphTemplateStatus(v.event);
+        const detail = v.rejection_info?.reason ?? v.other_info?.description ?? null;
+        const reason =
+          fromGraphReason(v.reason, status, detail) ??
+          (status === 'FAILED'
+            ? { code: v.event, message: `The template is ${v.event.toLowerCase().replace(/_/g, ' ')}.` }
+            : null);
+        const data: TemplateStatusData = {
+          waba_id: wabaId,
+          wa_id: String(v.message_template_id),
+          name: String(v.message_template_name ?? ''),
+          language: String(v.message_template_language ?? ''),
+          status,
+          previous_status: null,
+          quality: null,
+          reason,
+        };
+        out.events.push(
+          envelope(
+            callbackEventId('whatsapp', 'template', data.wa_id, v.event, entry.time as number | undefined, v.reason),
+            'template.status_changed',
+            data,
+          ),
+        );
+      } else {
+        out.skipped.push(`change field ${String(change.field)}`);
+      }
+    }
+  }
+  return out;
+}
+
+function messagesChange(
+  value: MessagesChangeValue,
+  wabaId: string | null,
+  createdAt: number,
+  envelope: <D>(id: string, type: EventType, data: D) => EventEnvelope,
+  out: NormalizedWebhook,
+): void {
+  const connectionId = value.metadata?.phone_number_id;
+  if (typeof connectionId !== 'string' || !connectionId) {
+    out.skipped.push('messages change without metadata.phone_number_id');
+    return;
+  }
+  for (const s of Array.isArray(value.statuses) ? value.statuses : []) {
+    const event = statusEvent(s, connectionId, wabaId, createdAt, envelope);
+    if (!event) {
+      out.skipped.push(`status ${String((s as Partial<WebhookStatus>)?.status)}`);
+      continue;
+    }
+    out.events.push(event);
+    const ours = s.biz_opaque_callback_data;
+    if (typeof ours === 'string' && OUR_ID.test(ours)) out.observed.push({ messageId: ours, providerMessageId: s.id });
+  }
+  const contacts = Array.isArray(value.contacts) ? value.contacts : [];
+  for (const m of Array.isArray(value.messages) ? value.messages : []) {
+    if (!isObject(m) || typeof m.id !== 'string' || typeof m.from !== 'string') {
+      out.skipped.push('inbound message without id or sender');
+      continue;
+    }
+    const timestamp = seconds(m.timestamp, createdAt);
+    if (m.type === 'reaction' && m.reaction) {
+      const data: MessageReactionData = {
+        connection_id: connectionId,
+        waba_id: wabaId,
+        from: m.from,
+        provider_message_id: m.reaction.message_id,
+        message_id: null,
+        emoji: m.reaction.emoji ?? '',
+        timestamp,
+      };
+      out.events.push(envelope(callbackEventId('whatsapp', 'reaction', m.id), 'message.reaction', data));
+      continue;
+    }
+    const data: MessageReceivedData = {
+      connection_id: connectionId,
+      waba_id: wabaId,
+      from: m.from,
+      profile_name: contacts.find((c) => c.wa_id === m.from)?.profile?.name ?? null,
+      provider_message_id: m.id,
+      type: String(m.type ?? 'unknown'),
+      text: inboundText(m),
+      timestamp,
+    };
+    out.events.push(envelope(callbackEventId('whatsapp', 'received', m.id), 'message.received', data));
+  }
+}
+
+function statusEvent(
+  s: WebhookStatus,
+  connectionId: string,
+  wabaId: string | null,
+  createdAt: number,
+  envelope: <D>(id: string, type: EventType, data: D) => EventEnvelope,
+): EventEnvelope | null {
+  if (!isObject(s) || typeof s.id !== 'string' || !s.id) return null;
+  const kind = STATUS[s.status];
+  if (!kind) return null; // played, deleted: no delivery state change
+  const ours = typeof s.biz_opaque_callback_data === 'string' && OUR_ID.test(s.biz_opaque_callback_data);
+  const err = Array.isArray(s.errors) ? s.errors[0] : undefined;
+  const data: MessageStatusData = {
+    message_id: ours ? (s.biz_opaque_callback_data as string) : s.id,
+    recipient: String(s.recipient_id ?? ''),
+    status: kind.status,
+    provider_message_id: s.id,
+    connection_id: connectionId,
+    waba_id: wabaId,
+    category: s.pricing?.category ? s.pricing.category.toUpperCase() : null,
+    error:
+      kind.status === 'FAILED'
+        ? {
+            code: err ? String(err.code) : 'unknown',
+            title: err?.error_data?.details || err?.title || err?.message || 'The channel reported the message failed',
+            retryable: false,
+          }
+        : null,
+    timestamp: seconds(s.timestamp, createdAt),
+  };
+  return envelope(callbackEventId('whatsapp', 'status', s.id, s.status), kind.type, data);
+}
+
+/** The human-readable part of an inbound message, whatever its type. */
+function inboundText(m: WebhookInboundMessage): string | null {
+  return (
+    m.text?.body ??
+    m.button?.text ??
+    m.interactive?.button_reply?.title ??
+    m.interactive?.list_reply?.title ??
+    m.image?.caption ??
+    m.video?.caption ??
+    m.document?.caption ??
+    null
+  );
+}

@@ -1,0 +1,160 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from '@app/channels';
+import { GraphAuthGuard } from './graph-auth.guard';
+import { graphErrors, GraphErrorFilter } from './graph-error';
+import { Fault, MessagesService, RecordedSend } from './messages.service';
+import { PhoneNumbersService } from './phone-numbers.service';
+import { SandboxClock } from './sandbox-clock';
+import { TemplatesService } from './templates.service';
+
+/** The emulated WhatsApp Cloud (Graph) API, under `/{version}/...` like graph.facebook.com. */
+@Controller()
+@UseGuards(GraphAuthGuard)
+@UseFilters(GraphErrorFilter)
+export class GraphController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly templates: TemplatesService,
+    private readonly numbers: PhoneNumbersService,
+    private readonly clock: SandboxClock,
+  ) {}
+
+  @Post(':version/:phoneNumberId/messages')
+  @HttpCode(200)
+  send(
+    @Param('phoneNumberId') phoneNumberId: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<GraphSendResponse> {
+    return this.handleSend(phoneNumberId, 'messages', body, reply);
+  }
+
+  /** MM Lite: marketing template messages through their own endpoint. */
+  @Post(':version/:phoneNumberId/marketing_messages')
+  @HttpCode(200)
+  sendMarketing(
+    @Param('phoneNumberId') phoneNumberId: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<GraphSendResponse> {
+    return this.handleSend(phoneNumberId, 'marketing_messages', body, reply);
+  }
+
+  @Post(':version/:wabaId/message_templates')
+  @HttpCode(200)
+  async createTemplate(
+    @Param('wabaId') wabaId: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<GraphTemplateCreateResponse> {
+    await this.templateFault(reply);
+    return this.templates.create(wabaId, body);
+  }
+
+  @Get(':version/:wabaId/message_templates')
+  async listTemplates(
+    @Param('wabaId') wabaId: string,
+    @Query() query: Record<string, string>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<GraphPage<GraphTemplate>> {
+    await this.templateFault(reply);
+    return this.templates.list(wabaId, query);
+  }
+
+  @Delete(':version/:wabaId/message_templates')
+  async deleteTemplate(
+    @Param('wabaId') wabaId: string,
+    @Query() query: Record<string, string>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ success: true }> {
+    await this.templateFault(reply);
+    return this.templates.remove(wabaId, query.name, query.hsm_id);
+  }
+
+  @Get(':version/:wabaId/phone_numbers')
+  phoneNumbers(@Param('wabaId') wabaId: string) {
+    return {
+      data: this.numbers.ofWaba(wabaId).map((n) => ({
+        id: n.id,
+        display_phone_number: n.display_phone_number,
+        verified_name: n.verified_name,
+        quality_rating: n.quality_rating,
+        code_verification_status: 'VERIFIED',
+      })),
+    };
+  }
+
+  /** Edit of a template (the only object the sandbox lets you POST to by id). */
+  @Post(':version/:objectId')
+  @HttpCode(200)
+  async editTemplate(
+    @Param('objectId') objectId: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ success: true }> {
+    await this.templateFault(reply);
+    return this.templates.edit(objectId, body);
+  }
+
+  /** A template by id, or a phone number's information. */
+  @Get(':version/:objectId')
+  object(@Param('objectId') objectId: string) {
+    const template = this.templates.get(objectId);
+    if (template) return this.templates.toGraph(template);
+    if (!/^\d+$/.test(objectId)) throw graphErrors.objectMissing(objectId);
+    const n = this.numbers.describe(objectId);
+    return {
+      id: n.id,
+      display_phone_number: n.display_phone_number,
+      verified_name: n.verified_name,
+      quality_rating: n.quality_rating,
+      messaging_limit_tier: n.messaging_limit_tier,
+      code_verification_status: 'VERIFIED',
+      platform_type: 'CLOUD_API',
+      throughput: { level: 'STANDARD' },
+    };
+  }
+
+  private async handleSend(
+    phoneNumberId: string,
+    endpoint: RecordedSend['endpoint'],
+    body: unknown,
+    reply: FastifyReply,
+  ): Promise<GraphSendResponse> {
+    const fault = this.messages.takeFault('messages', phoneNumberId);
+    if (fault) {
+      this.messages.recordFault(phoneNumberId, endpoint, body, fault);
+      await this.applyFault(fault, reply);
+    }
+    return this.messages.send(phoneNumberId, endpoint, body);
+  }
+
+  private async templateFault(reply: FastifyReply): Promise<void> {
+    const fault = this.messages.takeFault('templates', null);
+    if (fault) await this.applyFault(fault, reply);
+  }
+
+  /** Always throws: a rate limit, a server error, or nothing until the client gives up. */
+  private async applyFault(fault: Fault, reply: FastifyReply): Promise<never> {
+    if (fault.mode === '429') throw graphErrors.rateLimited(fault.retry_after_seconds);
+    if (fault.mode === 'hang') {
+      const stopped = this.clock.untilStopped();
+      await Promise.race([stopped.promise, new Promise((resolve) => reply.raw.once('close', resolve))]);
+      stopped.release();
+    }
+    throw graphErrors.unavailable();
+  }
+}

@@ -1,0 +1,297 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import {
+  GraphSendResponse,
+  MessagesChangeValue,
+  WebhookInboundMessage,
+  WebhookStatus,
+  WebhookStatusError,
+} from '@app/channels';
+import { SandboxConfig } from '../config';
+import { GraphError, graphErrors } from './graph-error';
+import { checkAgainstTemplate, validateMessage } from './message-validation';
+import { PhoneNumbersService } from './phone-numbers.service';
+import { SandboxClock } from './sandbox-clock';
+import { TemplatesService } from './templates.service';
+import { WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
+
+export type FaultMode = '429' | '500' | 'hang';
+export type FaultScope = 'messages' | 'templates' | 'all';
+
+export interface Fault {
+  mode: FaultMode;
+  /** Sends still affected; null until cleared. */
+  remaining: number | null;
+  retry_after_seconds: number;
+  scope: FaultScope;
+  phone_number_id: string | null;
+}
+
+/** One request that reached the emulated messages endpoint. */
+export interface RecordedSend {
+  seq: number;
+  received_at: number;
+  phone_number_id: string;
+  endpoint: 'messages' | 'marketing_messages';
+  body: unknown;
+  /** The wamid the sandbox answered with; null when it refused or a fault answered. */
+  wamid: string | null;
+  outcome: 'accepted' | 'rejected' | 'fault';
+  http_status: number;
+  error: { code: number; message: string } | null;
+}
+
+type Step = { status: WebhookStatus['status']; error?: WebhookStatusError };
+
+const UNDELIVERABLE: WebhookStatusError = {
+  code: 131026,
+  title: 'Message undeliverable',
+  message: 'Message undeliverable',
+  error_data: { details: 'Message Undeliverable: the recipient cannot receive WhatsApp messages.' },
+};
+const REENGAGEMENT: WebhookStatusError = {
+  code: 131047,
+  title: 'Re-engagement message',
+  message: 'Re-engagement message',
+  error_data: {
+    details:
+      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  },
+};
+
+/**
+ * The documented recipient rules (docs/sandbox.md): the last four digits pick what happens after
+ * an accepted send.
+ */
+export function statusPlan(recipient: string): Step[] | 'reject' {
+  if (recipient.endsWith('3333')) return 'reject';
+  if (recipient.endsWith('0000')) return [{ status: 'sent' }, { status: 'failed', error: UNDELIVERABLE }];
+  if (recipient.endsWith('4444')) return [{ status: 'failed', error: REENGAGEMENT }];
+  if (recipient.endsWith('1111')) return [{ status: 'sent' }, { status: 'delivered' }];
+  if (recipient.endsWith('2222')) return [{ status: 'sent' }, { status: 'read' }, { status: 'delivered' }];
+  return [{ status: 'sent' }, { status: 'delivered' }, { status: 'read' }];
+}
+
+export const newWamid = (): string => `wamid.HBgL${randomBytes(27).toString('base64url')}`;
+
+/** The emulated messages endpoint: validation, fault injection, the send log and status callbacks. */
+@Injectable()
+export class MessagesService {
+  private readonly logger = new Logger('WhatsAppMessages');
+  private readonly sends: RecordedSend[] = [];
+  private seq = 0;
+  private fault: Fault | null = null;
+
+  constructor(
+    private readonly config: SandboxConfig,
+    private readonly clock: SandboxClock,
+    private readonly numbers: PhoneNumbersService,
+    private readonly templates: TemplatesService,
+    private readonly webhooks: WebhookDispatcher,
+  ) {}
+
+  setFault(f: Omit<Fault, 'remaining'> & { count?: number | null }): Fault {
+    this.fault = {
+      mode: f.mode,
+      remaining: f.count ?? null,
+      retry_after_seconds: f.retry_after_seconds,
+      scope: f.scope,
+      phone_number_id: f.phone_number_id,
+    };
+    return this.fault;
+  }
+
+  currentFault(): Fault | null {
+    return this.fault;
+  }
+
+  clearFault(): void {
+    this.fault = null;
+  }
+
+  /** The fault that answers this request, if one is set for it (and counts it). */
+  takeFault(scope: 'messages' | 'templates', phoneNumberId: string | null): Fault | null {
+    const f = this.fault;
+    if (!f || (f.scope !== 'all' && f.scope !== scope)) return null;
+    if (f.phone_number_id && f.phone_number_id !== phoneNumberId) return null;
+    if (f.remaining !== null) {
+      f.remaining -= 1;
+      if (f.remaining <= 0) this.fault = null;
+    }
+    return { ...f };
+  }
+
+  /** Records a send answered by a fault (the controller answers it). */
+  recordFault(phoneNumberId: string, endpoint: RecordedSend['endpoint'], body: unknown, fault: Fault): void {
+    const status = fault.mode === 'hang' ? 0 : Number(fault.mode);
+    this.record(phoneNumberId, endpoint, body, null, 'fault', status, null);
+  }
+
+  send(phoneNumberId: string, endpoint: RecordedSend['endpoint'], body: unknown): GraphSendResponse {
+    let wamid: string;
+    let plan: Step[];
+    let category = 'service';
+    try {
+      const msg = validateMessage(body);
+      const wabaId = this.numbers.wabaOf(phoneNumberId);
+      if (msg.template) {
+        const stored = this.templates.findForSend(msg.template.name, msg.template.language, wabaId);
+        if (stored) {
+          checkAgainstTemplate(stored, msg.template.components);
+          category = stored.category.toLowerCase();
+        } else if (this.config.SANDBOX_TEMPLATE_CHECK === 'strict') {
+          throw graphErrors.templateMissing(
+            this.templates.hasName(msg.template.name, wabaId)
+              ? `Template ${msg.template.name} has no translation in ${msg.template.language}`
+              : `Template ${msg.template.name} does not exist`,
+          );
+        } else {
+          category = 'utility';
+        }
+        if (endpoint === 'marketing_messages') category = 'marketing_lite';
+      } else if (endpoint === 'marketing_messages') {
+        throw graphErrors.invalidParameter('Only template messages can be sent through marketing_messages');
+      }
+      const p = statusPlan(msg.to);
+      if (p === 'reject') throw graphErrors.undeliverable();
+      plan = p;
+      wamid = newWamid();
+      this.record(phoneNumberId, endpoint, body, wamid, 'accepted', 200, null);
+      this.scheduleStatuses(phoneNumberId, wamid, msg.to, plan, category, msg.callbackData);
+      return {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: String((body as { to: string }).to), wa_id: msg.to }],
+        messages: [{ id: wamid, ...(msg.template ? { message_status: 'accepted' } : {}) }],
+      };
+    } catch (err) {
+      if (err instanceof GraphError) {
+        this.record(phoneNumberId, endpoint, body, null, 'rejected', err.httpStatus, {
+          code: err.code,
+          message: err.message,
+        });
+      }
+      throw err;
+    }
+  }
+
+  /** Sends received, in arrival order; by default only those the sandbox accepted. */
+  list(filter: { include?: string; phone_number_id?: string; to?: string }): RecordedSend[] {
+    return this.sends.filter(
+      (s) =>
+        (filter.include === 'all' || s.outcome === 'accepted') &&
+        (!filter.phone_number_id || s.phone_number_id === filter.phone_number_id) &&
+        (!filter.to || (s.body as { to?: string } | null)?.to === filter.to),
+    );
+  }
+
+  clear(): void {
+    this.sends.length = 0;
+  }
+
+  /** An inbound message from a recipient (opens the 24-hour window) or their reaction. */
+  async inbound(input: {
+    phone_number_id: string;
+    from: string;
+    text?: string;
+    reaction?: { message_id: string; emoji: string };
+    profile_name?: string;
+  }): Promise<{ id: string; webhook: WebhookDelivery }> {
+    const id = newWamid();
+    const message: WebhookInboundMessage = {
+      from: input.from,
+      id,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      ...(input.reaction
+        ? { type: 'reaction', reaction: { message_id: input.reaction.message_id, emoji: input.reaction.emoji } }
+        : { type: 'text', text: { body: input.text ?? '' } }),
+    };
+    const webhook = await this.deliverMessages(input.phone_number_id, {
+      contacts: [{ profile: { name: input.profile_name ?? 'Sandbox User' }, wa_id: input.from }],
+      messages: [message],
+    });
+    return { id, webhook };
+  }
+
+  private record(
+    phoneNumberId: string,
+    endpoint: RecordedSend['endpoint'],
+    body: unknown,
+    wamid: string | null,
+    outcome: RecordedSend['outcome'],
+    httpStatus: number,
+    error: RecordedSend['error'],
+  ): void {
+    this.sends.push({
+      seq: ++this.seq,
+      received_at: Date.now(),
+      phone_number_id: phoneNumberId,
+      endpoint,
+      body,
+      wamid,
+      outcome,
+      http_status: httpStatus,
+      error,
+    });
+  }
+
+  /** Status callbacks one after another, each SANDBOX_STATUS_DELAY_MS after the previous one was delivered. */
+  private scheduleStatuses(
+    phoneNumberId: string,
+    wamid: string,
+    recipient: string,
+    plan: Step[],
+    category: string,
+    callbackData: string | undefined,
+  ): void {
+    const conversation = {
+      id: randomBytes(16).toString('hex'),
+      expiration_timestamp: String(Math.floor(Date.now() / 1000) + 24 * 3600),
+      origin: { type: category },
+    };
+    void (async () => {
+      for (const step of plan) {
+        if (!(await this.clock.sleep(this.config.SANDBOX_STATUS_DELAY_MS))) return;
+        const status: WebhookStatus = {
+          id: wamid,
+          status: step.status,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: recipient,
+          ...(callbackData !== undefined ? { biz_opaque_callback_data: callbackData } : {}),
+          ...(step.status === 'sent' || step.status === 'delivered'
+            ? { conversation, pricing: { billable: true, pricing_model: 'PMP', category, type: 'regular' } }
+            : {}),
+          ...(step.error ? { errors: [step.error] } : {}),
+        };
+        await this.deliverMessages(phoneNumberId, { statuses: [status] });
+      }
+    })().catch((err: unknown) => this.logger.warn(`status callbacks for ${wamid} failed: ${String(err)}`));
+  }
+
+  private deliverMessages(
+    phoneNumberId: string,
+    value: Omit<MessagesChangeValue, 'messaging_product' | 'metadata'>,
+  ): Promise<WebhookDelivery> {
+    const number = this.numbers.describe(phoneNumberId);
+    return this.webhooks.deliver({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: number.waba_id,
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: {
+                  display_phone_number: number.display_phone_number.replace(/\D/g, ''),
+                  phone_number_id: phoneNumberId,
+                },
+                ...value,
+              } satisfies MessagesChangeValue,
+            },
+          ],
+        },
+      ],
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ValidationProblem } from '@app/server';
+import { EmulateInboundDto } from './dto/emulate-inbound.dto';
+import { RegisterPhoneNumberDto } from './dto/register-phone-number.dto';
+import { SetFaultDto } from './dto/set-fault.dto';
+import { Fault, MessagesService, RecordedSend } from './messages.service';
+import { PhoneNumbersService, SandboxPhoneNumber } from './phone-numbers.service';
+import { StoredTemplate, TemplatesService } from './templates.service';
+import { WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
+
+/** Controls of the WhatsApp emulator for tests and local use (docs/sandbox.md). */
+@Controller('_sandbox/whatsapp')
+export class SandboxControlController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly templates: TemplatesService,
+    private readonly numbers: PhoneNumbersService,
+    private readonly webhooks: WebhookDispatcher,
+  ) {}
+
+  /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
+  @Get('messages')
+  listMessages(
+    @Query('include') include?: string,
+    @Query('phone_number_id') phoneNumberId?: string,
+    @Query('to') to?: string,
+  ): RecordedSend[] {
+    return this.messages.list({ include, phone_number_id: phoneNumberId, to });
+  }
+
+  @Delete('messages')
+  @HttpCode(204)
+  clearMessages(): void {
+    this.messages.clear();
+  }
+
+  @Post('faults')
+  setFault(@Body() dto: SetFaultDto): Fault {
+    return this.messages.setFault({
+      mode: dto.mode,
+      count: dto.count ?? null,
+      retry_after_seconds: dto.retry_after_seconds ?? 1,
+      scope: dto.scope ?? 'messages',
+      phone_number_id: dto.phone_number_id ?? null,
+    });
+  }
+
+  @Get('faults')
+  getFault(): { fault: Fault | null } {
+    return { fault: this.messages.currentFault() };
+  }
+
+  @Delete('faults')
+  @HttpCode(204)
+  clearFault(): void {
+    this.messages.clearFault();
+  }
+
+  /** A recipient writes to a business number (text) or reacts to one of its messages. */
+  @Post('inbound')
+  async inbound(
+    @Body() dto: EmulateInboundDto,
+  ): Promise<{ id: string; webhook: { delivered: boolean; status: number | null } }> {
+    if ((dto.text === undefined) === (dto.reaction === undefined)) {
+      throw new ValidationProblem([{ field: 'text', message: 'give exactly one of text or reaction' }]);
+    }
+    const { id, webhook } = await this.messages.inbound(dto);
+    return { id, webhook: { delivered: webhook.delivered, status: webhook.status } };
+  }
+
+  @Post('phone_numbers')
+  registerNumber(@Body() dto: RegisterPhoneNumberDto): SandboxPhoneNumber {
+    const { phone_number_id, ...rest } = dto;
+    return this.numbers.register({ id: phone_number_id, ...rest });
+  }
+
+  @Get('templates')
+  listTemplates(): StoredTemplate[] {
+    return this.templates.all();
+  }
+
+  @Get('webhooks')
+  listWebhooks(): WebhookDelivery[] {
+    return this.webhooks.deliveries();
+  }
+
+  @Delete('webhooks')
+  @HttpCode(204)
+  clearWebhooks(): void {
+    this.webhooks.clear();
+  }
+
+  /** Forgets everything: sends, faults, templates, numbers, webhook log. */
+  @Post('reset')
+  @HttpCode(204)
+  reset(): void {
+    this.messages.clear();
+    this.messages.clearFault();
+    this.templates.clear();
+    this.numbers.clear();
+    this.webhooks.clear();
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The parts of the WhatsApp Cloud (Graph) API this platform speaks: request and response bodies of
+ * the messages and message_templates endpoints, and the webhook payloads. Shared by the connector,
+ * the gateway's inbound endpoint and the sandbox emulator, so both sides agree on one shape.
+ */
+
+/** Graph's error body, returned with a 4xx or 5xx status. */
+export interface GraphErrorBody {
+  error: {
+    message: string;
+    type: string;
+    code: number;
+    error_subcode?: number;
+    error_user_title?: string;
+    error_user_msg?: string;
+    error_data?: { messaging_product?: 'whatsapp'; details: string };
+    fbtrace_id: string;
+  };
+}
+
+export interface GraphMediaObject {
+  link: string;
+  caption?: string;
+  filename?: string;
+  voice?: boolean;
+}
+
+export interface GraphTextParameter {
+  type: 'text';
+  text: string;
+}
+export interface GraphPayloadParameter {
+  type: 'payload';
+  payload: string;
+}
+export type GraphMediaParameter =
+  | { type: 'image'; image: { link: string } }
+  | { type: 'video'; video: { link: string } }
+  | { type: 'document'; document: { link: string } };
+
+export type GraphTemplateMessageComponent =
+  | { type: 'header'; parameters: (GraphTextParameter | GraphMediaParameter)[] }
+  | { type: 'body'; parameters: GraphTextParameter[] }
+  | {
+      type: 'button';
+      sub_type: 'url' | 'quick_reply';
+      index: string;
+      parameters: (GraphTextParameter | GraphPayloadParameter)[];
+    };
+
+export interface GraphTemplateMessage {
+  name: string;
+  language: { code: string; policy?: 'deterministic' };
+  components?: GraphTemplateMessageComponent[];
+}
+
+/** The body of `POST /{phone_number_id}/messages`. */
+export type GraphMessageBody = {
+  messaging_product: 'whatsapp';
+  recipient_type: 'individual';
+  to: string;
+  /** Echoed by the channel in this message's status webhooks: carries our message id. */
+  biz_opaque_callback_data?: string;
+} & (
+  | { type: 'text'; text: { body: string; preview_url?: boolean } }
+  | { type: 'image'; image: GraphMediaObject }
+  | { type: 'video'; video: GraphMediaObject }
+  | { type: 'document'; document: GraphMediaObject }
+  | { type: 'audio'; audio: GraphMediaObject }
+  | { type: 'reaction'; reaction: { message_id: string; emoji: string } }
+  | { type: 'template'; template: GraphTemplateMessage }
+);
+
+export interface GraphSendResponse {
+  messaging_product: 'whatsapp';
+  contacts: { input: string; wa_id: string }[];
+  messages: { id: string; message_status?: string }[];
+}
+
+/** Graph's own template categories (SERVICE and MARKETING_LITE are the platform's words). */
+export type GraphTemplateCategory = 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
+
+export interface GraphTemplateButton {
+  type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER';
+  text: string;
+  url?: string;
+  phone_number?: string;
+  example?: string[];
+}
+
+export interface GraphTemplateComponent {
+  type: 'HEADER' | 'BODY' | 'FOOTER' | 'BUTTONS';
+  format?: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT';
+  text?: string;
+  example?: { header_text?: string[]; header_handle?: string[]; body_text?: string[][] };
+  buttons?: GraphTemplateButton[];
+}
+
+/** The body of `POST /{waba_id}/message_templates`. */
+export interface GraphTemplateCreate {
+  name: string;
+  language: string;
+  category: GraphTemplateCategory;
+  parameter_format?: 'POSITIONAL' | 'NAMED';
+  components: GraphTemplateComponent[];
+}
+
+/** The body of `POST /{template_id}` (edit). */
+export interface GraphTemplateEdit {
+  category?: GraphTemplateCategory;
+  components: GraphTemplateComponent[];
+}
+
+export interface GraphTemplateCreateResponse {
+  id: string;
+  status: string;
+  category: string;
+}
+
+/** One template in `GET /{waba_id}/message_templates`. */
+export interface GraphTemplate {
+  id: string;
+  name: string;
+  language: string;
+  status: string;
+  category: string;
+  components?: GraphTemplateComponent[];
+  quality_score?: { score: string; date?: number };
+  rejected_reason?: string;
+}
+
+export interface GraphPage<T> {
+  data: T[];
+  paging?: { cursors?: { before?: string; after?: string }; next?: string; previous?: string };
+}
+
+// ---- Webhooks -------------------------------------------------------------------------------
+
+export interface WhatsAppWebhookPayload {
+  object: 'whatsapp_business_account';
+  entry: WebhookEntry[];
+}
+
+export interface WebhookEntry {
+  /** The WhatsApp Business Account id. */
+  id: string;
+  /** Unix seconds at which the webhook was triggered (template and account changes). */
+  time?: number;
+  changes: WebhookChange[];
+}
+
+export interface WebhookChange {
+  field: string;
+  value: unknown;
+}
+
+export interface WebhookStatusError {
+  code: number;
+  title: string;
+  message?: string;
+  error_data?: { details: string };
+  href?: string;
+}
+
+export interface WebhookStatus {
+  id: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed' | 'played' | 'deleted';
+  /** Unix seconds, as a string. */
+  timestamp: string;
+  recipient_id: string;
+  /** What the send carried in `biz_opaque_callback_data` (our message id). */
+  biz_opaque_callback_data?: string;
+  conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
+  pricing?: { billable: boolean; pricing_model: string; category: string; type?: string };
+  errors?: WebhookStatusError[];
+}
+
+export interface WebhookInboundMessage {
+  from: string;
+  id: string;
+  timestamp: string;
+  type: string;
+  text?: { body: string };
+  reaction?: { message_id: string; emoji?: string };
+  image?: { id: string; mime_type?: string; caption?: string };
+  video?: { id: string; mime_type?: string; caption?: string };
+  document?: { id: string; mime_type?: string; caption?: string; filename?: string };
+  audio?: { id: string; mime_type?: string; voice?: boolean };
+  button?: { text: string; payload?: string };
+  interactive?: {
+    type: string;
+    button_reply?: { id: string; title: string };
+    list_reply?: { id: string; title: string };
+  };
+  context?: { from?: string; id?: string };
+}
+
+/** `value` of a change with `field: "messages"`. */
+export interface MessagesChangeValue {
+  messaging_product: 'whatsapp';
+  metadata: { display_phone_number: string; phone_number_id: string };
+  contacts?: { profile?: { name?: string }; wa_id: string }[];
+  messages?: WebhookInboundMessage[];
+  statuses?: WebhookStatus[];
+  errors?: WebhookStatusError[];
+}
+
+/** `value` of a change with `field: "message_template_status_update"`. */
+export interface TemplateStatusUpdateValue {
+  event: string;
+  message_template_id: number | string;
+  message_template_name: string;
+  message_template_language: string;
+  reason?: string | null;
+  message_template_category?: string;
+  rejection_info?: { reason: string; recommendation?: string };
+  other_info?: { title: string; description: string };
+}

@@ -1,0 +1,30 @@
+export * from './graph.types';
+export { classifyGraphFailure, parseRetryAfter } from './graph-errors';
+export type { GraphFailure, ClassifiedFailure } from './graph-errors';
+export { hubSignature, verifyHubSignature } from './webhook-signature';
+export {
+  toGraphMessage,
+  toGraphTemplateMessage,
+  messagesEndpoint,
+  InvalidOutboundMessageError,
+} from './whatsapp-message.mapper';
+export {
+  templateVariables,
+  exampleValues,
+  toGraphCategory,
+  fromGraphCategory,
+  toGraphComponents,
+  toGraphTemplateCreate,
+  toGraphTemplateEdit,
+  fromGraphTemplateStatus,
+  fromGraphQuality,
+  fromGraphReason,
+  fromGraphTemplate,
+} from './whatsapp-template.mapper';
+export {
+  WhatsAppConnector,
+  WhatsAppApiError,
+  WHATSAPP_DEFAULT_API_VERSION,
+  WHATSAPP_DEFAULT_TIMEOUT_MS,
+} from './whatsapp.connector';
+export type { WhatsAppConnectorConfig } from './whatsapp.connector';
