@@ -97,6 +97,7 @@ export async function startPlatform(opts: {
     API_PUBLIC_URL: urls.api,
     GATEWAY_PUBLIC_URL: urls.gateway,
     SANDBOX_URL: urls.sandbox,
+    WHATSAPP_GRAPH_URL: urls.sandbox,
     ...opts.env,
   };
   const apps: Partial<Record<ServiceName, INestApplication>> = {};

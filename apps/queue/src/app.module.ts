@@ -3,6 +3,7 @@ import { ConfigModule } from '@app/config';
 import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
 import { QueueConfig } from './config';
+import { DeliveryModule, deliveryReadiness } from './delivery/delivery.module';
 
 /** Delivery workers: wires the feature modules. */
 @Module({})
@@ -14,7 +15,8 @@ export class AppModule {
         ConfigModule.forRoot(config),
         loggingModule('queue', config.LOG_LEVEL),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: `queue-${config.CHANNELS}` }),
-        HealthModule.forRoot([natsReadiness]),
+        DeliveryModule,
+        HealthModule.forRoot([natsReadiness, deliveryReadiness]),
       ],
     };
   }

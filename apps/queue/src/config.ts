@@ -1,5 +1,6 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import { BaseConfig } from '@app/config';
+import { Channel } from '@app/contracts';
 
 export class QueueConfig extends BaseConfig {
   @IsInt()
@@ -14,7 +15,73 @@ export class QueueConfig extends BaseConfig {
   })
   CHANNELS: string = 'whatsapp,telegram,max,course';
 
-  get channelList(): string[] {
-    return this.CHANNELS.split(',');
+  /** Messages of one channel handled at the same time (each channel has its own). */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  QUEUE_CONCURRENCY: number = 20;
+
+  /** Exponential backoff of a transient failure: first delay, doubled per delivery up to the max. */
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  QUEUE_BACKOFF_BASE_MS: number = 2000;
+
+  @IsInt()
+  @Min(10)
+  @Max(86_400_000)
+  QUEUE_BACKOFF_MAX_MS: number = 300_000;
+
+  /**
+   * After a worker died during a channel call, how long past that call's timeout a redelivered
+   * message waits for a provider callback proving it was sent before it is sent again.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  QUEUE_UNCERTAIN_GRACE_MS: number = 10_000;
+
+  /** Consecutive transient failures of one channel after which the whole channel pauses. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  QUEUE_CHANNEL_FAILURE_THRESHOLD: number = 5;
+
+  /** WhatsApp Cloud API (the sandbox emulator in development and tests). */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  WHATSAPP_GRAPH_URL: string = 'http://localhost:3900';
+
+  @IsString()
+  @Matches(/^v\d+\.\d+$/, { message: 'WHATSAPP_API_VERSION must look like v21.0' })
+  WHATSAPP_API_VERSION: string = 'v21.0';
+
+  @IsString()
+  WHATSAPP_ACCESS_TOKEN: string = 'sandbox-access-token';
+
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WHATSAPP_TIMEOUT_MS: number = 10_000;
+
+  /** Messages per second per sending phone number (Cloud API default throughput: 80). */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  QUEUE_WHATSAPP_RATE_PER_SENDER: number = 80;
+
+  /** Messages a sender may send at once before the rate applies (1: evenly spaced). */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  QUEUE_WHATSAPP_BURST_PER_SENDER: number = 1;
+
+  /** Least time between two messages from one sender to one recipient; 0 disables. */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  QUEUE_WHATSAPP_RECIPIENT_INTERVAL_MS: number = 1000;
+
+  get channelList(): Channel[] {
+    return this.CHANNELS.split(',') as Channel[];
   }
 }

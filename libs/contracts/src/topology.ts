@@ -14,6 +14,12 @@ export type StreamKey = keyof typeof STREAMS;
 export const EVENT_CONSUMERS = ['api', 'webhooks', 'gateway'] as const;
 export type EventConsumer = (typeof EVENT_CONSUMERS)[number];
 
+/** JetStream Key-Value buckets of the platform (logical names; see Topology.kvBucket). */
+export const KV_BUCKETS = {
+  /** Per-message delivery state shared by the queue (sending/sent) and the gateway (observed). */
+  deliveryState: 'delivery_state',
+} as const;
+
 /**
  * Every stream, consumer and subject name, derived from one optional prefix. Production runs with
  * no prefix; each test suite gets its own so that suites share one NATS server without touching
@@ -34,6 +40,12 @@ export class Topology {
 
   stream(key: StreamKey): string {
     return this.prefix ? `${this.prefix.toUpperCase()}_${STREAMS[key]}` : STREAMS[key];
+  }
+
+  /** A Key-Value bucket name under the prefix, upper-cased like the streams: `T1_DELIVERY_STATE`. */
+  kvBucket(name: string): string {
+    if (!/^[a-z0-9_]+$/i.test(name)) throw new Error(`invalid bucket name "${name}"`);
+    return (this.prefix ? `${this.prefix}_${name}` : name).toUpperCase();
   }
 
   outboundStream(priority: Priority): string {

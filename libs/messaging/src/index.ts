@@ -1,7 +1,31 @@
 export { NatsClients, connectNats } from './nats-connection';
 export type { NatsConnectOptions } from './nats-connection';
-export { declareStreams, declareConsumers, setupTopology, deleteTopology, DEFAULT_TOPOLOGY_OPTIONS } from './streams';
-export type { TopologyOptions, StreamDeclaration, ConsumerDeclaration, SetupReport } from './streams';
+export {
+  declareStreams,
+  declareConsumers,
+  declareBuckets,
+  setupTopology,
+  deleteTopology,
+  DEFAULT_TOPOLOGY_OPTIONS,
+} from './streams';
+export type {
+  TopologyOptions,
+  StreamDeclaration,
+  ConsumerDeclaration,
+  BucketDeclaration,
+  SetupReport,
+} from './streams';
+export {
+  DeliveryStateStore,
+  DeliveryStateConflictError,
+  deliveryStateBucket,
+  deliveryStateKey,
+  encodeDeliveryState,
+  decodeDeliveryState,
+  isDelivered,
+  DELIVERY_STATE_TTL_MS,
+} from './delivery-state';
+export type { DeliveryState, DeliveryStateEntry } from './delivery-state';
 export { publishDurable, encodeJson, toHeaders } from './publisher';
 export type { PublishResult } from './publisher';
 export { PulledMessage, pullNoWait, parseAckSubject } from './pulled-message';

@@ -9,8 +9,10 @@ import {
   StorageType,
   StreamConfig,
 } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
 import { CHANNELS, EVENT_CONSUMERS, Priority, StreamKey, Topology } from '@app/contracts';
+import { DELIVERY_STATE_TTL_MS, deliveryStateBucket } from './delivery-state';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -124,6 +126,18 @@ export function declareConsumers(t: Topology, o: TopologyOptions = DEFAULT_TOPOL
   return [...outbound, ...events];
 }
 
+export interface BucketDeclaration {
+  /** The bucket name (its stream is `KV_<name>`). */
+  name: string;
+  /** How long a key lives after its last write. */
+  ttlMs: number;
+}
+
+/** The Key-Value buckets (delivery state of outbound messages). */
+export function declareBuckets(t: Topology): BucketDeclaration[] {
+  return [{ name: deliveryStateBucket(t), ttlMs: DELIVERY_STATE_TTL_MS }];
+}
+
 function isNotFound(err: unknown): boolean {
   return err instanceof JetStreamApiError && err.status === 404;
 }
@@ -131,15 +145,16 @@ function isNotFound(err: unknown): boolean {
 export interface SetupReport {
   streams: { name: string; action: 'created' | 'updated' }[];
   consumers: { stream: string; name: string; action: 'created' | 'updated' }[];
+  buckets: { name: string; action: 'created' | 'exists' }[];
 }
 
-/** Creates or updates every stream and consumer. Safe to run any number of times. */
+/** Creates or updates every stream and consumer, and creates the buckets. Safe to run any number of times. */
 export async function setupTopology(
   jsm: JetStreamManager,
   t: Topology,
   o: TopologyOptions = DEFAULT_TOPOLOGY_OPTIONS,
 ): Promise<SetupReport> {
-  const report: SetupReport = { streams: [], consumers: [] };
+  const report: SetupReport = { streams: [], consumers: [], buckets: [] };
   for (const { config } of declareStreams(t, o)) {
     try {
       await jsm.streams.info(config.name);
@@ -162,14 +177,34 @@ export async function setupTopology(
       report.consumers.push({ stream, name: config.durable_name, action: 'created' });
     }
   }
+  const kvm = new Kvm(jsm.jetstream());
+  for (const b of declareBuckets(t)) {
+    let exists = true;
+    try {
+      await jsm.streams.info(`KV_${b.name}`);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      exists = false;
+    }
+    // Read-after-write matters more than read speed here: no direct (replica) reads.
+    await kvm.create(b.name, {
+      history: 1,
+      ttl: b.ttlMs,
+      storage: o.storage === 'memory' ? StorageType.Memory : StorageType.File,
+      replicas: o.replicas,
+      allow_direct: false,
+    });
+    report.buckets.push({ name: b.name, action: exists ? 'exists' : 'created' });
+  }
   return report;
 }
 
-/** Deletes every stream of a topology (test teardown). */
+/** Deletes every stream and bucket of a topology (test teardown). */
 export async function deleteTopology(jsm: JetStreamManager, t: Topology): Promise<void> {
-  for (const { config } of declareStreams(t)) {
+  const names = [...declareStreams(t).map((d) => d.config.name), ...declareBuckets(t).map((b) => `KV_${b.name}`)];
+  for (const name of names) {
     try {
-      await jsm.streams.delete(config.name);
+      await jsm.streams.delete(name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

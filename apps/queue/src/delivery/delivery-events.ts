@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { EventEnvelope, MessageStatusData, OutboundMessage, unixSeconds } from '@app/contracts';
+
+/**
+ * The event id of a message's outcome, derived from the message id: a worker that publishes it
+ * again after a crash produces the same id, which JetStream drops as a duplicate (Nats-Msg-Id).
+ */
+export function outcomeEventId(messageId: string, outcome: 'sent' | 'failed'): string {
+  return `evt_${createHash('sha256').update(`${messageId}:${outcome}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The envelope's data is a MessageStatusData (typed at each call through `satisfies`). */
+function envelope(
+  msg: OutboundMessage,
+  type: 'message.sent' | 'message.failed',
+  data: Record<string, unknown>,
+): EventEnvelope {
+  return {
+    id: outcomeEventId(msg.id, type === 'message.sent' ? 'sent' : 'failed'),
+    type,
+    created_at: unixSeconds(),
+    channel: msg.channel,
+    app_id: msg.app_id ?? null,
+    user_id: msg.user_id ?? null,
+    data,
+  };
+}
+
+/** `message.sent`: the channel accepted the message and gave it `providerMessageId`. */
+export function messageSentEvent(msg: OutboundMessage, providerMessageId: string): EventEnvelope {
+  return envelope(msg, 'message.sent', {
+    message_id: msg.id,
+    recipient: msg.recipient,
+    status: 'SENT',
+    provider_message_id: providerMessageId,
+    category: msg.category ?? null,
+    timestamp: unixSeconds(),
+  } satisfies MessageStatusData);
+}
+
+/** `message.failed`: the message will not be delivered; `code` and `title` say why. */
+export function messageFailedEvent(msg: OutboundMessage, error: { code: string; title: string }): EventEnvelope {
+  return envelope(msg, 'message.failed', {
+    message_id: msg.id,
+    recipient: msg.recipient,
+    status: 'FAILED',
+    provider_message_id: null,
+    category: msg.category ?? null,
+    error: { code: error.code, title: error.title, retryable: false },
+    timestamp: unixSeconds(),
+  } satisfies MessageStatusData);
+}

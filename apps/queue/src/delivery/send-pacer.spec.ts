@@ -1,0 +1,62 @@
+import { PacingAbortedError, SendPacer } from './send-pacer';
+
+async function grants(pacer: SendPacer, calls: [string, string][]): Promise<number[]> {
+  const t0 = Date.now();
+  return Promise.all(calls.map(([s, r]) => pacer.acquire(s, r).then(() => Date.now() - t0)));
+}
+
+describe('SendPacer', () => {
+  it('spaces one sender evenly at its rate, and leaves another sender unaffected', async () => {
+    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 });
+    const calls: [string, string][] = Array.from({ length: 11 }, (_, i) => ['s1', `r${i}`]);
+    const [times, other] = await Promise.all([grants(pacer, calls), grants(pacer, [['s2', 'r0']])]);
+    const sorted = [...times].sort((a, b) => a - b);
+    // 11 messages at 50/s: the last one no sooner than 10 intervals of 20 ms.
+    expect(sorted[10]).toBeGreaterThanOrEqual(195);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i] - sorted[i - 1]).toBeGreaterThanOrEqual(15);
+    expect(other[0]).toBeLessThan(50);
+  });
+
+  it('lets a burst through at once, then applies the rate', async () => {
+    const pacer = new SendPacer({ ratePerSender: 20, burst: 5, recipientIntervalMs: 0 });
+    const times = await grants(
+      pacer,
+      Array.from({ length: 6 }, (_, i) => ['s', `r${i}`] as [string, string]),
+    );
+    expect(times.filter((t) => t < 30)).toHaveLength(5);
+    expect(Math.max(...times)).toBeGreaterThanOrEqual(45);
+  });
+
+  it('keeps the least interval between two messages to one recipient from one sender', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const times = await grants(pacer, [
+      ['s', 'a'],
+      ['s', 'a'],
+      ['s', 'a'],
+      ['s', 'b'],
+    ]);
+    const a = times.slice(0, 3).sort((x, y) => x - y);
+    expect(a[1] - a[0]).toBeGreaterThanOrEqual(95);
+    expect(a[2] - a[1]).toBeGreaterThanOrEqual(95);
+    // Another recipient of the same sender is not held behind recipient a.
+    expect(times[3]).toBeLessThan(50);
+  });
+
+  it('holds a paused sender until the pause ends and reports it', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
+    pacer.pause('s', Date.now() + 150);
+    expect(Object.keys(pacer.pausedSenders())).toEqual(['s']);
+    const [t] = await grants(pacer, [['s', 'x']]);
+    expect(t).toBeGreaterThanOrEqual(145);
+    expect(pacer.pausedSenders()).toEqual({});
+  });
+
+  it('gives up a wait when the worker stops', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
+    pacer.pause('s', Date.now() + 10_000);
+    const ctl = new AbortController();
+    const pending = pacer.acquire('s', 'x', ctl.signal);
+    ctl.abort();
+    await expect(pending).rejects.toBeInstanceOf(PacingAbortedError);
+  });
+});
