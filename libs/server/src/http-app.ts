@@ -56,6 +56,9 @@ export async function createHttpApp(
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
+  // Bodies are JSON: without this, Fastify's built-in text/plain parser hands a string to the
+  // handlers (a 400 at best) where DESIGN.md section 8 wants 415.
+  fastify.removeContentTypeParser('text/plain');
   fastify.setErrorHandler((err, request, reply) => sendProblem(reply, request, err));
   fastify.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
