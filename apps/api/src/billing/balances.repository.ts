@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { BalanceEntity } from './balance.entity';
+import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
+import { returnedRows } from './returned-rows';
 
-/** The only place that queries balances and transactions. */
+/** The only place that queries balances, holds and transactions. */
 @Injectable()
 export class BalancesRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -17,10 +19,15 @@ export class BalancesRepository {
   /** A top-up: a positive transaction and the same amount added to the available balance, atomically. */
   async credit(userId: string, amount: number): Promise<{ transaction: TransactionEntity; balance: BalanceEntity }> {
     return this.ds.transaction(async (em) => {
-      const rows: { currency: string }[] = await em.query(
-        `UPDATE balances SET available = available + $2, updated_at = now() WHERE user_id = $1 RETURNING currency`,
-        [userId, amount],
-      );
+      const updated = await em
+        .createQueryBuilder()
+        .update(BalanceEntity)
+        .set({ available: () => 'available + :amount' })
+        .where('user_id = :userId', { userId })
+        .setParameter('amount', amount)
+        .returning(['currency'])
+        .execute();
+      const rows = updated.raw as { currency: string }[];
       if (rows.length === 0) throw new Error(`user ${userId} has no balance`);
       const transaction = em.create(TransactionEntity, {
         id: uuidv7(),
@@ -37,5 +44,90 @@ export class BalancesRepository {
       const balance = await em.findOneByOrFail(BalanceEntity, { userId });
       return { transaction, balance };
     });
+  }
+
+  /**
+   * Moves `amount` from available to held inside the caller's transaction, only when that much is
+   * available: the row lock of the UPDATE serialises concurrent sends, and the condition is
+   * re-checked on the locked row, so the balance never goes below zero. Returns the balance's
+   * currency, or null when there is not enough.
+   */
+  async reserve(em: EntityManager, userId: string, amount: number): Promise<string | null> {
+    const rows = returnedRows<{ currency: string }>(
+      await em.query(
+        `UPDATE balances SET available = available - $2, held = held + $2, updated_at = now()
+       WHERE user_id = $1 AND available >= $2
+       RETURNING currency`,
+        [userId, amount],
+      ),
+    );
+    return rows[0]?.currency ?? null;
+  }
+
+  /** Records the hold of one message (inside the transaction that reserved its amount). */
+  async insertHold(em: EntityManager, hold: Pick<HoldEntity, 'messageId' | 'userId' | 'amount' | 'currency'>) {
+    await em.insert(HoldEntity, { ...hold, status: 'HELD', settledAt: null });
+  }
+
+  /**
+   * Turns a message's hold into a charge, once: the hold must still be HELD, and the transaction
+   * (negative amount, status DELIVERED), the hold's new state and the balance's held amount change
+   * in one statement. True when this call captured it.
+   */
+  async capture(messageId: string): Promise<boolean> {
+    const rows = returnedRows<{ captured: string }>(
+      await this.ds.query(
+        `WITH h AS (
+         UPDATE holds SET status = 'CAPTURED', settled_at = now()
+         WHERE message_id = $1 AND status = 'HELD'
+         RETURNING message_id, user_id, amount, currency
+       ), t AS (
+         INSERT INTO transactions (id, user_id, app_id, amount, currency, status, category, recipient_phone, message_id)
+         SELECT $2, h.user_id, m.app_id, -h.amount, h.currency, 'DELIVERED', m.category, m.recipient, h.message_id
+         FROM h JOIN messages m ON m.id = h.message_id
+         RETURNING id
+       ), b AS (
+         UPDATE balances SET held = balances.held - h.amount, updated_at = now()
+         FROM h WHERE balances.user_id = h.user_id
+         RETURNING balances.user_id
+       )
+       SELECT (SELECT count(*) FROM t) AS captured`,
+        [messageId, uuidv7()],
+      ),
+    );
+    return Number(rows[0]?.captured ?? 0) > 0;
+  }
+
+  /** Gives a message's held amount back to the available balance, once. True when this call released it. */
+  async release(messageId: string, em: EntityManager = this.ds.manager): Promise<boolean> {
+    const rows = returnedRows<unknown>(
+      await em.query(
+        `WITH h AS (
+         UPDATE holds SET status = 'RELEASED', settled_at = now()
+         WHERE message_id = $1 AND status = 'HELD'
+         RETURNING user_id, amount
+       )
+       UPDATE balances SET available = balances.available + h.amount, held = balances.held - h.amount, updated_at = now()
+       FROM h WHERE balances.user_id = h.user_id
+       RETURNING balances.user_id`,
+        [messageId],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  findHold(messageId: string): Promise<HoldEntity | null> {
+    return this.ds.getRepository(HoldEntity).findOneBy({ messageId });
+  }
+
+  /** A user's transactions from `from` until now, oldest first. */
+  listTransactions(userId: string, from: Date): Promise<TransactionEntity[]> {
+    return this.ds
+      .getRepository(TransactionEntity)
+      .createQueryBuilder('t')
+      .where('t.user_id = :userId AND t.created_at >= :from AND t.created_at <= now()', { userId, from })
+      .orderBy('t.created_at', 'ASC')
+      .addOrderBy('t.id', 'ASC')
+      .getMany();
   }
 }

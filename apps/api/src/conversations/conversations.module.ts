@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { ConversationsRepository } from './conversations.repository';
+import { ConversationsService } from './conversations.service';
+
+/** The 24-hour customer-service windows, fed by `message.received`. */
+@Module({
+  providers: [ConversationsRepository, ConversationsService],
+  exports: [ConversationsService],
+})
+export class ConversationsModule {}

@@ -1,0 +1,44 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { EventEnvelope, MessageReceivedData } from '@app/contracts';
+import { EventHandlersRegistry } from '../events';
+import { ConversationsRepository } from './conversations.repository';
+
+/** How long a recipient's inbound message lets the business answer with free-form messages. */
+export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The 24-hour customer-service window: opened and refreshed by inbound messages. */
+@Injectable()
+export class ConversationsService implements OnModuleInit {
+  private readonly logger = new Logger(ConversationsService.name);
+
+  constructor(
+    private readonly windows: ConversationsRepository,
+    private readonly registry: EventHandlersRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.on('message.received', (event) => this.onInbound(event));
+  }
+
+  /** Idempotent: the window keeps the latest inbound time it has seen. */
+  async onInbound(event: EventEnvelope): Promise<void> {
+    const data = event.data as Partial<MessageReceivedData>;
+    if (typeof data.connection_id !== 'string' || typeof data.from !== 'string') {
+      this.logger.warn({ eventId: event.id }, 'message.received without connection_id or from: ignored');
+      return;
+    }
+    const recipient = data.from.replace(/^\+/, '');
+    const seconds = typeof data.timestamp === 'number' ? data.timestamp : event.created_at;
+    // A sender's clock far in the future must not hold the window open: never beyond now.
+    const at = new Date(Math.min(seconds * 1000, Date.now()));
+    for (const appId of await this.windows.appIdsForConnection(data.connection_id)) {
+      await this.windows.touch(appId, recipient, at);
+    }
+  }
+
+  /** Whether the recipient wrote to the app within the last 24 hours. */
+  async isOpen(appId: number, recipient: string, now = new Date()): Promise<boolean> {
+    const last = await this.windows.lastInbound(appId, recipient);
+    return last !== null && now.getTime() - last.getTime() < SERVICE_WINDOW_MS;
+  }
+}

@@ -1,0 +1,28 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** The first answer to a request sent with an Idempotency-Key, replayed to its repeats. */
+@Entity({ name: 'idempotency_keys' })
+export class IdempotencyKeyEntity {
+  @PrimaryColumn('uuid', { name: 'user_id' })
+  userId: string;
+
+  @PrimaryColumn('text')
+  key: string;
+
+  /** SHA-256 of method, path and canonical body. */
+  @Column('char', { length: 64, name: 'request_hash' })
+  requestHash: string;
+
+  /** PENDING while the first request runs; COMPLETED once its answer is stored. */
+  @Column('text')
+  state: 'PENDING' | 'COMPLETED';
+
+  @Column('integer', { name: 'response_status', nullable: true })
+  responseStatus: number | null;
+
+  @Column('jsonb', { name: 'response_body', nullable: true })
+  responseBody: unknown;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { returnedRows } from '../billing/returned-rows';
+
+/** The only place that queries idempotency_keys. */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * Claims the key for a first request (insert first: the primary key makes concurrent duplicates
+   * lose). A key older than the TTL is taken over. True when this request owns the key.
+   */
+  async claim(userId: string, key: string, requestHash: string, ttlHours: number): Promise<boolean> {
+    const rows = returnedRows<unknown>(
+      await this.ds.query(
+        `INSERT INTO idempotency_keys (user_id, key, request_hash, state) VALUES ($1, $2, $3, 'PENDING')
+       ON CONFLICT (user_id, key) DO UPDATE
+         SET request_hash = excluded.request_hash, state = 'PENDING', response_status = NULL,
+             response_body = NULL, created_at = now()
+         WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
+       RETURNING key`,
+        [userId, key, requestHash, ttlHours],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  find(userId: string, key: string): Promise<IdempotencyKeyEntity | null> {
+    return this.ds.getRepository(IdempotencyKeyEntity).findOneBy({ userId, key });
+  }
+
+  async complete(userId: string, key: string, status: number, body: unknown): Promise<void> {
+    await this.ds.query(
+      `UPDATE idempotency_keys SET state = 'COMPLETED', response_status = $3, response_body = $4::jsonb
+       WHERE user_id = $1 AND key = $2`,
+      [userId, key, status, JSON.stringify(body)],
+    );
+  }
+
+  /** Gives the key up when the first request did not succeed, so a retry is evaluated afresh. */
+  async forget(userId: string, key: string): Promise<void> {
+    await this.ds.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND state = 'PENDING'`, [
+      userId,
+      key,
+    ]);
+  }
+}

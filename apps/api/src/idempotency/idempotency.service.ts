@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { ConflictProblem, ProblemError, UnprocessableProblem, ValidationProblem } from '@app/server';
+import { ApiConfig } from '../config';
+import { IdempotencyRepository } from './idempotency.repository';
+
+/** 1 to 255 printable ASCII characters. */
+const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+
+export interface IdempotentAnswer<T> {
+  status: number;
+  body: T;
+  /** True when this is the stored answer of an earlier request with the same key. */
+  replayed: boolean;
+}
+
+/** JSON with object keys sorted at every level: equal bodies hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
+}
+
+/**
+ * `Idempotency-Key`: the first successful answer to a request is stored per (user, key) and
+ * replayed to every repeat with the same method, path and body; the same key with another
+ * request is refused. A request that fails gives its key up, so it can be retried.
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    private readonly config: ApiConfig,
+  ) {}
+
+  /** Validates the header value; undefined when absent. */
+  parseKey(raw: string | string[] | undefined): string | undefined {
+    if (raw === undefined) return undefined;
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (Array.isArray(raw) && raw.length > 1) {
+      throw new ValidationProblem([{ field: 'Idempotency-Key', message: 'send the Idempotency-Key header once' }]);
+    }
+    if (!KEY_PATTERN.test(value)) {
+      throw new ValidationProblem([
+        { field: 'Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' },
+      ]);
+    }
+    return value;
+  }
+
+  async run<T>(
+    userId: string,
+    key: string | undefined,
+    hash: string,
+    work: () => Promise<{ status: number; body: T }>,
+  ): Promise<IdempotentAnswer<T>> {
+    if (key === undefined) return { ...(await work()), replayed: false };
+    if (!(await this.keys.claim(userId, key, hash, this.config.IDEMPOTENCY_TTL_HOURS))) {
+      return this.replay<T>(userId, key, hash);
+    }
+    let answer: { status: number; body: T };
+    try {
+      answer = await work();
+    } catch (err) {
+      await this.keys.forget(userId, key);
+      throw err;
+    }
+    await this.keys.complete(userId, key, answer.status, answer.body);
+    return { ...answer, replayed: false };
+  }
+
+  private async replay<T>(userId: string, key: string, hash: string): Promise<IdempotentAnswer<T>> {
+    const stored = await this.keys.find(userId, key);
+    if (!stored) {
+      // The first request failed and gave the key up between our claim and this read.
+      throw new ConflictProblem(
+        'idempotency-key-in-use',
+        'Idempotency key in use',
+        'A request with this Idempotency-Key just finished without success; retry it.',
+      );
+    }
+    if (stored.requestHash !== hash) {
+      throw new UnprocessableProblem(
+        'idempotency-key-reuse',
+        'Idempotency key reused',
+        'This Idempotency-Key was used with a different request (method, path or body).',
+      );
+    }
+    if (stored.state !== 'COMPLETED' || stored.responseStatus === null) {
+      throw new ProblemError(
+        409,
+        'idempotency-key-in-use',
+        'Idempotency key in use',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+        {},
+        { 'Retry-After': '1' },
+      );
+    }
+    return { status: stored.responseStatus, body: stored.responseBody as T, replayed: true };
+  }
+}

@@ -1,0 +1,68 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { Channel, MessageCategory, MessageKind, MessageStatus, Priority } from '@app/contracts';
+import { decimal } from '../database/decimal.transformer';
+
+/**
+ * One accepted send: metadata only. The content lives in the outbound stream until delivery and is
+ * never written here.
+ */
+@Entity({ name: 'messages' })
+export class MessageEntity {
+  /** UUID v7. */
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId: string;
+
+  @Column('integer', { name: 'app_id' })
+  appId: number;
+
+  @Column('text')
+  channel: Channel;
+
+  @Column('text')
+  recipient: string;
+
+  @Column('text')
+  kind: MessageKind;
+
+  @Column('text')
+  category: MessageCategory;
+
+  @Column('text')
+  priority: Priority;
+
+  @Column('integer', { name: 'template_id', nullable: true })
+  templateId: number | null;
+
+  @Column('text')
+  status: MessageStatus;
+
+  @Column('text', { name: 'provider_message_id', nullable: true })
+  providerMessageId: string | null;
+
+  @Column('numeric', { precision: 20, scale: 4, transformer: decimal })
+  price: number;
+
+  @Column('char', { length: 3 })
+  currency: string;
+
+  @Column('text', { name: 'idempotency_key', nullable: true })
+  idempotencyKey: string | null;
+
+  @Column('char', { length: 64, name: 'request_hash', nullable: true })
+  requestHash: string | null;
+
+  @Column('text', { name: 'failure_code', nullable: true })
+  failureCode: string | null;
+
+  @Column('text', { name: 'failure_reason', nullable: true })
+  failureReason: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}

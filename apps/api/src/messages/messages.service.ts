@@ -1,0 +1,250 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  MessageCategory,
+  newMessageId,
+  OutboundContent,
+  OutboundMessage,
+  priorityOf,
+  Topology,
+  unixSeconds,
+} from '@app/contracts';
+import { NatsClients, publishDurable } from '@app/messaging';
+import {
+  ForbiddenProblem,
+  NotFoundProblem,
+  ServiceUnavailableProblem,
+  TooManyRequestsProblem,
+  UnprocessableProblem,
+  ValidationProblem,
+} from '@app/server';
+import { AppEntity, MessageLimit } from '../apps/app.entity';
+import { AppsService } from '../apps/apps.service';
+import { BalancesRepository } from '../billing/balances.repository';
+import { maskPhone } from '../billing/mask-phone';
+import { MessagePrices } from '../billing/message-prices';
+import { ConversationsService } from '../conversations/conversations.service';
+import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
+import { MessagesRepository } from './messages.repository';
+import { chooseTemplate, resolveTemplate } from './template-message';
+
+/** Unique recipients of template sends an app may reach in a rolling 24 hours (null: no cap). */
+export const TIER_CAPS: Record<MessageLimit, number | null> = {
+  TIER_50: 50,
+  TIER_250: 250,
+  TIER_2K: 2_000,
+  TIER_10K: 10_000,
+  TIER_100K: 100_000,
+  TIER_NOT_SET: 250,
+  TIER_UNLIMITED: null,
+};
+
+/** What the status endpoint shows about a message: never its content. */
+export interface MessageStatusView {
+  id: string;
+  status: string;
+  kind: string;
+  category: string;
+  recipient: string | null;
+  price: number;
+  currency: string;
+  created_at: number;
+  updated_at: number;
+  failure: { code: string | null; reason: string | null } | null;
+  timeline: { status: string; timestamp: number }[];
+}
+
+interface PreparedSend {
+  category: MessageCategory;
+  content: OutboundContent;
+  templateId: number | null;
+}
+
+/**
+ * Intake of a send: the app, the template or the 24-hour window, the messaging tier, the price
+ * held from the balance, the message recorded, then queued on its priority stream. The caller
+ * gets 201 only once the stream has stored it.
+ */
+@Injectable()
+export class MessagesService {
+  private readonly logger = new Logger(MessagesService.name);
+
+  constructor(
+    private readonly apps: AppsService,
+    private readonly messages: MessagesRepository,
+    private readonly balances: BalancesRepository,
+    private readonly prices: MessagePrices,
+    private readonly windows: ConversationsService,
+    private readonly clients: NatsClients,
+    private readonly topology: Topology,
+  ) {}
+
+  /** The app a sender may send from: their own, ACTIVE, not stopped and connected to a number. */
+  async sendingApp(appIdParam: string, userId: string): Promise<AppEntity> {
+    const app = await this.apps.getOwnedApp(appIdParam, userId);
+    if (app.status !== 'ACTIVE') throw new ForbiddenProblem(`The app is ${app.status}: only ACTIVE apps can send.`);
+    if (app.isStopped) throw new ForbiddenProblem('The app is stopped: it cannot send.');
+    if (!app.phoneNumberId) throw new ForbiddenProblem('The app has no connected WhatsApp number.');
+    return app;
+  }
+
+  async send(
+    userId: string,
+    appIdParam: string,
+    dto: SendMessageDto,
+    idempotency: { key: string; hash: string } | null = null,
+  ): Promise<SendMessageResponseDto> {
+    const app = await this.sendingApp(appIdParam, userId);
+    const prepared = await this.prepare(app, dto);
+    const price = this.prices.priceOf(prepared.category);
+    const priority = priorityOf(prepared.category);
+    const id = newMessageId();
+    const cap = TIER_CAPS[app.messageLimit] ?? null;
+
+    const currency = await this.messages.transaction(async (em) => {
+      if (dto.type === 'TEMPLATE' && cap !== null) {
+        await this.messages.lockTier(em, app.id);
+        const usage = await this.messages.tierUsage(em, app.id, dto.phone);
+        if (!usage.known && usage.recipients >= cap) {
+          throw new TooManyRequestsProblem(
+            'messaging-tier-exceeded',
+            'Messaging tier exceeded',
+            `The app's tier (${app.messageLimit}) allows template messages to ${cap} unique recipients in 24 hours.`,
+            usage.freesInSeconds,
+          );
+        }
+      }
+      const held = await this.balances.reserve(em, userId, price);
+      if (held === null) {
+        throw new UnprocessableProblem(
+          'insufficient-balance',
+          'Insufficient balance',
+          `The available balance does not cover the price of this ${prepared.category} message (${price}).`,
+        );
+      }
+      await this.messages.insertQueued(em, {
+        id,
+        userId,
+        appId: app.id,
+        channel: 'whatsapp',
+        recipient: dto.phone,
+        kind: dto.type,
+        category: prepared.category,
+        priority,
+        templateId: prepared.templateId,
+        status: 'QUEUED',
+        providerMessageId: null,
+        price,
+        currency: held,
+        idempotencyKey: idempotency?.key ?? null,
+        requestHash: idempotency?.hash ?? null,
+        failureCode: null,
+        failureReason: null,
+      });
+      await this.balances.insertHold(em, { messageId: id, userId, amount: price, currency: held });
+      return held;
+    });
+
+    const outbound: OutboundMessage = {
+      id,
+      channel: 'whatsapp',
+      priority,
+      category: prepared.category,
+      user_id: userId,
+      app_id: app.id,
+      sender: { connection_id: app.phoneNumberId as string, waba_id: app.wabaId },
+      recipient: dto.phone,
+      kind: dto.type,
+      content: prepared.content,
+      queued_at: Date.now(),
+    };
+    try {
+      await publishDurable(this.clients.js, this.topology.outboundSubject(priority, 'whatsapp'), outbound, id);
+    } catch (err) {
+      this.logger.error({ err, messageId: id }, 'queueing failed: releasing the hold');
+      await this.compensate(id, err);
+      throw new ServiceUnavailableProblem('The message could not be queued; nothing was charged. Retry later.');
+    }
+    this.logger.log({ messageId: id, appId: app.id, category: prepared.category, price, currency }, 'message queued');
+    return { message: { id } };
+  }
+
+  /** Undoes an accepted send whose publish failed: the hold goes back, the message is FAILED. */
+  private async compensate(id: string, err: unknown): Promise<void> {
+    const reason = err instanceof Error ? err.message.slice(0, 500) : 'publish failed';
+    await this.messages.transaction(async (em) => {
+      await this.balances.release(id, em);
+      await this.messages.advance(id, 'FAILED', { code: 'queue_unavailable', reason }, em);
+      await this.messages.recordEvent(id, 'FAILED', unixSeconds(), em);
+    });
+  }
+
+  /** The category and outbound content of a send, after the template or window rules. */
+  private async prepare(app: AppEntity, dto: SendMessageDto): Promise<PreparedSend> {
+    if (dto.type === 'TEMPLATE' && dto.template) {
+      const chosen = chooseTemplate(await this.messages.findTemplates(app.id, dto.template.name), dto.template);
+      if (Array.isArray(chosen)) throw new ValidationProblem(chosen);
+      const resolved = resolveTemplate(chosen, dto.template, {
+        requested: dto.is_mm_lite === true,
+        supported: app.isMmLiteSupported,
+      });
+      if (Array.isArray(resolved)) throw new ValidationProblem(resolved);
+      return { category: resolved.category, content: { template: resolved.content }, templateId: chosen.id };
+    }
+    if (!(await this.windows.isOpen(app.id, dto.phone))) {
+      throw new UnprocessableProblem(
+        'template-required',
+        'Template required',
+        'The recipient has not written to this app in the last 24 hours: only a template message can be sent.',
+      );
+    }
+    return { category: 'SERVICE', content: await this.freeFormContent(app, dto), templateId: null };
+  }
+
+  private async freeFormContent(app: AppEntity, dto: SendMessageDto): Promise<OutboundContent> {
+    switch (dto.type) {
+      case 'TEXT':
+        return { text: { body: dto.text!.body } };
+      case 'IMAGE':
+        return { image: { url: dto.image!.url, caption: dto.image!.caption } };
+      case 'VIDEO':
+        return { video: { url: dto.video!.url, caption: dto.video!.caption } };
+      case 'DOCUMENT':
+        return { document: { url: dto.document!.url, caption: dto.document!.caption } };
+      case 'AUDIO':
+        return { audio: { url: dto.audio!.url, is_voice: dto.audio!.is_voice } };
+      case 'REACTION': {
+        // A reaction to one of our own messages names it by our id; the channel needs its own id.
+        const target = await this.messages.findForApp(app.id, dto.reaction!.message_id).catch(() => null);
+        return {
+          reaction: {
+            emoji: dto.reaction!.emoji,
+            message_id: dto.reaction!.message_id,
+            provider_message_id: target ? target.providerMessageId : dto.reaction!.message_id,
+          },
+        };
+      }
+      default:
+        throw new ValidationProblem([{ field: 'type', message: `unsupported type ${dto.type}` }]);
+    }
+  }
+
+  async status(userId: string, appIdParam: string, messageId: string): Promise<MessageStatusView> {
+    const app = await this.apps.getOwnedApp(appIdParam, userId);
+    const message = messageId.length <= 64 ? await this.messages.findForApp(app.id, messageId) : null;
+    if (!message) throw new NotFoundProblem('message');
+    const timeline = await this.messages.timeline(message.id);
+    return {
+      id: message.id,
+      status: message.status,
+      kind: message.kind,
+      category: message.category,
+      recipient: maskPhone(message.recipient),
+      price: message.price,
+      currency: message.currency,
+      created_at: unixSeconds(message.createdAt),
+      updated_at: unixSeconds(message.updatedAt),
+      failure: message.status === 'FAILED' ? { code: message.failureCode, reason: message.failureReason } : null,
+      timeline: timeline.map((e) => ({ status: e.status, timestamp: e.occurredAt })),
+    };
+  }
+}

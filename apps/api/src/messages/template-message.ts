@@ -1,0 +1,158 @@
+import type { MessageCategory, TemplateContent } from '@app/contracts';
+import type { FieldError } from '@app/server';
+import type { TemplateSendDto } from './dto/send-message.dto';
+
+/** What sending needs to know about a stored template. */
+export interface SendableTemplate {
+  id: number;
+  name: string;
+  language: string;
+  category: MessageCategory;
+  type: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT';
+  status: string;
+  header: { text: string } | null;
+  body: { text: string };
+  footer: { text: string } | null;
+  buttons: { type: 'QUICK_REPLY' | 'URL'; text: string; url?: string }[];
+}
+
+export interface ResolvedTemplate {
+  content: TemplateContent;
+  category: MessageCategory;
+}
+
+const VARIABLE = /\{\{\s*(\d+)\s*\}\}/g;
+
+/** The number of distinct `{{n}}` variables of a component's text. */
+export function countVariables(text: string | null | undefined): number {
+  if (!text) return 0;
+  return new Set([...text.matchAll(VARIABLE)].map((m) => m[1])).size;
+}
+
+/** The text with `{{n}}` replaced by the n-th value. */
+export function renderText(text: string, values: string[]): string {
+  return text.replace(VARIABLE, (whole, n: string) => values[Number(n) - 1] ?? whole);
+}
+
+/**
+ * Picks the template a send names: by name (and language when given). Several languages without
+ * one given, or none approved, are the sender's to fix: field errors.
+ */
+export function chooseTemplate(
+  candidates: SendableTemplate[],
+  request: Pick<TemplateSendDto, 'name' | 'language'>,
+): SendableTemplate | FieldError[] {
+  const named = candidates.filter(
+    (t) => t.name === request.name && (!request.language || t.language === request.language),
+  );
+  if (named.length === 0) {
+    const where = request.language ? ` in language ${request.language}` : '';
+    return [{ field: 'template.name', message: `the app has no template named "${request.name}"${where}` }];
+  }
+  const approved = named.filter((t) => t.status === 'APPROVED');
+  if (approved.length === 0) {
+    const status = named.map((t) => `${t.language}: ${t.status}`).join(', ');
+    return [
+      {
+        field: 'template.name',
+        message: `template "${request.name}" is not approved (${status}); only APPROVED templates can be sent`,
+      },
+    ];
+  }
+  if (approved.length > 1) {
+    return [
+      {
+        field: 'template.language',
+        message: `template "${request.name}" exists in ${approved.map((t) => t.language).join(', ')}: give template.language`,
+      },
+    ];
+  }
+  return approved[0];
+}
+
+/**
+ * Checks a send's substitution values against the template (one value per variable, per
+ * component; media templates need their media URL) and builds the outbound template content.
+ * Buttons given in the request are matched, in order, to the template's buttons that have a variable.
+ */
+export function resolveTemplate(
+  template: SendableTemplate,
+  request: TemplateSendDto,
+  mmLite: { requested: boolean; supported: boolean },
+): ResolvedTemplate | FieldError[] {
+  const errors: FieldError[] = [];
+  const components = request.components ?? {};
+  const headerValues = (components.header?.values ?? []).map(String);
+  const bodyValues = (components.body?.values ?? []).map(String);
+
+  const expect = (field: string, given: number, wanted: number, what: string) => {
+    if (given !== wanted) {
+      errors.push({
+        field,
+        message: `${what} of template "${template.name}" has ${wanted} variable(s); ${given} value(s) given`,
+      });
+    }
+  };
+  expect('template.components.header.values', headerValues.length, countVariables(template.header?.text), 'the header');
+  expect('template.components.body.values', bodyValues.length, countVariables(template.body.text), 'the body');
+
+  const variableButtons = template.buttons
+    .map((b, index) => ({ ...b, index, variables: countVariables(b.url) }))
+    .filter((b) => b.variables > 0);
+  const givenButtons = components.buttons ?? [];
+  if (givenButtons.length !== variableButtons.length) {
+    errors.push({
+      field: 'template.components.buttons',
+      message: `template "${template.name}" has ${variableButtons.length} button(s) with variables; ${givenButtons.length} given`,
+    });
+  }
+  const buttons: NonNullable<TemplateContent['buttons']> = [];
+  variableButtons.forEach((b, i) => {
+    const given = givenButtons[i];
+    if (!given) return;
+    if (given.type !== b.type) {
+      errors.push({
+        field: `template.components.buttons.${i}.type`,
+        message: `button ${i + 1} of the template is ${b.type}`,
+      });
+    }
+    expect(`template.components.buttons.${i}.values`, given.values.length, b.variables, `button ${i + 1}`);
+    buttons.push({ index: b.index, type: b.type, values: given.values.map(String) });
+  });
+
+  const isMedia = template.type !== 'TEXT';
+  if (isMedia && !request.url) {
+    errors.push({
+      field: 'template.url',
+      message: `template "${template.name}" is a ${template.type} template: template.url is required`,
+    });
+  }
+  if (!isMedia && request.url) {
+    errors.push({
+      field: 'template.url',
+      message: `template "${template.name}" is a TEXT template: template.url is not allowed`,
+    });
+  }
+  if (errors.length > 0) return errors;
+
+  const liteMode = mmLite.requested && mmLite.supported && template.category === 'MARKETING';
+  const rendered = [
+    template.header ? renderText(template.header.text, headerValues) : null,
+    renderText(template.body.text, bodyValues),
+    template.footer?.text ?? null,
+  ].filter((part): part is string => !!part);
+  return {
+    category: liteMode ? 'MARKETING_LITE' : template.category,
+    content: {
+      name: template.name,
+      language: template.language,
+      media:
+        isMedia && request.url ? { type: template.type as 'IMAGE' | 'VIDEO' | 'DOCUMENT', url: request.url } : null,
+      header_values: headerValues,
+      body_values: bodyValues,
+      buttons,
+      rendered_text: rendered.join('\n\n'),
+      is_mm_lite: liteMode,
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { RateLimitModule } from './rate-limit.module';
+export { RateLimitGuard, rateLimitHeaders } from './rate-limit.guard';

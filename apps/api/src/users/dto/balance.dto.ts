@@ -1,0 +1,38 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class BalanceDto {
+  @ApiProperty({
+    example: 12.5,
+    description: 'Available to spend: credits minus charges and amounts held for queued messages',
+  })
+  balance: number;
+
+  @ApiProperty({ example: 'USD' })
+  currency: string;
+}
+
+export class TransactionDto {
+  @ApiProperty()
+  id: string;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'Null for top-ups' })
+  app_id: number | null;
+
+  @ApiProperty({ example: -0.05, description: 'Charges are negative, top-ups positive' })
+  amount: number;
+
+  @ApiProperty({ example: 'USD' })
+  currency: string;
+
+  @ApiProperty({ example: 'DELIVERED', description: 'DELIVERED (a charge) or CREDITED (a top-up)' })
+  status: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'MARKETING' })
+  category: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: '7999*****22', description: 'Masked' })
+  recipient_phone: string | null;
+
+  @ApiProperty({ example: 1763700000, description: 'Unix seconds' })
+  timestamp: number;
+}

@@ -1,0 +1,107 @@
+import { waitFor } from '@app/testing';
+import { AppEntity } from '../src/apps/app.entity';
+import { ApiFactory, TestUser } from '../../../test/support/factories';
+import { Platform, startPlatform } from '../../../test/support/platform';
+import { client } from './support/http';
+
+/**
+ * Through the whole platform: api -> queue -> WhatsApp (sandbox) -> status callbacks -> gateway ->
+ * events -> api. Statuses reach DELIVERED/READ, each message is charged once, the balance drops by the prices.
+ */
+describe('sending end to end', () => {
+  let platform: Platform;
+  let factory: ApiFactory;
+  let sys: TestUser;
+  let app: AppEntity;
+  let call: ReturnType<typeof client>;
+  const customer = '5511987654321';
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      suite: 'messages-e2e',
+      services: ['api', 'gateway', 'queue', 'sandbox'],
+      env: { SANDBOX_STATUS_DELAY_MS: '50' },
+    });
+    factory = await ApiFactory.connect(platform.infra.databaseUrl);
+    sys = await factory.user('system', { balance: 1 });
+    app = await factory.activeApp(sys.userId, { message_limit: 'TIER_250' });
+    const registered = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/phone_numbers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        phone_number_id: app.phoneNumberId,
+        waba_id: app.wabaId,
+        display_phone_number: app.phone,
+      }),
+    });
+    expect(registered.status).toBeLessThan(300);
+    await factory.sendableTemplate(app.id, { name: 'welcome_offer', category: 'MARKETING', body: 'Welcome {{1}}!' });
+    call = client(`${platform.urls.api}/api`);
+  });
+
+  afterAll(async () => {
+    await factory?.close();
+    await platform?.stop();
+  });
+
+  const status = async (id: string) =>
+    (await call('GET', `/v1/wa/apps/${app.id}/messages/${id}`, { auth: sys.auth })).body as {
+      status: string;
+      timeline: { status: string }[];
+    };
+
+  it('a template and, once the customer writes, a text: delivered, charged once each', async () => {
+    const tpl = await call('POST', `/v1/wa/apps/${app.id}/messages`, {
+      auth: sys.auth,
+      body: {
+        phone: customer,
+        type: 'TEMPLATE',
+        template: { name: 'welcome_offer', components: { body: { values: ['Ana'] } } },
+      },
+    });
+    expect(tpl.status).toBe(201);
+    // Free-form is refused until the customer writes.
+    const early = await call('POST', `/v1/wa/apps/${app.id}/messages`, {
+      auth: sys.auth,
+      body: { phone: customer, type: 'TEXT', text: { body: 'Thanks for writing' } },
+    });
+    expect(early.status).toBe(422);
+    const inbound = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ phone_number_id: app.phoneNumberId, from: customer, text: 'Hi, I have a question' }),
+    });
+    expect(inbound.status).toBeLessThan(300);
+    const text = await waitFor(
+      async () => {
+        const res = await call('POST', `/v1/wa/apps/${app.id}/messages`, {
+          auth: sys.auth,
+          body: { phone: customer, type: 'TEXT', text: { body: 'Thanks for writing' } },
+        });
+        return res.status === 201 ? res : false;
+      },
+      20_000,
+      'the window opened by the inbound message',
+      250,
+    );
+    const ids = [tpl.body.message.id as string, text.body.message.id as string];
+    for (const id of ids) {
+      await waitFor(
+        async () => ['DELIVERED', 'READ'].includes((await status(id)).status),
+        30_000,
+        `${id} delivered`,
+        200,
+      );
+    }
+    const timeline = (await status(ids[0])).timeline.map((s) => s.status);
+    expect(timeline).toEqual(expect.arrayContaining(['QUEUED', 'SENT', 'DELIVERED']));
+    const tx = await call('GET', `/v1/users/${sys.userId}/transactions?start_date=2020-01-01`, { auth: sys.auth });
+    const charges = tx.body.filter((t: { status: string }) => t.status === 'DELIVERED');
+    expect(charges.map((t: { category: string; amount: number }) => [t.category, t.amount]).sort()).toEqual([
+      ['MARKETING', -0.05],
+      ['SERVICE', 0],
+    ]);
+    const balance = await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth });
+    expect(balance.body.balance).toBeCloseTo(1 - 0.05, 4);
+  });
+});
