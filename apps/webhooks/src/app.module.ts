@@ -5,6 +5,8 @@ import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
 import { WebhooksConfig } from './config';
 import { webhooksSchema } from './database/schema';
+import { DeliveryModule } from './delivery/delivery.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 
 /** Event fan-out to subscribers: wires the feature modules. */
 @Module({})
@@ -18,6 +20,8 @@ export class AppModule {
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks' }),
         databaseModule(config.DATABASE_URL, webhooksSchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
+        DeliveryModule,
+        SubscriptionsModule,
       ],
     };
   }

@@ -4,3 +4,4 @@ export * from './events';
 export * from './outbound';
 export * from './ids';
 export * from './whatsapp';
+export * from './subscriptions';

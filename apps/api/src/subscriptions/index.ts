@@ -1,0 +1,1 @@
+export { SubscriptionsModule } from './subscriptions.module';

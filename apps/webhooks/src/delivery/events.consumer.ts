@@ -1,0 +1,113 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { EventEnvelope, isEventType, Topology } from '@app/contracts';
+import {
+  ConsumerRunner,
+  DEFAULT_TOPOLOGY_OPTIONS,
+  NatsClients,
+  PulledMessage,
+  settle,
+  Settlement,
+} from '@app/messaging';
+import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryDispatcher } from './delivery-dispatcher';
+
+/** The body subscribers receive: the envelope without the routing-only tenant id, in a fixed key order. */
+export function webhookBody(e: EventEnvelope): string {
+  return JSON.stringify({
+    id: e.id,
+    type: e.type,
+    created_at: e.created_at,
+    channel: e.channel ?? null,
+    app_id: e.app_id ?? null,
+    data: e.data,
+  });
+}
+
+/** Null when the message is not an event envelope the platform would publish. */
+export function parseEnvelope(raw: unknown): EventEnvelope | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const e = raw as Partial<EventEnvelope>;
+  if (typeof e.id !== 'string' || e.id.length === 0 || e.id.length > 200) return null;
+  if (!isEventType(e.type)) return null;
+  if (typeof e.created_at !== 'number' || !Number.isFinite(e.created_at)) return null;
+  if (typeof e.data !== 'object' || e.data === null || Array.isArray(e.data)) return null;
+  if (e.app_id !== undefined && e.app_id !== null && !Number.isInteger(e.app_id)) return null;
+  if (e.user_id !== undefined && e.user_id !== null && typeof e.user_id !== 'string') return null;
+  return e as EventEnvelope;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The durable consumer of EVENTS: turns each event into one delivery row per matching
+ * subscription and acks only after they are committed, so an event is never lost to a crash
+ * (JetStream redelivers it) and never doubled (one row per subscription and event).
+ */
+@Injectable()
+export class EventsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(EventsConsumer.name);
+  private runner?: ConsumerRunner;
+  /** Rows are written in stream order, so a subscription's deliveries follow the events' order. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly clients: NatsClients,
+    private readonly topology: Topology,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly dispatcher: DeliveryDispatcher,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const t = this.topology;
+    this.runner = new ConsumerRunner(this.clients.nc, this.clients.js, {
+      sources: [
+        {
+          stream: t.stream('events'),
+          consumer: t.eventConsumer('webhooks'),
+          maxDeliver: DEFAULT_TOPOLOGY_OPTIONS.eventsMaxDeliver,
+        },
+      ],
+      handler: (msg) => this.handle(msg),
+      deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
+      // A long backoff rides out a database outage of about an hour before an event is dead-lettered.
+      backoff: { baseMs: 1000, maxMs: 5 * 60_000 },
+      batch: 50,
+      wakeSubjects: [t.eventsWildcard()],
+      onError: (err, context) => this.logger.warn({ ...context, err: String(err) }, 'events consumer error'),
+    });
+    this.runner.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.runner?.stop();
+  }
+
+  private async handle(msg: PulledMessage): Promise<Settlement> {
+    let raw: unknown;
+    try {
+      raw = msg.json<unknown>();
+    } catch {
+      return settle.dead('not JSON');
+    }
+    const event = parseEnvelope(raw);
+    if (!event) return settle.dead('not an event envelope');
+    // Events without a tenant have no subscribers.
+    if (!event.user_id || !UUID.test(event.user_id)) return settle.ack();
+    const userId = event.user_id;
+    const insert = this.tail.then(() =>
+      this.deliveries.fanOut({
+        eventId: event.id,
+        type: event.type,
+        userId,
+        appId: event.app_id ?? null,
+        createdAt: new Date(event.created_at * 1000),
+        streamSeq: msg.meta.streamSeq,
+        payload: webhookBody(event),
+      }),
+    );
+    this.tail = insert.catch(() => undefined);
+    const created = await insert;
+    if (created > 0) this.dispatcher.wake();
+    return settle.ack();
+  }
+}
