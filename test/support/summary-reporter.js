@@ -1,10 +1,12 @@
-// Ends every run with one plain line: "tests: N passed, N failed, N skipped".
+// Ends every run with one plain line, after everything else jest prints:
+// "tests: N passed, N failed, N skipped". A suite that could not even load counts as failed, so
+// a broken file can never read as green.
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
-    // A suite that failed to load counts as a failure, so a broken file can never read as green.
     const failed = results.numFailedTests + (results.numRuntimeErrorTestSuites || 0);
-    process.stdout.write(`\ntests: ${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped\n`);
+    const line = `tests: ${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped\n`;
+    process.once('exit', () => process.stdout.write(`\n${line}`));
   }
 }
 module.exports = SummaryReporter;

@@ -3,9 +3,20 @@ import { ConfigModule } from '@app/config';
 import { databaseModule, postgresReadiness } from '@app/database';
 import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
+import { AppsModule } from './apps/apps.module';
 import { AuthModule } from './auth';
 import { ApiConfig } from './config';
+import { EventsModule } from './events';
 import { apiSchema } from './database/schema';
+import { OnboardingModule } from './onboarding/onboarding.module';
+import { ProfilesModule } from './profiles/profiles.module';
+import { SubscriptionsModule } from './subscriptions';
+import { TemplatesModule } from './templates/templates.module';
+import { BillingModule } from './billing/billing.module';
+import { ConversationsModule } from './conversations/conversations.module';
+import { MessagesModule } from './messages/messages.module';
+import { RateLimitModule } from './rate-limit';
+import { UsersModule } from './users/users.module';
 
 /** The public REST API: wires the feature modules. */
 @Module({})
@@ -20,6 +31,17 @@ export class AppModule {
         databaseModule(config.DATABASE_URL, apiSchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
         AuthModule,
+        EventsModule,
+        AppsModule,
+        ProfilesModule,
+        TemplatesModule,
+        OnboardingModule,
+        SubscriptionsModule,
+        RateLimitModule,
+        BillingModule,
+        ConversationsModule,
+        MessagesModule,
+        UsersModule,
       ],
     };
   }

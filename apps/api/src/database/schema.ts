@@ -1,13 +1,38 @@
 import type { SchemaDefinition } from '@app/database';
+import { AppEntity } from '../apps/app.entity';
 import { BalanceEntity } from '../billing/balance.entity';
 import { TransactionEntity } from '../billing/transaction.entity';
+import { AppProfileEntity } from '../profiles/app-profile.entity';
+import { TemplateEntity } from '../templates/template.entity';
 import { ApiTokenEntity } from '../users/api-token.entity';
 import { UserEntity } from '../users/user.entity';
 import { Initial1763700000000 } from './migrations/1763700000000-Initial';
+import { AppsAndTemplates1763730000000 } from './migrations/1763730000000-AppsAndTemplates';
+import { HoldEntity } from '../billing/hold.entity';
+import { ConversationWindowEntity } from '../conversations/conversation-window.entity';
+import { IdempotencyKeyEntity } from '../idempotency/idempotency-key.entity';
+import { MessageEventEntity } from '../messages/message-event.entity';
+import { MessageEntity } from '../messages/message.entity';
+import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
+import { MessagesAndHolds1763740000000 } from './migrations/1763740000000-MessagesAndHolds';
 
 /** The api's schema: its entities and migrations, in order. */
 export const apiSchema: SchemaDefinition = {
   schema: 'api',
-  entities: [UserEntity, ApiTokenEntity, BalanceEntity, TransactionEntity],
-  migrations: [Initial1763700000000],
+  entities: [
+    UserEntity,
+    ApiTokenEntity,
+    BalanceEntity,
+    TransactionEntity,
+    AppEntity,
+    AppProfileEntity,
+    TemplateEntity,
+    MessageEntity,
+    MessageEventEntity,
+    HoldEntity,
+    ConversationWindowEntity,
+    IdempotencyKeyEntity,
+    RateLimitBucketEntity,
+  ],
+  migrations: [Initial1763700000000, AppsAndTemplates1763730000000, MessagesAndHolds1763740000000],
 };
