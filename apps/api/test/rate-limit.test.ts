@@ -77,4 +77,19 @@ describe('rate limit per token', () => {
     const tx = await call('GET', `/v1/users/${other.userId}/transactions?start_date=2025-01-01`, { auth: other.auth });
     expectProblem(tx, 429);
   });
+
+  it.each([
+    ['apps', (appId: number) => `/v1/wa/apps/${appId}`],
+    ['profiles', (appId: number) => `/v1/wa/apps/${appId}/profile`],
+    ['templates', (appId: number) => `/v1/wa/apps/${appId}/templates`],
+    ['subscriptions', () => '/v1/subscriptions'],
+  ])('the %s endpoints share the same per-token bucket', async (_name, pathOf) => {
+    const tenant = await factory.user('system');
+    const app = await factory.activeApp(tenant.userId);
+    const first = await call('GET', pathOf(app.id), { auth: tenant.auth });
+    expect(first.headers.get('ratelimit-policy')).toBe('"default";q=2;w=1');
+    expect(first.headers.get('ratelimit')).toMatch(/^"default";r=4;t=1$/);
+    for (let i = 0; i < 4; i++) await call('GET', pathOf(app.id), { auth: tenant.auth });
+    expectProblem(await call('GET', pathOf(app.id), { auth: tenant.auth }), 429, '/problems/rate-limited');
+  });
 });

@@ -38,6 +38,22 @@ export class RpcRemoteError extends Error {
   }
 }
 
+/**
+ * Nobody answered: a timeout, no responders, or the transport's "no subscribers listening" reply
+ * (which the NATS transport hands back as if the remote side had failed).
+ */
+function isUnavailable(err: unknown): boolean {
+  const e = (err ?? {}) as { name?: unknown; message?: unknown; type?: unknown };
+  const name = typeof e.name === 'string' ? e.name : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    name === 'TimeoutError' ||
+    name === 'NatsError' ||
+    e.type === 'EmptyResponseException' ||
+    /no responders|no subscribers listening|503|timeout|CONNECTION_REFUSED|ECONNREFUSED/i.test(message)
+  );
+}
+
 /** Publishes normalized events to the EVENTS stream (id = Nats-Msg-Id). */
 @Injectable()
 export class EventPublisher {
@@ -68,15 +84,7 @@ export class RpcClient implements OnApplicationShutdown {
     try {
       return await firstValueFrom(this.proxy.send<R, D>(pattern, data).pipe(rxTimeout(timeoutMs)));
     } catch (err) {
-      const name = err instanceof Error ? err.name : '';
-      const message = err instanceof Error ? err.message : '';
-      if (
-        name === 'TimeoutError' ||
-        /no responders|503|timeout|CONNECTION_REFUSED|ECONNREFUSED/i.test(message) ||
-        name === 'NatsError'
-      ) {
-        throw new RpcUnavailableError(pattern, err);
-      }
+      if (isUnavailable(err)) throw new RpcUnavailableError(pattern, err);
       throw new RpcRemoteError(pattern, err);
     }
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
+import { RateLimitGuard } from '../rate-limit';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
 import { AppsService, toAppDto } from './apps.service';
 import { AppDto, CreatedAppDto } from './dto/app.dto';
@@ -8,7 +9,7 @@ import { CreateAppDto } from './dto/create-app.dto';
 
 @ApiTags('Apps')
 @ApiSystemToken()
-@UseGuards(SystemTokenGuard)
+@UseGuards(SystemTokenGuard, RateLimitGuard)
 @Controller('v1/wa/apps')
 export class AppsController {
   constructor(private readonly apps: AppsService) {}

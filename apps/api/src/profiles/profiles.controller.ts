@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Patch, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
+import { RateLimitGuard } from '../rate-limit';
 import { AppsService } from '../apps/apps.service';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
 import { ProfileDto, ProfilePhotoDto } from './dto/profile.dto';
@@ -9,7 +10,7 @@ import { ProfilesService } from './profiles.service';
 
 @ApiTags('Apps')
 @ApiSystemToken()
-@UseGuards(SystemTokenGuard)
+@UseGuards(SystemTokenGuard, RateLimitGuard)
 @Controller('v1/wa/apps/:appId/profile')
 export class ProfilesController {
   constructor(

@@ -9,6 +9,7 @@ import type {
   TestEventView,
 } from '@app/contracts';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
+import { RateLimitGuard } from '../rate-limit';
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListAttemptsDto } from './dto/list-attempts.dto';
 import { ListDeliveriesDto } from './dto/list-deliveries.dto';
@@ -17,7 +18,7 @@ import { SubscriptionsService } from './subscriptions.service';
 
 /** Event subscriptions (webhooks) of the caller's tenant. */
 @Controller('v1/subscriptions')
-@UseGuards(SystemTokenGuard)
+@UseGuards(SystemTokenGuard, RateLimitGuard)
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}
 

@@ -13,20 +13,10 @@ import {
   SubscriptionView,
   TestEventView,
 } from '@app/contracts';
-import { RpcClient, RpcRemoteError, RpcUnavailableError } from '@app/messaging';
+import { RpcClient, RpcUnavailableError } from '@app/messaging';
 import { ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { UpdateSubscriptionDto } from './dto/update-subscription.dto';
-
-/** The NATS transport reports "no subscribers listening" as a remote error; it means nobody is up. */
-function isNobodyListening(err: unknown): boolean {
-  if (!(err instanceof RpcRemoteError)) return false;
-  const remote = err.remote as { type?: unknown; message?: unknown } | null;
-  return (
-    remote?.type === 'EmptyResponseException' ||
-    /no subscribers listening/i.test(typeof remote?.message === 'string' ? remote.message : '')
-  );
-}
 
 /**
  * Forwards subscription requests to the webhooks service (which owns the data) with the caller's
@@ -41,7 +31,7 @@ export class SubscriptionsService {
     try {
       answer = await this.rpc.send<RpcResult<T>>(pattern, payload);
     } catch (err) {
-      if (err instanceof RpcUnavailableError || isNobodyListening(err)) {
+      if (err instanceof RpcUnavailableError) {
         throw new ServiceUnavailableProblem('Event subscriptions are unavailable right now; try again shortly.');
       }
       throw err;

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
+import { RateLimitGuard } from '../rate-limit';
 import { AppsService } from '../apps/apps.service';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
 import { CreateTemplateDto } from './dto/create-template.dto';
@@ -10,7 +11,7 @@ import { TemplatesService } from './templates.service';
 
 @ApiTags('Templates')
 @ApiSystemToken()
-@UseGuards(SystemTokenGuard)
+@UseGuards(SystemTokenGuard, RateLimitGuard)
 @Controller('v1/wa/apps/:appId/templates')
 export class TemplatesController {
   constructor(
