@@ -1,4 +1,6 @@
-// The local stack's demo data: a system user with a balance, kept across restarts in .data/demo.json.
+// The local stack's demo: a system user with a balance, an app onboarded to a sandbox WhatsApp
+// number, an approved template, and the curl line that sends it. Everything but the user goes
+// through the public API, as a client would. Kept across restarts in .data/demo.json.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createDataSource } from '@app/database';
 import { BalancesRepository } from '../apps/api/src/billing/balances.repository';
@@ -10,44 +12,154 @@ export interface Demo {
   token: string;
   /** What to run next, printed by the stack. */
   instructions: string[];
-  /** Runs the printed request and says whether it worked (pnpm stack --smoke). */
-  check(): Promise<boolean>;
+  /** Sends the printed message and follows it to DELIVERED (pnpm stack --smoke). */
+  check(log: (line: string) => void): Promise<boolean>;
 }
 
 interface Saved {
   userId: string;
   token: string;
+  appId?: number;
 }
 
-export async function seedDemo(databaseUrl: string, urls: { api: string }, file: string): Promise<Demo> {
+const TEMPLATE = {
+  name: 'order_update',
+  language: 'en',
+  category: 'UTILITY',
+  body: 'Hello {{1}}, your order {{2}} is on its way.',
+  body_example: 'Hello Anna, your order 1042 is on its way.',
+};
+const DEMO_NUMBER = '15550001234';
+const RECIPIENT = '79990001122';
+
+async function userAndToken(databaseUrl: string, file: string): Promise<Saved> {
   const ds = createDataSource(databaseUrl, apiSchema, 2);
   await ds.initialize();
-  let saved: Saved | undefined;
   try {
     const users = new UsersRepository(ds);
     if (existsSync(file)) {
-      const s = JSON.parse(readFileSync(file, 'utf8')) as Saved;
-      if (await users.findByToken(s.token)) saved = s;
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved;
+      if (await users.findByToken(saved.token)) return saved;
     }
-    if (!saved) {
-      const user = await users.createUser('demo', 'system', 'USD');
-      const { token } = await users.issueToken(user.id, 'local stack demo');
-      await new BalancesRepository(ds).credit(user.id, 100);
-      saved = { userId: user.id, token };
-      writeFileSync(file, JSON.stringify(saved, null, 2), { mode: 0o600 });
-    }
+    const user = await users.createUser('demo', 'system', 'USD');
+    const { token } = await users.issueToken(user.id, 'local stack demo');
+    await new BalancesRepository(ds).credit(user.id, 100);
+    return { userId: user.id, token };
   } finally {
     await ds.destroy();
   }
-  const { userId, token } = saved;
-  const balanceUrl = `${urls.api}/api/v1/users/${userId}/balances`;
+}
+
+export async function seedDemo(databaseUrl: string, urls: { api: string }, file: string): Promise<Demo> {
+  const saved = await userAndToken(databaseUrl, file);
+  const api = `${urls.api}/api/v1`;
+  const headers = { Authorization: `Bearer ${saved.token}`, 'Content-Type': 'application/json' };
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
+    const res = await fetch(`${api}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  };
+  const must = <T>(res: { status: number; body: T }, what: string, ok: number[]): T => {
+    if (!ok.includes(res.status))
+      throw new Error(`demo seed: ${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  // An app with a connected sandbox number (through the onboarding link, as the business would).
+  let appId = saved.appId;
+  if (!appId || (await call('GET', `/wa/apps/${appId}`)).status !== 200) {
+    const app = must(
+      await call<{ id: number; embed_link_url: string }>('POST', '/wa/apps', { name: 'Demo shop' }),
+      'create app',
+      [201],
+    );
+    const link = new URL(app.embed_link_url);
+    const connect = await fetch(`${urls.api}${link.pathname}/sandbox${link.search}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ phone: DEMO_NUMBER }),
+    });
+    if (connect.status !== 200)
+      throw new Error(`demo seed: onboarding answered ${connect.status}: ${await connect.text()}`);
+    appId = app.id;
+  }
+  writeFileSync(file, JSON.stringify({ ...saved, appId }, null, 2), { mode: 0o600 });
+
+  // An approved template (the sandbox moderates it within seconds).
+  type Template = { name: string; status: string };
+  const templates = must(await call<Template[]>('GET', `/wa/apps/${appId}/templates`), 'list templates', [200]);
+  if (!templates.some((t) => t.name === TEMPLATE.name)) {
+    must(await call('POST', `/wa/apps/${appId}/templates`, TEMPLATE), 'create template', [201]);
+  }
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const list = must(await call<Template[]>('GET', `/wa/apps/${appId}/templates`), 'list templates', [200]);
+    const status = list.find((t) => t.name === TEMPLATE.name)?.status;
+    if (status === 'APPROVED') break;
+    if (status === 'REJECTED' || Date.now() > deadline) throw new Error(`demo seed: template is ${status}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+
+  const send = {
+    phone: RECIPIENT,
+    type: 'TEMPLATE',
+    template: { name: TEMPLATE.name, components: { body: { values: ['Anna', '1042'] } } },
+  };
+  const sendUrl = `${api}/wa/apps/${appId}/messages`;
   return {
-    userId,
-    token,
-    instructions: ['Try it:', `  curl -s -H "Authorization: Bearer ${token}" ${balanceUrl}`],
-    async check() {
-      const res = await fetch(balanceUrl, { headers: { Authorization: `Bearer ${token}` } });
-      return res.status === 200;
+    userId: saved.userId,
+    token: saved.token,
+    instructions: [
+      `demo app ${appId}: ACTIVE on sandbox number ${DEMO_NUMBER}, template "${TEMPLATE.name}" APPROVED, balance in USD`,
+      'Send a message:',
+      `  curl -s -X POST ${sendUrl} -H "Authorization: Bearer ${saved.token}" -H "Content-Type: application/json" -d '${JSON.stringify(send)}'`,
+      'Follow it (the sandbox reports sent, delivered, read):',
+      `  curl -s ${sendUrl}/<message id> -H "Authorization: Bearer ${saved.token}"`,
+      'Balance and charges:',
+      `  curl -s ${api}/users/${saved.userId}/balances -H "Authorization: Bearer ${saved.token}"`,
+      `  curl -s "${api}/users/${saved.userId}/transactions?start_date=${new Date().toISOString().slice(0, 10)}" -H "Authorization: Bearer ${saved.token}"`,
+      `API docs: ${urls.api}/api/docs`,
+    ],
+    async check(log) {
+      const before = must(
+        await call<{ balance: number }>('GET', `/users/${saved.userId}/balances`),
+        'balance',
+        [200],
+      ).balance;
+      const sent = must(
+        await call<{ message: { id: string } }>('POST', `/wa/apps/${appId}/messages`, send),
+        'send',
+        [201],
+      );
+      log(`sent message ${sent.message.id}`);
+      const until = Date.now() + 30_000;
+      for (;;) {
+        const m = must(
+          await call<{ status: string }>('GET', `/wa/apps/${appId}/messages/${sent.message.id}`),
+          'status',
+          [200],
+        );
+        if (m.status === 'DELIVERED' || m.status === 'READ') {
+          log(`message status: ${m.status}`);
+          break;
+        }
+        if (m.status === 'FAILED' || Date.now() > until) {
+          log(`message status: ${m.status}`);
+          return false;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const after = must(
+        await call<{ balance: number }>('GET', `/users/${saved.userId}/balances`),
+        'balance',
+        [200],
+      ).balance;
+      log(`balance: ${before} -> ${after}`);
+      return after < before;
     },
   };
 }

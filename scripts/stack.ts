@@ -201,7 +201,7 @@ async function main(): Promise<void> {
   say(`token (also in .data/demo.json): ${demo.token}`);
   for (const line of demo.instructions) say(line);
   if (smoke) {
-    const ok = await demo.check();
+    const ok = await demo.check(say);
     say(ok ? 'smoke check: passed' : 'smoke check: FAILED');
     await shutdown(ok ? 0 : 1);
   }

@@ -84,7 +84,7 @@ export class MessagesRepository {
   async insertQueued(em: EntityManager, message: Omit<MessageEntity, 'createdAt' | 'updatedAt'>): Promise<void> {
     await em.insert(MessageEntity, message);
     await em.query(
-      `INSERT INTO message_events (message_id, status, occurred_at) VALUES ($1, 'QUEUED', extract(epoch FROM now())::bigint)`,
+      `INSERT INTO message_events (message_id, status, occurred_at) VALUES ($1, 'QUEUED', floor(extract(epoch FROM now()))::bigint)`,
       [message.id],
     );
   }
@@ -146,12 +146,16 @@ export class MessagesRepository {
   }
 
   timeline(id: string): Promise<MessageEventEntity[]> {
-    return this.ds
-      .getRepository(MessageEventEntity)
-      .createQueryBuilder('e')
-      .where('e.message_id = :id', { id })
-      .orderBy('e.occurred_at', 'ASC')
-      .addOrderBy('e.recorded_at', 'ASC')
-      .getMany();
+    return (
+      this.ds
+        .getRepository(MessageEventEntity)
+        .createQueryBuilder('e')
+        .where('e.message_id = :id', { id })
+        .orderBy('e.occurred_at', 'ASC')
+        // Channels report in whole seconds: steps of the same second follow the lifecycle.
+        .addOrderBy(`array_position(ARRAY['QUEUED','SENT','DELIVERED','READ','FAILED'], e.status)`, 'ASC')
+        .addOrderBy('e.recorded_at', 'ASC')
+        .getMany()
+    );
   }
 }
