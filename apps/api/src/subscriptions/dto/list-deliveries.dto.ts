@@ -1,15 +1,9 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { DELIVERY_STATUSES, DeliveryStatus, SUBSCRIPTION_LIMITS } from '@app/contracts';
+import { IsIn, IsOptional } from 'class-validator';
+import { DELIVERY_STATUSES, DeliveryStatus } from '@app/contracts';
+import { ListAttemptsDto } from './list-attempts.dto';
 
-export class ListDeliveriesDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(SUBSCRIPTION_LIMITS.listMax)
-  limit?: number;
-
+/** The same paging as attempts, plus a status filter. */
+export class ListDeliveriesDto extends ListAttemptsDto {
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;

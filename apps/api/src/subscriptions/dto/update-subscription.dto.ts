@@ -1,34 +1,9 @@
-import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { SUBSCRIPTION_LIMITS } from '@app/contracts';
-import { IsEventFilter } from './is-event-filter';
+import { PartialType } from '@nestjs/swagger';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { CreateSubscriptionDto } from './create-subscription.dto';
 
-export class UpdateSubscriptionDto {
-  @IsOptional()
-  @IsString()
-  @MaxLength(SUBSCRIPTION_LIMITS.urlMaxLength)
-  @IsUrl(
-    { require_protocol: true, protocols: ['http', 'https'], require_tld: false, require_host: true },
-    { message: 'url must be an absolute http or https URL' },
-  )
-  url?: string;
-
-  @IsOptional()
-  @IsEventFilter()
-  events?: string[] | string;
-
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
-  app_id?: number | null;
-
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(SUBSCRIPTION_LIMITS.descriptionMaxLength)
-  description?: string | null;
-
+/** Every field of a subscription, each optional: what is omitted is kept. */
+export class UpdateSubscriptionDto extends PartialType(CreateSubscriptionDto) {
   /** true re-enables a disabled subscription; false disables it. */
   @IsOptional()
   @IsBoolean()
