@@ -59,6 +59,9 @@ interface PreparedSend {
   templateId: number | null;
 }
 
+/** Publishes of one message before it is given up (same Nats-Msg-Id: a repeat is stored once). */
+const PUBLISH_ATTEMPTS = 3;
+
 /**
  * Intake of a send: the app, the template or the 24-hour window, the messaging tier, the price
  * held from the balance, the message recorded, then queued on its priority stream. The caller
@@ -158,7 +161,7 @@ export class MessagesService {
       queued_at: Date.now(),
     };
     try {
-      await publishDurable(this.clients.js, this.topology.outboundSubject(priority, 'whatsapp'), outbound, id);
+      await this.queue(outbound);
     } catch (err) {
       this.logger.error({ err, messageId: id }, 'queueing failed: releasing the hold');
       await this.compensate(id, err);
@@ -166,6 +169,25 @@ export class MessagesService {
     }
     this.logger.log({ messageId: id, appId: app.id, category: prepared.category, price, currency }, 'message queued');
     return { message: { id } };
+  }
+
+  /**
+   * Publishes to the outbound stream, trying again with the same Nats-Msg-Id when the server does
+   * not answer: a publish that was stored but whose ack was lost comes back as a duplicate (stored
+   * once), so only a publish the server never stored ends up compensated.
+   */
+  private async queue(outbound: OutboundMessage): Promise<void> {
+    const subject = this.topology.outboundSubject(outbound.priority, outbound.channel);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await publishDurable(this.clients.js, subject, outbound, outbound.id);
+        return;
+      } catch (err) {
+        if (attempt >= PUBLISH_ATTEMPTS) throw err;
+        this.logger.warn({ err, messageId: outbound.id, attempt }, 'queueing failed, trying again');
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   /** Undoes an accepted send whose publish failed: the hold goes back, the message is FAILED. */
