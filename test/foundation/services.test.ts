@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
-import { killHard, spawnTs, waitFor, waitForLine } from '@app/testing';
+import { migrateSchema } from '@app/database';
+import { killHard, spawnTs, startTestInfra, TestInfra, waitFor, waitForLine } from '@app/testing';
+import { ALL_SCHEMAS } from '../../scripts/schemas';
 import { Platform, ServiceName, startPlatform } from '../support/platform';
 
 const SERVICES: ServiceName[] = ['api', 'gateway', 'queue', 'webhooks', 'sandbox'];
@@ -62,42 +64,71 @@ const hasNatsServer = (() => {
 /** A private nats-server, so that stopping it does not disturb the suites running beside this one. */
 (hasNatsServer ? describe : describe.skip)('readiness follows NATS', () => {
   let nats: ChildProcess | undefined;
-  let service: ChildProcess | undefined;
+  const services: ChildProcess[] = [];
+  let db: TestInfra | undefined;
   let dir: string;
 
   afterAll(async () => {
-    if (service) await killHard(service);
+    await Promise.all(services.map((s) => killHard(s)));
     if (nats) await killHard(nats);
+    await db?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the queue service reports not-ready while NATS is stopped, and ready again after it returns', async () => {
+  it('api, gateway, queue and webhooks report not-ready while NATS is stopped, and ready again after it returns', async () => {
     dir = mkdtempSync(join(tmpdir(), 'nats-'));
     const natsPort = await freePort();
     const startNats = () =>
       spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', dir], { stdio: 'ignore' });
     nats = startNats();
-    const httpPort = await freePort();
-    service = spawnTs('apps/queue/src/main.ts', {
+    db = await startTestInfra({ suite: 'readiness', nats: false });
+    for (const def of ALL_SCHEMAS) await migrateSchema(db.databaseUrl, def);
+    const ports = {
+      api: await freePort(),
+      gateway: await freePort(),
+      queue: await freePort(),
+      webhooks: await freePort(),
+    };
+    const env: Record<string, string> = {
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
-      QUEUE_PORT: String(httpPort),
+      DATABASE_URL: db.databaseUrl,
       LOG_LEVEL: 'info',
-    });
-    await waitForLine(service, /Nest application successfully started/);
-    const ready = () => fetch(`http://127.0.0.1:${httpPort}/readyz`).then((r) => r.status);
-    await waitFor(async () => (await ready()) === 200, 10_000, 'ready');
+      API_PORT: String(ports.api),
+      GATEWAY_PORT: String(ports.gateway),
+      QUEUE_PORT: String(ports.queue),
+      WEBHOOKS_PORT: String(ports.webhooks),
+    };
+    const names = Object.keys(ports) as (keyof typeof ports)[];
+    for (const name of names) services.push(spawnTs(`apps/${name}/src/main.ts`, env));
+    await Promise.all(services.map((s) => waitForLine(s, /Nest application successfully started/, 30_000)));
+    const ready = (name: keyof typeof ports) => fetch(`http://127.0.0.1:${ports[name]}/readyz`).then((r) => r.status);
+    const all = async (status: number) => (await Promise.all(names.map(ready))).every((s) => s === status);
+    await waitFor(() => all(200), 15_000, 'all ready');
 
     await killHard(nats);
-    await waitFor(async () => (await ready()) === 503, 10_000, 'not ready without NATS');
-    const body = (await (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).json()) as {
-      checks: { nats: { status: string } };
-    };
-    expect(body.checks.nats.status).toBe('down');
-    // Liveness is unaffected: the process itself is fine.
-    expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
+    await waitFor(() => all(503), 10_000, 'not ready without NATS');
+    for (const name of names) {
+      const body = (await (await fetch(`http://127.0.0.1:${ports[name]}/readyz`)).json()) as {
+        checks: { nats: { status: string } };
+      };
+      expect(body.checks.nats.status).toBe('down');
+      // Liveness is unaffected: the process itself is fine.
+      expect((await fetch(`http://127.0.0.1:${ports[name]}/healthz`)).status).toBe(200);
+    }
 
     nats = startNats();
-    await waitFor(async () => (await ready()) === 200, 15_000, 'ready again');
+    await waitFor(() => all(200), 20_000, 'ready again');
+
+    // Graceful shutdown: SIGTERM runs the shutdown hooks (stop taking work, drain NATS, close
+    // Postgres), after which Nest re-raises the signal, as Unix services conventionally end.
+    const exits = services.map(
+      (s) =>
+        new Promise<string | null>((resolve) => s.once('exit', (code, signal) => resolve(signal ?? `code ${code}`))),
+    );
+    const sent = Date.now();
+    for (const s of services) s.kill('SIGTERM');
+    expect(await Promise.all(exits)).toEqual(['SIGTERM', 'SIGTERM', 'SIGTERM', 'SIGTERM']);
+    expect(Date.now() - sent).toBeLessThan(10_000);
   });
 
   it('a service with a bad variable stops at start with a message naming it', async () => {
