@@ -109,7 +109,17 @@ export async function startPlatform(opts: {
   const stopService = async (name: ServiceName) => {
     const app = apps[name];
     delete apps[name];
-    await app?.close();
+    if (!app) return;
+    // A shutdown that hangs is a defect of that service: name it instead of timing out silently.
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${name} did not shut down within 15 s`)), 15_000);
+    });
+    try {
+      await Promise.race([app.close(), hung]);
+    } finally {
+      clearTimeout(timer);
+    }
   };
   // The sandbox first: the others may call it while starting.
   const order: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api'];

@@ -7,6 +7,7 @@ import { setupOpenApi } from './openapi/openapi';
 /** Builds the api (not yet listening): used by main.ts and by the test suites. */
 export function createApiApp(config: ApiConfig): Promise<NestFastifyApplication> {
   return createHttpApp(AppModule.forRoot(config), {
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     name: 'api',
     globalPrefix: 'api',
     rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'api' },

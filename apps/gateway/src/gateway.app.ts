@@ -6,6 +6,7 @@ import { GatewayConfig } from './config';
 /** Builds the gateway (not yet listening): used by main.ts and by the test suites. */
 export function createGatewayApp(config: GatewayConfig): Promise<NestFastifyApplication> {
   return createHttpApp(AppModule.forRoot(config), {
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     name: 'gateway',
     rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'gateway' },
   });

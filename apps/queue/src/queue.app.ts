@@ -5,5 +5,5 @@ import { QueueConfig } from './config';
 
 /** Builds the queue service (not yet listening): used by main.ts and by the test suites. */
 export function createQueueApp(config: QueueConfig): Promise<NestFastifyApplication> {
-  return createHttpApp(AppModule.forRoot(config), { name: 'queue' });
+  return createHttpApp(AppModule.forRoot(config), { name: 'queue', shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
 }

@@ -65,12 +65,20 @@ export class NatsClients {
     ]);
   }
 
-  async drain(): Promise<void> {
+  /** Drains (lets subscriptions finish), but closes outright when that takes longer than `timeoutMs`. */
+  async drain(timeoutMs = 5000): Promise<void> {
     if (this.nc.isClosed()) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), timeoutMs);
+    });
     try {
-      await this.nc.drain();
+      const outcome = await Promise.race([this.nc.drain().then(() => 'drained' as const), late]);
+      if (outcome === 'late') await this.nc.close();
     } catch {
       await this.nc.close();
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

@@ -6,7 +6,7 @@ import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { PrefixedServerNats } from '@app/messaging';
 import { httpRequestDuration, startDefaultMetrics } from './metrics';
-import { ProblemFilter, sendProblem } from './problem.filter';
+import { ProblemFilter } from './problem.filter';
 import { createValidationPipe } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -18,6 +18,8 @@ export interface HttpAppOptions {
   rpc?: { url: string; prefix: string; queue: string };
   /** Path prefix for every route but health, readiness and metrics (the api uses `api`). */
   globalPrefix?: string;
+  /** How long requests in flight may take to finish once the HTTP server closes. */
+  shutdownTimeoutMs?: number;
   /** Extra setup on the app before it starts (OpenAPI, static pages, ...). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
 }
@@ -59,9 +61,18 @@ export async function createHttpApp(
   // Bodies are JSON: without this, Fastify's built-in text/plain parser hands a string to the
   // handlers (a 400 at best) where DESIGN.md section 8 wants 415.
   fastify.removeContentTypeParser('text/plain');
-  fastify.setErrorHandler((err, request, reply) => sendProblem(reply, request, err));
+  // Parser errors (bad JSON, 413, 415) reach the ProblemFilter through Nest's own Fastify error handler.
+  // Closing: requests in flight still get their answer, but with `Connection: close`, so their
+  // keep-alive sockets end with them (otherwise close() waits out the 72 s keep-alive timeout).
+  // Whatever is still open after the shutdown timeout is cut.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+    setTimeout(() => fastify.server.closeAllConnections(), opts.shutdownTimeoutMs ?? 10_000).unref();
+  });
   fastify.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
+    if (closing) reply.header('Connection', 'close');
     return payload;
   });
   fastify.addHook('onResponse', async (request, reply) => {

@@ -45,8 +45,14 @@ export function toProblem(err: unknown): ProblemError {
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest | undefined, err: unknown): void {
   const problem = toProblem(err);
-  if (problem.status >= 500) {
+  if (!(err instanceof ProblemError) && problem.status >= 500) {
     logger.error({ err, reqId: request?.id, url: request?.url }, 'unhandled error');
+  } else if (problem.status >= 500) {
+    // A deliberate 5xx (a dependency is down): worth a warning, not a stack.
+    logger.warn(
+      { reqId: request?.id, url: request?.url, status: problem.status, detail: problem.detail },
+      problem.title,
+    );
   }
   const body: ProblemBody = problem.toBody(request?.url?.split('?')[0]);
   void reply.status(problem.status).headers(problem.headers).type('application/problem+json').send(body);
