@@ -105,4 +105,71 @@ describe('sending end to end', () => {
     const balance = await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth });
     expect(balance.body.balance).toBeCloseTo(1 - 0.05, 4);
   });
+
+  it('every other kind reaches the channel with its Graph API body and comes back DELIVERED', async () => {
+    // The window is open (the customer wrote in the test above); a reaction needs a message to react to.
+    const target = await call('POST', `/v1/wa/apps/${app.id}/messages`, {
+      auth: sys.auth,
+      body: { phone: customer, type: 'TEXT', text: { body: 'Your order is ready' } },
+    });
+    expect(target.status).toBe(201);
+    const targetId = target.body.message.id as string;
+    await waitFor(async () => (await status(targetId)).status !== 'QUEUED', 20_000, 'the target sent', 200);
+    const kinds: { type: string; data: Record<string, unknown>; graph: Record<string, unknown> }[] = [
+      {
+        type: 'IMAGE',
+        data: { url: 'https://cdn.example.com/p.jpg', caption: 'Your parcel' },
+        graph: { type: 'image', image: { link: 'https://cdn.example.com/p.jpg', caption: 'Your parcel' } },
+      },
+      {
+        type: 'VIDEO',
+        data: { url: 'https://cdn.example.com/v.mp4', caption: 'How to open it' },
+        graph: { type: 'video', video: { link: 'https://cdn.example.com/v.mp4', caption: 'How to open it' } },
+      },
+      {
+        type: 'DOCUMENT',
+        data: { url: 'https://cdn.example.com/invoice.pdf', caption: 'Invoice' },
+        graph: {
+          type: 'document',
+          document: expect.objectContaining({ link: 'https://cdn.example.com/invoice.pdf', caption: 'Invoice' }),
+        },
+      },
+      {
+        type: 'AUDIO',
+        data: { url: 'https://cdn.example.com/hello.ogg', is_voice: true },
+        graph: { type: 'audio', audio: expect.objectContaining({ link: 'https://cdn.example.com/hello.ogg' }) },
+      },
+      {
+        type: 'REACTION',
+        data: { emoji: '👍', message_id: targetId },
+        graph: { type: 'reaction', reaction: { message_id: expect.stringMatching(/^wamid\./), emoji: '👍' } },
+      },
+    ];
+    const sent: { id: string; graph: Record<string, unknown> }[] = [];
+    for (const k of kinds) {
+      const res = await call('POST', `/v1/wa/apps/${app.id}/messages`, {
+        auth: sys.auth,
+        body: { phone: customer, type: k.type, [k.type.toLowerCase()]: k.data },
+      });
+      expect([k.type, res.status]).toEqual([k.type, 201]);
+      sent.push({ id: res.body.message.id as string, graph: k.graph });
+    }
+    for (const m of sent) {
+      await waitFor(
+        async () => ['DELIVERED', 'READ'].includes((await status(m.id)).status),
+        30_000,
+        `${m.id} delivered`,
+        200,
+      );
+    }
+    const received = (await (await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/messages`)).json()) as {
+      body: Record<string, unknown>;
+    }[];
+    for (const m of sent) {
+      const arrived = received.filter((r) => r.body.biz_opaque_callback_data === m.id);
+      // Exactly once, with the Cloud API body for its kind.
+      expect(arrived).toHaveLength(1);
+      expect(arrived[0].body).toMatchObject({ messaging_product: 'whatsapp', to: customer, ...m.graph });
+    }
+  });
 });
