@@ -38,4 +38,13 @@ export class GatewayConfig extends DatabaseConfig {
   @Min(100)
   @Max(60000)
   WHATSAPP_TIMEOUT_MS: number = 4000;
+
+  /**
+   * How long the tenant of a channel connection (asked of the api) is remembered; a connection no
+   * app owns is remembered for at most 30 s, so a number connected meanwhile is seen soon.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  GATEWAY_TENANT_CACHE_MS: number = 300_000;
 }

@@ -19,7 +19,8 @@ describe('gateway WhatsApp inbound endpoint', () => {
   beforeAll(async () => {
     platform = await startPlatform({
       suite: 'wa-inbound',
-      services: ['gateway'],
+      // The api answers whose connection it is; none of these test connections belongs to an app.
+      services: ['api', 'gateway'],
       env: { WHATSAPP_VERIFY_TOKEN: 'verify-me-please' },
     });
     clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'wa-inbound-test' });

@@ -52,7 +52,8 @@ describe('WhatsApp template management over request/reply', () => {
   beforeAll(async () => {
     platform = await startPlatform({
       suite: 'wa-templates',
-      services: ['gateway', 'sandbox'],
+      // The api answers whose the WABA of moderation callbacks is (no app owns this one).
+      services: ['api', 'gateway', 'sandbox'],
       env: { SANDBOX_MODERATION_DELAY_MS: '150', SANDBOX_STATUS_DELAY_MS: '20' },
     });
     clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'wa-templates-test' });

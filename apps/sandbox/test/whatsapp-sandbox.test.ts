@@ -67,7 +67,7 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
   beforeAll(async () => {
     platform = await startPlatform({
       suite: 'wa-sandbox',
-      services: ['gateway', 'sandbox'],
+      services: ['api', 'gateway', 'sandbox'],
       env: { SANDBOX_STATUS_DELAY_MS: String(STATUS_DELAY_MS), SANDBOX_MODERATION_DELAY_MS: '100' },
     });
     clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'wa-sandbox-test' });

@@ -5,3 +5,4 @@ export * from './outbound';
 export * from './ids';
 export * from './whatsapp';
 export * from './subscriptions';
+export * from './apps';

@@ -52,6 +52,10 @@ export class AppsRepository {
     return this.ds.getRepository(AppEntity).findOneBy({ wabaId });
   }
 
+  findByPhoneNumberId(phoneNumberId: string): Promise<AppEntity | null> {
+    return this.ds.getRepository(AppEntity).findOneBy({ phoneNumberId });
+  }
+
   /** Apps whose number is connected to the channel (template sync works on these). */
   findConnected(): Promise<AppEntity[]> {
     return this.ds.getRepository(AppEntity).find({

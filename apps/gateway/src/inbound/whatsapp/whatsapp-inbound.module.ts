@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { TenantResolver } from '../tenant-resolver';
 import { WhatsAppInboundController } from './whatsapp-inbound.controller';
 import { WhatsAppInboundService } from './whatsapp-inbound.service';
 
 @Module({
   controllers: [WhatsAppInboundController],
-  providers: [WhatsAppInboundService],
+  providers: [WhatsAppInboundService, TenantResolver],
 })
 export class WhatsAppInboundModule {}

@@ -1,11 +1,12 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
-import { Topology } from '@app/contracts';
+import { EventEnvelope, Topology } from '@app/contracts';
 import { DeliveryStateStore, EventPublisher, NatsClients } from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
 import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
 import { GatewayConfig } from '../../config';
-import { normalizeWhatsAppWebhook } from './whatsapp-webhook.normalizer';
+import { Tenant, TenantResolver } from '../tenant-resolver';
+import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
 
 /** 401 for a callback whose X-Hub-Signature-256 is missing or does not match its body. */
 export class InvalidSignatureProblem extends ProblemError {
@@ -28,6 +29,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     private readonly publisher: EventPublisher,
     private readonly clients: NatsClients,
     private readonly topology: Topology,
+    private readonly tenants: TenantResolver,
   ) {}
 
   /** Meta's subscription check: echo `hub.challenge` when the verify token matches. */
@@ -45,9 +47,11 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   }
 
   /**
-   * Verifies the signature over the raw bytes, then publishes every event before answering, so a
-   * 200 means the events are stored. A publish failure answers 503: the channel retries, and the
-   * deterministic event ids keep the retry from publishing anything twice.
+   * Verifies the signature over the raw bytes, stamps every event with its app and tenant (asked of
+   * the api), then publishes every event before answering, so a 200 means the events are stored.
+   * When the api cannot say whose the events are, or a publish fails, the answer is 503 and the
+   * channel retries: nothing is published without its tenant, and the deterministic event ids
+   * (independent of the tenant) keep the retry from publishing anything twice.
    */
   async receive(raw: Buffer | undefined, signature: string | undefined, body: unknown): Promise<{ events: number }> {
     if (!raw || !verifyHubSignature(this.config.WHATSAPP_APP_SECRET, raw, signature)) {
@@ -57,6 +61,14 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     const normalized = normalizeWhatsAppWebhook(body);
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
+    try {
+      const tenants = await Promise.all(normalized.events.map((e) => this.tenantOf(e)));
+      normalized.events.forEach((e, i) => Object.assign(e, tenants[i]));
+    } catch (err) {
+      webhooks().inc({ outcome: 'tenant_unavailable' });
+      this.logger.error({ err: String(err) }, 'could not resolve the tenant of WhatsApp webhook events');
+      throw new ServiceUnavailableProblem('The owner of the events could not be determined; retry later.');
+    }
     try {
       for (const event of normalized.events) {
         await this.publisher.publish(event);
@@ -70,6 +82,12 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     await this.recordObserved(normalized.observed);
     webhooks().inc({ outcome: 'accepted' });
     return { events: normalized.events.length };
+  }
+
+  /** Events that name no connection stay without a tenant, as do connections no app owns. */
+  private tenantOf(event: EventEnvelope): Promise<Tenant> {
+    const lookup = tenantLookupOf(event);
+    return lookup ? this.tenants.resolve(lookup) : Promise.resolve({ app_id: null, user_id: null });
   }
 
   /**

@@ -1,0 +1,187 @@
+import { APPS_RPC, MessageReceivedData, MessageStatusData, TemplateStatusData } from '@app/contracts';
+import { WhatsAppWebhookPayload } from '@app/channels';
+import { NatsClients } from '@app/messaging';
+import { AppEntity } from '../../api/src/apps/app.entity';
+import { ApiFactory } from '../../../test/support/factories';
+import { Platform, startPlatform } from '../../../test/support/platform';
+import { eventsOf, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
+
+function inboundPayload(wabaId: string, phoneNumberId: string, wamid: string): WhatsAppWebhookPayload {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: wabaId,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
+              messages: [
+                { from: '79990001122', id: wamid, timestamp: '1763700020', type: 'text', text: { body: 'Hi' } },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+function templatePayload(wabaId: string, templateId: number): WhatsAppWebhookPayload {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: wabaId,
+        time: 1763700030,
+        changes: [
+          {
+            field: 'message_template_status_update',
+            value: {
+              event: 'APPROVED',
+              message_template_id: templateId,
+              message_template_name: 'order_update',
+              message_template_language: 'en',
+              reason: 'NONE',
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** Channel callbacks become events of the app and tenant that own the connection, asked of the api. */
+describe('gateway: tenant of WhatsApp callbacks', () => {
+  let platform: Platform;
+  let factory: ApiFactory;
+  let clients: NatsClients;
+  let app: AppEntity;
+  let userId: string;
+  /** Every tenant question the gateway asks the api (a plain subscriber sees each request too). */
+  const questions: unknown[] = [];
+  const url = () => platform.urls.gateway;
+
+  beforeAll(async () => {
+    platform = await startPlatform({ suite: 'wa-tenant', services: ['api', 'gateway'] });
+    factory = await ApiFactory.connect(platform.infra.databaseUrl);
+    userId = (await factory.user('system')).userId;
+    app = await factory.activeApp(userId, { waba_id: '3000001', phone_number_id: '4000001' });
+    clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'wa-tenant-test' });
+    clients.nc.subscribe(`${platform.infra.prefix}.${APPS_RPC.resolveConnection}`, {
+      callback: (_err, msg) => {
+        questions.push(msg.json());
+      },
+    });
+    await clients.nc.flush();
+  });
+
+  afterAll(async () => {
+    await clients?.drain();
+    await factory?.close();
+    await platform?.stop();
+  });
+
+  it('stamps statuses, inbound messages and template updates with the app and tenant', async () => {
+    const t = platform.infra.topology;
+    const status = statusesPayload('3000001', '4000001', [
+      { id: 'wamid.T1', status: 'delivered', timestamp: '1763700001', recipient_id: '79990001122' },
+    ]);
+    expect((await postWebhook(url(), JSON.stringify(status))).status).toBe(200);
+    expect((await postWebhook(url(), JSON.stringify(inboundPayload('3000001', '4000001', 'wamid.IN-T1')))).status).toBe(
+      200,
+    );
+    expect((await postWebhook(url(), JSON.stringify(templatePayload('3000001', 777001)))).status).toBe(200);
+
+    const [delivered] = await eventsOf<MessageStatusData>(
+      clients,
+      t,
+      'message.delivered',
+      (d) => d.provider_message_id === 'wamid.T1',
+    );
+    expect(delivered).toMatchObject({ app_id: app.id, user_id: userId, channel: 'whatsapp' });
+    const [received] = await eventsOf<MessageReceivedData>(
+      clients,
+      t,
+      'message.received',
+      (d) => d.provider_message_id === 'wamid.IN-T1',
+    );
+    expect(received).toMatchObject({ app_id: app.id, user_id: userId });
+    const [template] = await eventsOf<TemplateStatusData>(
+      clients,
+      t,
+      'template.status_changed',
+      (d) => d.wa_id === '777001',
+    );
+    expect(template).toMatchObject({ app_id: app.id, user_id: userId, data: { waba_id: '3000001' } });
+  });
+
+  it('publishes events of a connection no app owns without a tenant', async () => {
+    const status = statusesPayload('3999999', '4999999', [
+      { id: 'wamid.NOBODY', status: 'read', timestamp: '1763700001', recipient_id: '79990001122' },
+    ]);
+    expect((await postWebhook(url(), JSON.stringify(status))).status).toBe(200);
+    const [read] = await eventsOf<MessageStatusData>(
+      clients,
+      platform.infra.topology,
+      'message.read',
+      (d) => d.provider_message_id === 'wamid.NOBODY',
+    );
+    expect(read).toMatchObject({ app_id: null, user_id: null });
+  });
+
+  it('asks the api once per connection while the answer is remembered', async () => {
+    const other = await factory.activeApp(userId, { waba_id: '3000002', phone_number_id: '4000002' });
+    const asked = () =>
+      questions.filter((q) => (q as { data?: { phone_number_id?: string } }).data?.phone_number_id === '4000002')
+        .length;
+    for (const [i, s] of (['sent', 'delivered', 'read'] as const).entries()) {
+      const payload = statusesPayload('3000002', '4000002', [
+        { id: 'wamid.C1', status: s, timestamp: String(1763700001 + i), recipient_id: '79990001122' },
+      ]);
+      expect((await postWebhook(url(), JSON.stringify(payload))).status).toBe(200);
+    }
+    await clients.nc.flush();
+    expect(asked()).toBe(1);
+    const events = (await readEvents(clients, platform.infra.topology)).filter(
+      (e) => (e.data as { provider_message_id?: string }).provider_message_id === 'wamid.C1',
+    );
+    expect(events.map((e) => [e.type, e.app_id])).toEqual([
+      ['message.sent', other.id],
+      ['message.delivered', other.id],
+      ['message.read', other.id],
+    ]);
+  });
+
+  it('answers 503 and publishes nothing while the api cannot say whose the events are', async () => {
+    const before = (await readEvents(clients, platform.infra.topology)).length;
+    const raw = JSON.stringify(
+      statusesPayload('3000003', '4000003', [
+        { id: 'wamid.DOWN', status: 'delivered', timestamp: '1763700001', recipient_id: '79990001122' },
+      ]),
+    );
+    const third = await factory.activeApp(userId, { waba_id: '3000003', phone_number_id: '4000003' });
+    await platform.stopService('api');
+    try {
+      const res = await postWebhook(url(), raw);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await res.json()).toMatchObject({ status: 503, type: '/problems/service-unavailable' });
+      expect((await readEvents(clients, platform.infra.topology)).length).toBe(before);
+    } finally {
+      await platform.startService('api');
+    }
+    // The channel's retry, once the api is back, is published with its tenant, under the same id.
+    expect((await postWebhook(url(), raw)).status).toBe(200);
+    const delivered = await eventsOf<MessageStatusData>(
+      clients,
+      platform.infra.topology,
+      'message.delivered',
+      (d) => d.provider_message_id === 'wamid.DOWN',
+    );
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]).toMatchObject({ app_id: third.id, user_id: userId });
+  });
+});

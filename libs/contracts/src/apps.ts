@@ -1,0 +1,18 @@
+/**
+ * Request/reply served by the api (owner of apps) for services that meet a channel connection and
+ * need its tenant: the gateway stamps `app_id` and `user_id` on the events it publishes from
+ * channel callbacks. Patterns are put under the topology prefix by the transport.
+ */
+export const APPS_RPC = {
+  resolveConnection: 'apps.connections.resolve',
+} as const;
+
+/** Which app a channel connection belongs to: by the number (`phone_number_id`), else by the WABA. */
+export interface ResolveConnectionRequest {
+  channel: 'whatsapp';
+  phone_number_id?: string;
+  waba_id?: string;
+}
+
+/** The owning app and tenant, or nulls when no app has that connection. */
+export type ResolveConnectionReply = { app_id: number; user_id: string } | { app_id: null; user_id: null };
