@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import type { MessageStatus } from './events';
 
 /** Message ids are UUID v7 strings: unique and ordered by time. */
 export function newMessageId(): string {
@@ -11,4 +13,13 @@ export function newEventId(): string {
 
 export function unixSeconds(date: Date = new Date()): number {
   return Math.floor(date.getTime() / 1000);
+}
+
+/**
+ * The one id of "message X reached status Y", whoever reports it (the queue after the channel's
+ * answer, the gateway from the channel's callback): the EVENTS stream stores it once, so a
+ * subscriber hears of each step of a message once.
+ */
+export function messageStatusEventId(messageId: string, status: MessageStatus): string {
+  return `evt_${createHash('sha256').update(`${messageId}:${status.toLowerCase()}`).digest('hex').slice(0, 32)}`;
 }

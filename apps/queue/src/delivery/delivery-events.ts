@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
-import { EventEnvelope, MessageStatusData, OutboundMessage, unixSeconds } from '@app/contracts';
+import { EventEnvelope, messageStatusEventId, MessageStatusData, OutboundMessage, unixSeconds } from '@app/contracts';
 
 /**
  * The event id of a message's outcome, derived from the message id: a worker that publishes it
  * again after a crash produces the same id, which JetStream drops as a duplicate (Nats-Msg-Id).
  */
 export function outcomeEventId(messageId: string, outcome: 'sent' | 'failed'): string {
-  return `evt_${createHash('sha256').update(`${messageId}:${outcome}`).digest('hex').slice(0, 32)}`;
+  return messageStatusEventId(messageId, outcome === 'sent' ? 'SENT' : 'FAILED');
 }
 
 /** The envelope's data is a MessageStatusData (typed at each call through `satisfies`). */

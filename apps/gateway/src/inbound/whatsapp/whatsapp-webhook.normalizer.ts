@@ -4,8 +4,10 @@ import {
   EventType,
   MessageReactionData,
   MessageReceivedData,
+  messageStatusEventId,
   MessageStatus,
   MessageStatusData,
+  ResolveConnectionRequest,
   TemplateStatusData,
   unixSeconds,
 } from '@app/contracts';
@@ -58,8 +60,8 @@ function seconds(value: string | number | undefined, fallback: number): number {
 /**
  * Turns a WhatsApp Business Account webhook into platform events: statuses into message.sent /
  * delivered / read / failed, inbound messages into message.received, reactions into
- * message.reaction, template moderation into template.status_changed. App and tenant are unknown
- * here (app_id and user_id null): the api resolves them from the connection or the WABA.
+ * message.reaction, template moderation into template.status_changed. App and tenant are left
+ * null here: the inbound service asks the api for them (see tenantLookupOf) before publishing.
  */
 export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date()): NormalizedWebhook {
   const out: NormalizedWebhook = { events: [], observed: [], skipped: [] };
@@ -208,7 +210,12 @@ function statusEvent(
         : null,
     timestamp: seconds(s.timestamp, createdAt),
   };
-  return envelope(callbackEventId('whatsapp', 'status', s.id, s.status), kind.type, data);
+  // A status of one of our messages shares its id with the queue's report of the same step, so
+  // `sent` (told by the queue and by this callback) is stored, and sent to subscribers, once.
+  const id = ours
+    ? messageStatusEventId(data.message_id, kind.status)
+    : callbackEventId('whatsapp', 'status', s.id, s.status);
+  return envelope(id, kind.type, data);
 }
 
 /** The human-readable part of an inbound message, whatever its type. */
@@ -223,4 +230,19 @@ function inboundText(m: WebhookInboundMessage): string | null {
     m.document?.caption ??
     null
   );
+}
+
+/**
+ * Which connection names the tenant of an event: the number (phone_number_id) for statuses and
+ * inbound messages, the business account (WABA, the entry id) for template moderation. Null for
+ * an event that names neither.
+ */
+export function tenantLookupOf(event: EventEnvelope): ResolveConnectionRequest | null {
+  const data = event.data as { connection_id?: unknown; waba_id?: unknown };
+  if (event.type === 'template.status_changed') {
+    return typeof data.waba_id === 'string' && data.waba_id ? { channel: 'whatsapp', waba_id: data.waba_id } : null;
+  }
+  return typeof data.connection_id === 'string' && data.connection_id
+    ? { channel: 'whatsapp', phone_number_id: data.connection_id }
+    : null;
 }
