@@ -270,32 +270,37 @@ export class ChannelWorker {
     // 2. Pace: the channel's backoff, then the sender's rate and the recipient's interval.
     await sleepUntil(this.backedOffUntil, Date.now, signal);
     const sender = msg.sender.connection_id;
-    const waitedMs = await this.deps.pacer.acquire(sender, msg.recipient, signal);
+    const lease = await this.deps.pacer.acquire(sender, msg.recipient, signal);
     queuePacedWait()
       .labels(this.channel)
-      .observe(waitedMs / 1000);
+      .observe(lease.waitedMs / 1000);
 
-    // 3. Claim: from here on a crash leaves `sending`, and a redelivery knows the outcome is unknown.
-    try {
-      await store.claim(msg.id, entry.revision, { status: 'sending', since: Date.now() });
-    } catch (err) {
-      if (!(err instanceof DeliveryStateConflictError)) throw err;
-      const now = await store.read(msg.id);
-      if (isDelivered(now.state)) return this.finishSent(msg, priority, now.state.providerMessageId, 'resumed');
-      // Another worker holds the same message (ack timer ran out): let the state settle first.
-      this.count(priority, 'retry');
-      return settle.retry('another delivery attempt is under way', this.deps.options.sendTimeoutMs);
-    }
-
-    // 4. The channel call.
-    const started = process.hrtime.bigint();
     let result: SendResult;
     try {
-      result = await this.deps.connector.send(msg);
+      // 3. Claim: from here on a crash leaves `sending`, and a redelivery knows the outcome is unknown.
+      try {
+        await store.claim(msg.id, entry.revision, { status: 'sending', since: Date.now() });
+      } catch (err) {
+        if (!(err instanceof DeliveryStateConflictError)) throw err;
+        const now = await store.read(msg.id);
+        if (isDelivered(now.state)) return this.finishSent(msg, priority, now.state.providerMessageId, 'resumed');
+        // Another worker holds the same message (ack timer ran out): let the state settle first.
+        this.count(priority, 'retry');
+        return settle.retry('another delivery attempt is under way', this.deps.options.sendTimeoutMs);
+      }
+
+      // 4. The channel call.
+      const started = process.hrtime.bigint();
+      try {
+        result = await this.deps.connector.send(msg);
+      } finally {
+        queueSendDuration()
+          .labels(this.channel)
+          .observe(Number(process.hrtime.bigint() - started) / 1e9);
+      }
     } finally {
-      queueSendDuration()
-        .labels(this.channel)
-        .observe(Number(process.hrtime.bigint() - started) / 1e9);
+      // The recipient's interval counts from here: the channel has the message (or refused it).
+      lease.done();
     }
 
     if (result.ok) {

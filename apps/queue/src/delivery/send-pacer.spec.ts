@@ -2,7 +2,14 @@ import { PacingAbortedError, SendPacer } from './send-pacer';
 
 async function grants(pacer: SendPacer, calls: [string, string][]): Promise<number[]> {
   const t0 = Date.now();
-  return Promise.all(calls.map(([s, r]) => pacer.acquire(s, r).then(() => Date.now() - t0)));
+  return Promise.all(
+    calls.map(([s, r]) =>
+      pacer.acquire(s, r).then((lease) => {
+        lease.done();
+        return Date.now() - t0;
+      }),
+    ),
+  );
 }
 
 describe('SendPacer', () => {
@@ -58,5 +65,33 @@ describe('SendPacer', () => {
     const pending = pacer.acquire('s', 'x', ctl.signal);
     ctl.abort();
     await expect(pending).rejects.toBeInstanceOf(PacingAbortedError);
+  });
+
+  it('counts the recipient interval from the end of the previous call, however long it took', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const t0 = Date.now();
+    const first = await pacer.acquire('s', 'a');
+    const second = pacer.acquire('s', 'a').then((lease) => {
+      lease.done();
+      return Date.now() - t0;
+    });
+    // The first call takes 250 ms (a slow channel): the second waits for it, then the interval.
+    await new Promise((r) => setTimeout(r, 250));
+    first.done();
+    expect(await second).toBeGreaterThanOrEqual(345);
+  });
+
+  it('frees the recipient lane when a wait is given up, so the next message is not stuck behind it', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    pacer.pause('s', Date.now() + 200);
+    const ctl = new AbortController();
+    const given = pacer.acquire('s', 'x', ctl.signal);
+    ctl.abort();
+    await expect(given).rejects.toBeInstanceOf(PacingAbortedError);
+    const t0 = Date.now();
+    const next = await pacer.acquire('s', 'x');
+    next.done();
+    // It waits for the sender's pause only, not for an interval after the abandoned message.
+    expect(Date.now() - t0).toBeLessThan(300);
   });
 });

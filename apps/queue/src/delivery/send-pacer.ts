@@ -24,11 +24,17 @@ interface SenderBucket {
 }
 
 interface RecipientLane {
-  /** When the last message to this recipient was let through, unix ms. */
-  lastGrant: number;
-  /** Resolves when the message currently holding the lane has been let through. */
+  /** When the last call to the channel for this recipient finished, unix ms. */
+  lastDone: number;
+  /** Resolves when the message currently holding the lane has finished its call. */
   tail: Promise<void>;
   waiters: number;
+}
+
+/** Permission to send one message: how long it waited, and what to call when the send is over. */
+export interface PacingLease {
+  waitedMs: number;
+  done: () => void;
 }
 
 /**
@@ -53,37 +59,51 @@ export class SendPacer {
   }
 
   /**
-   * Resolves when a message from `sender` to `recipient` may go; returns how long it waited (ms).
-   * Rejects with PacingAbortedError when `signal` aborts first.
+   * Resolves when a message from `sender` to `recipient` may go, with how long it waited (ms) and
+   * `done`, to call once the channel call has finished (whatever its outcome). The next message
+   * to the same recipient waits for `done` and then the interval, so the channel sees two arrivals
+   * at least the interval apart however long each call took. Rejects with PacingAbortedError when
+   * `signal` aborts first.
    */
-  async acquire(sender: string, recipient: string, signal?: AbortSignal): Promise<number> {
+  async acquire(sender: string, recipient: string, signal?: AbortSignal): Promise<PacingLease> {
     const started = this.now();
     if (this.limits.recipientIntervalMs <= 0) {
       await this.takeSenderSlot(sender, signal);
-      return this.now() - started;
+      return { waitedMs: this.now() - started, done: () => undefined };
     }
     const key = `${sender}\u0000${recipient}`;
     let lane = this.lanes.get(key);
     if (!lane) {
-      lane = { lastGrant: -Infinity, tail: Promise.resolve(), waiters: 0 };
+      lane = { lastDone: -Infinity, tail: Promise.resolve(), waiters: 0 };
       this.lanes.set(key, lane);
     }
-    // One message at a time per recipient: wait for the one ahead to be let through.
+    // One message at a time per recipient: wait for the one ahead to finish its call.
     const ahead = lane.tail;
     let release!: () => void;
     lane.tail = new Promise<void>((resolve) => (release = resolve));
     lane.waiters++;
-    try {
-      await ahead;
-      await sleepUntil(lane.lastGrant + this.limits.recipientIntervalMs, this.now, signal);
-      await this.takeSenderSlot(sender, signal);
-      lane.lastGrant = this.now();
-    } finally {
-      lane.waiters--;
+    const current = lane;
+    let finished = false;
+    const done = () => {
+      if (finished) return;
+      finished = true;
+      current.lastDone = this.now();
+      current.waiters--;
       release();
       this.sweep();
+    };
+    try {
+      await ahead;
+      await sleepUntil(lane.lastDone + this.limits.recipientIntervalMs, this.now, signal);
+      await this.takeSenderSlot(sender, signal);
+    } catch (err) {
+      // Never let through: the next message measures from the previous call, not from this wait.
+      finished = true;
+      current.waiters--;
+      release();
+      throw err;
     }
-    return this.now() - started;
+    return { waitedMs: this.now() - started, done };
   }
 
   /** Stops every send of `sender` until `until` (unix ms), e.g. after the channel answered 429. */
@@ -127,7 +147,7 @@ export class SendPacer {
     if (now - this.sweptAt < 1000) return;
     this.sweptAt = now;
     for (const [key, lane] of this.lanes) {
-      if (lane.waiters === 0 && lane.lastGrant + this.limits.recipientIntervalMs <= now) this.lanes.delete(key);
+      if (lane.waiters === 0 && lane.lastDone + this.limits.recipientIntervalMs <= now) this.lanes.delete(key);
     }
   }
 }
