@@ -15,6 +15,7 @@ import { TemplatesModule } from './templates/templates.module';
 import { BillingModule } from './billing/billing.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { MessagesModule } from './messages/messages.module';
+import { HousekeepingModule } from './housekeeping/housekeeping.module';
 import { RateLimitModule } from './rate-limit';
 import { UsersModule } from './users/users.module';
 
@@ -38,6 +39,7 @@ export class AppModule {
         OnboardingModule,
         SubscriptionsModule,
         RateLimitModule,
+        HousekeepingModule,
         BillingModule,
         ConversationsModule,
         MessagesModule,

@@ -138,6 +138,11 @@ export class ApiConfig extends DatabaseConfig {
   @Max(720)
   IDEMPOTENCY_TTL_HOURS: number = 24;
 
+  /** How often expired idempotency keys and idle rate-limit buckets are deleted. 0 disables. */
+  @IsInt()
+  @Min(0)
+  HOUSEKEEPING_INTERVAL_MS: number = 600000;
+
   get messagePrices(): Record<MessageCategory, number> {
     return JSON.parse(this.MESSAGE_PRICES) as Record<MessageCategory, number>;
   }

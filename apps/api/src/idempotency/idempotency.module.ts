@@ -5,6 +5,6 @@ import { IdempotencyService } from './idempotency.service';
 /** Stored answers for requests sent with an Idempotency-Key. */
 @Module({
   providers: [IdempotencyRepository, IdempotencyService],
-  exports: [IdempotencyService],
+  exports: [IdempotencyService, IdempotencyRepository],
 })
 export class IdempotencyModule {}

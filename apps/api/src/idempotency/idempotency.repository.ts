@@ -47,4 +47,13 @@ export class IdempotencyRepository {
       key,
     ]);
   }
+
+  /** Deletes keys past their TTL (claim() would take them over anyway); returns how many. */
+  async sweep(ttlHours: number): Promise<number> {
+    const [, deleted] = (await this.ds.query(
+      `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`,
+      [ttlHours],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

@@ -36,4 +36,16 @@ export class RateLimitRepository {
     );
     return { allowed: rows[0].allowed, tokens: Number(rows[0].tokens) };
   }
+
+  /**
+   * Deletes buckets idle for longer than `idleSeconds`. Called with at least the time a bucket
+   * takes to refill completely, so a deleted bucket was full, exactly what a new one starts as.
+   */
+  async sweep(idleSeconds: number): Promise<number> {
+    const [, deleted] = (await this.ds.query(
+      `DELETE FROM rate_limits WHERE refilled_at < now() - make_interval(secs => $1)`,
+      [idleSeconds],
+    )) as [unknown, number];
+    return deleted;
+  }
 }
