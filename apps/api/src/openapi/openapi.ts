@@ -55,7 +55,8 @@ export function setupOpenApi(app: NestFastifyApplication, config: ApiConfig): vo
     new DocumentBuilder()
       .setTitle('Messaging Service API')
       .setDescription(
-        'Business-messaging API: applications, profiles, templates. Every error is an RFC 9457 ' +
+        'Business-messaging API: applications, profiles, templates, message sends, balances and ' +
+          'transactions, event subscriptions (webhooks). Every error is an RFC 9457 ' +
           'application/problem+json body; see docs/errors.md for the problem types.',
       )
       .setVersion('1')
