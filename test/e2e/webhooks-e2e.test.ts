@@ -5,6 +5,7 @@ import { waitFor } from '@app/testing';
 import { AppEntity } from '../../apps/api/src/apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
+import { registerSandboxNumber } from '../support/sandbox';
 
 interface Delivered {
   id: string;
@@ -127,16 +128,7 @@ describe('webhooks end to end', () => {
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
     user = await factory.user('system', { balance: 5 });
     app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
-    const registered = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/phone_numbers`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        phone_number_id: app.phoneNumberId,
-        waba_id: app.wabaId,
-        display_phone_number: app.phone,
-      }),
-    });
-    expect(registered.status).toBeLessThan(300);
+    await registerSandboxNumber(platform.urls.sandbox, app);
     await factory.sendableTemplate(app.id, { name: tpl, body: 'Hi {{1}}, your order {{2}} is ready.' });
     endpoint = await new Endpoint().open();
   });

@@ -3,6 +3,7 @@ import { AppEntity } from '../src/apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { client } from './support/http';
+import { registerSandboxNumber } from '../../../test/support/sandbox';
 
 /**
  * Through the whole platform: api -> queue -> WhatsApp (sandbox) -> status callbacks -> gateway ->
@@ -25,16 +26,7 @@ describe('sending end to end', () => {
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
     sys = await factory.user('system', { balance: 1 });
     app = await factory.activeApp(sys.userId, { message_limit: 'TIER_250' });
-    const registered = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/phone_numbers`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        phone_number_id: app.phoneNumberId,
-        waba_id: app.wabaId,
-        display_phone_number: app.phone,
-      }),
-    });
-    expect(registered.status).toBeLessThan(300);
+    await registerSandboxNumber(platform.urls.sandbox, app);
     await factory.sendableTemplate(app.id, { name: 'welcome_offer', category: 'MARKETING', body: 'Welcome {{1}}!' });
     call = client(`${platform.urls.api}/api`);
   });

@@ -7,3 +7,4 @@ export { HealthModule, HealthController, Lifecycle, READINESS_CHECKS } from './h
 export type { ReadinessCheck, ReadinessProvider } from './health';
 export { loggingModule } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
+export { PeriodicJob } from './periodic-job';

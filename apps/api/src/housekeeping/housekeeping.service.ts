@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicJob } from '@app/server';
 import { ApiConfig } from '../config';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
@@ -11,42 +12,35 @@ import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(HousekeepingService.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly job: PeriodicJob<{ idempotencyKeys: number; rateLimitBuckets: number }>;
 
   constructor(
     private readonly config: ApiConfig,
     private readonly idempotency: IdempotencyRepository,
     private readonly rateLimits: RateLimitRepository,
-  ) {}
+  ) {
+    this.job = new PeriodicJob('housekeeping', config.HOUSEKEEPING_INTERVAL_MS, () => this.pass(), this.logger);
+  }
 
   onApplicationBootstrap(): void {
-    const every = this.config.HOUSEKEEPING_INTERVAL_MS;
-    if (every > 0) {
-      this.timer = setInterval(
-        () => void this.sweep().catch((err) => this.logger.warn({ err }, 'housekeeping failed')),
-        every,
-      );
-      this.timer.unref();
-    }
+    this.job.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.job.stop();
   }
 
-  /** One pass; returns what it deleted. */
-  async sweep(): Promise<{ idempotencyKeys: number; rateLimitBuckets: number }> {
+  /** One pass (or the one under way); returns what it deleted. */
+  sweep(): Promise<{ idempotencyKeys: number; rateLimitBuckets: number }> {
+    return this.job.run();
+  }
+
+  private async pass(): Promise<{ idempotencyKeys: number; rateLimitBuckets: number }> {
     const refillSeconds = Math.ceil(this.config.RATE_LIMIT_BURST / this.config.RATE_LIMIT_PER_SECOND);
-    const pass = (async () => {
-      const idempotencyKeys = await this.idempotency.sweep(this.config.IDEMPOTENCY_TTL_HOURS);
-      // At least a minute idle, so busy tokens' rows are not churned.
-      const rateLimitBuckets = await this.rateLimits.sweep(Math.max(60, refillSeconds + 1));
-      if (idempotencyKeys || rateLimitBuckets) this.logger.log({ idempotencyKeys, rateLimitBuckets }, 'housekeeping');
-      return { idempotencyKeys, rateLimitBuckets };
-    })();
-    this.running = pass.then(() => undefined);
-    return pass;
+    const idempotencyKeys = await this.idempotency.sweep(this.config.IDEMPOTENCY_TTL_HOURS);
+    // At least a minute idle, so busy tokens' rows are not churned.
+    const rateLimitBuckets = await this.rateLimits.sweep(Math.max(60, refillSeconds + 1));
+    if (idempotencyKeys || rateLimitBuckets) this.logger.log({ idempotencyKeys, rateLimitBuckets }, 'housekeeping');
+    return { idempotencyKeys, rateLimitBuckets };
   }
 }

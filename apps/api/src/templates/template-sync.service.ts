@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicJob } from '@app/server';
 import { AppsRepository } from '../apps/apps.repository';
 import { ApiConfig } from '../config';
 import { TemplatesService } from './templates.service';
@@ -11,32 +12,27 @@ import { TemplatesService } from './templates.service';
 @Injectable()
 export class TemplateSyncService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(TemplateSyncService.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly job: PeriodicJob<number>;
 
   constructor(
     private readonly apps: AppsRepository,
     private readonly templates: TemplatesService,
-    private readonly config: ApiConfig,
-  ) {}
+    config: ApiConfig,
+  ) {
+    this.job = new PeriodicJob('template sync', config.TEMPLATE_SYNC_INTERVAL_MS, () => this.pass(), this.logger);
+  }
 
   onApplicationBootstrap(): void {
-    const every = this.config.TEMPLATE_SYNC_INTERVAL_MS;
-    if (every > 0) {
-      this.timer = setInterval(() => void this.syncAll(), every);
-      this.timer.unref();
-    }
+    this.job.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.job.stop();
   }
 
   /** One pass over every connected app; a pass already under way is joined, not doubled. */
   syncAll(): Promise<number> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
-    return this.running;
+    return this.job.run();
   }
 
   private async pass(): Promise<number> {

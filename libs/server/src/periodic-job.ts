@@ -1,0 +1,39 @@
+import { Logger } from '@nestjs/common';
+
+/**
+ * A pass that runs every `everyMs` (0: never on its own) and on demand. A pass already under way
+ * is joined, not doubled; stopping waits for it, so shutdown never cuts one in half. The timer is
+ * unref'd: it never keeps a process alive.
+ */
+export class PeriodicJob<T> {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<T>;
+
+  constructor(
+    private readonly name: string,
+    private readonly everyMs: number,
+    private readonly pass: () => Promise<T>,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.everyMs <= 0 || this.timer) return;
+    this.timer = setInterval(
+      () => void this.run().catch((err) => this.logger.warn({ err }, `${this.name} failed`)),
+      this.everyMs,
+    );
+    this.timer.unref();
+  }
+
+  /** One pass now, or the one under way. */
+  run(): Promise<T> {
+    this.running ??= this.pass().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}
