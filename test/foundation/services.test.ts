@@ -2,11 +2,10 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { migrateSchema } from '@app/database';
 import { killHard, spawnTs, startTestInfra, TestInfra, waitFor, waitForLine } from '@app/testing';
 import { ALL_SCHEMAS } from '../../scripts/schemas';
-import { Platform, ServiceName, startPlatform } from '../support/platform';
+import { freePort, Platform, ServiceName, startPlatform } from '../support/platform';
 
 const SERVICES: ServiceName[] = ['api', 'gateway', 'queue', 'webhooks', 'sandbox'];
 
@@ -42,15 +41,6 @@ describe('every service boots and reports health', () => {
     expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+/);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const hasNatsServer = (() => {
   try {

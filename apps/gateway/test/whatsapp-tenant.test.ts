@@ -4,29 +4,12 @@ import { NatsClients } from '@app/messaging';
 import { AppEntity } from '../../api/src/apps/app.entity';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { eventsOf, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
+import { eventsOf, messagesPayload, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
 
 function inboundPayload(wabaId: string, phoneNumberId: string, wamid: string): WhatsAppWebhookPayload {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: wabaId,
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
-              messages: [
-                { from: '79990001122', id: wamid, timestamp: '1763700020', type: 'text', text: { body: 'Hi' } },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return messagesPayload(wabaId, phoneNumberId, {
+    messages: [{ from: '79990001122', id: wamid, timestamp: '1763700020', type: 'text', text: { body: 'Hi' } }],
+  });
 }
 
 function templatePayload(wabaId: string, templateId: number): WhatsAppWebhookPayload {

@@ -1,2 +1,2 @@
-export { TOKEN_KINDS, generateToken, hashToken, sameHash, isWellFormedToken } from './tokens';
+export { TOKEN_KINDS, generateToken, hashToken, constantTimeEqual, isWellFormedToken } from './tokens';
 export type { TokenKind } from './tokens';

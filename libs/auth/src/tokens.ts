@@ -14,9 +14,10 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
+/** Compares two secrets (tokens, signatures, verify tokens) in constant time. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
   return x.length === y.length && timingSafeEqual(x, y);
 }
 

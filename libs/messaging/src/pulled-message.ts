@@ -1,5 +1,4 @@
-import { Msg, MsgHdrs, NatsConnection } from '@nats-io/nats-core';
-import { nanos } from '@nats-io/nats-core';
+import { createInbox, Msg, MsgHdrs, NatsConnection, nanos } from '@nats-io/nats-core';
 
 const decoder = new TextDecoder();
 
@@ -109,7 +108,7 @@ export async function pullNoWait(
   timeoutMs = 5000,
 ): Promise<PulledMessage[]> {
   const out: PulledMessage[] = [];
-  const inbox = `_INBOX.${nc.info?.client_id ?? 'c'}.${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const inbox = createInbox();
   return new Promise<PulledMessage[]>((resolve, reject) => {
     let done = false;
     const finish = (err?: Error) => {

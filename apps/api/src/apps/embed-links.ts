@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@app/auth';
 import { ApiConfig } from '../config';
 
 /**
@@ -27,8 +28,6 @@ export class EmbedLinks {
   /** True when `token` is the link token of this app. */
   verify(appUuid: string, token: unknown): boolean {
     if (typeof token !== 'string' || token.length === 0 || token.length > 128) return false;
-    const expected = Buffer.from(this.sign(appUuid));
-    const given = Buffer.from(token);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+    return constantTimeEqual(token, this.sign(appUuid));
   }
 }

@@ -1,5 +1,5 @@
 import { EventEnvelope, EventType, Topology } from '@app/contracts';
-import { hubSignature, WhatsAppWebhookPayload, WebhookStatus } from '@app/channels';
+import { hubSignature, WebhookInboundMessage, WhatsAppWebhookPayload, WebhookStatus } from '@app/channels';
 import { NatsClients } from '@app/messaging';
 
 export const APP_SECRET = 'sandbox-app-secret';
@@ -45,6 +45,15 @@ export function statusesPayload(
   phoneNumberId: string,
   statuses: WebhookStatus[],
 ): WhatsAppWebhookPayload {
+  return messagesPayload(wabaId, phoneNumberId, { statuses });
+}
+
+/** A callback of the `messages` field (statuses, inbound messages) for one business number. */
+export function messagesPayload(
+  wabaId: string,
+  phoneNumberId: string,
+  content: { statuses?: WebhookStatus[]; messages?: WebhookInboundMessage[] },
+): WhatsAppWebhookPayload {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -56,7 +65,7 @@ export function statusesPayload(
             value: {
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId },
-              statuses,
+              ...content,
             },
           },
         ],

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@app/auth';
 
 /** `X-Hub-Signature-256` value for a raw webhook body: `sha256=` + hex HMAC-SHA256 with the app secret. */
 export function hubSignature(appSecret: string, rawBody: Buffer | string): string {
@@ -11,7 +12,5 @@ export function hubSignature(appSecret: string, rawBody: Buffer | string): strin
  */
 export function verifyHubSignature(appSecret: string, rawBody: Buffer, header: string | undefined | null): boolean {
   if (!header || !/^sha256=[0-9a-fA-F]{64}$/.test(header)) return false;
-  const expected = Buffer.from(hubSignature(appSecret, rawBody).slice('sha256='.length), 'hex');
-  const given = Buffer.from(header.slice('sha256='.length), 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return constantTimeEqual(header.toLowerCase(), hubSignature(appSecret, rawBody));
 }

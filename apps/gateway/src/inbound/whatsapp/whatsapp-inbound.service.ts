@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '@app/auth';
 import { EventEnvelope, Topology } from '@app/contracts';
 import { DeliveryStateStore, EventPublisher, NatsClients } from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
@@ -40,7 +40,11 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     if (typeof challenge !== 'string' || !challenge) {
       throw new ValidationProblem([{ field: 'hub.challenge', message: 'hub.challenge is required' }]);
     }
-    if (mode !== 'subscribe' || typeof token !== 'string' || !safeEqual(token, this.config.WHATSAPP_VERIFY_TOKEN)) {
+    if (
+      mode !== 'subscribe' ||
+      typeof token !== 'string' ||
+      !constantTimeEqual(token, this.config.WHATSAPP_VERIFY_TOKEN)
+    ) {
       throw new ForbiddenProblem('The verify token does not match.');
     }
     return challenge;
@@ -115,10 +119,4 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.deliveryState = undefined;
   }
-}
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
