@@ -1,13 +1,29 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import workspace from './scripts/lint/workspace-boundaries.mjs';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.data/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+      // Deliberate boundary violations, linted by their own spec.
+      'scripts/lint/test/fixtures/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
+    plugins: { workspace },
     rules: {
+      // Apps may import libs; libs never import apps; no app imports another; contracts imports
+      // nothing of ours; each imported lib is declared in the importer's package.json.
+      'workspace/boundaries': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/ban-ts-comment': 'error',
@@ -15,7 +31,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-function-type': 'off',
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@app/*/src/*', '**/libs/*/src/*'], message: 'Import a lib from its root (@app/name).' }] },
+        {
+          patterns: [
+            { group: ['@app/*/src/*', '**/libs/*/src/*'], message: 'Import a lib from its root (@app/name).' },
+          ],
+        },
       ],
     },
   },

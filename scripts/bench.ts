@@ -1,111 +1,57 @@
-// pnpm bench: throughput of the durable consumer paths, as ratios against a baseline measured in
-// the same run (the machine is noisy; absolute figures mean little). Needs NATS_URL (default local).
-import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { Topology } from '@app/contracts';
-import {
-  ConsumerRunner,
-  DEFAULT_TOPOLOGY_OPTIONS,
-  deleteTopology,
-  NatsClients,
-  publishDurable,
-  setupTopology,
-} from '@app/messaging';
+// pnpm bench [name ...]: runs every benchmark (or the named ones) on loopback and prints one JSON
+// line per figure with its baseline and ratio; bench/results.json keeps the latest of each.
+// --smoke: a few seconds each, for CI, asserting only that each completes and reports a figure.
+import { cpus, totalmem } from 'node:os';
+import { Bench, BenchFigure, report } from './bench/report';
+import { consumerBench } from './bench/consumer.bench';
+import { e2eBench } from './bench/e2e.bench';
+import { hostileInputBench } from './bench/hostile-input.bench';
+import { priorityBench } from './bench/priority.bench';
+import { sendBench } from './bench/send.bench';
+import { webhooksBench } from './bench/webhooks.bench';
 
-const N = Number(process.env.BENCH_MESSAGES ?? 5000);
-
-async function fill(clients: NatsClients, t: Topology, subject: string, n: number): Promise<void> {
-  const body = { text: 'x'.repeat(200) };
-  for (let i = 0; i < n; i += 500) {
-    await Promise.all(
-      Array.from({ length: Math.min(500, n - i) }, (_, k) =>
-        publishDurable(clients.js, subject, body, `${subject}-${i + k}`),
-      ),
-    );
-  }
-}
-
-/** Baseline: the client library's own consume() loop on one consumer. */
-async function libraryConsume(clients: NatsClients, t: Topology): Promise<number> {
-  await fill(clients, t, t.outboundSubject('service', 'telegram'), N);
-  const consumer = await clients.js.consumers.get(
-    t.outboundStream('service'),
-    t.outboundConsumer('service', 'telegram'),
-  );
-  const start = performance.now();
-  const messages = await consumer.consume({ max_messages: 100 });
-  let seen = 0;
-  for await (const m of messages) {
-    await m.ackAck();
-    if (++seen === N) break;
-  }
-  await messages.close();
-  return performance.now() - start;
-}
-
-/** The platform's runner: priority across two consumers, no_wait pulls, confirmed acks. */
-async function priorityRunner(clients: NatsClients, t: Topology): Promise<number> {
-  await fill(clients, t, t.outboundSubject('marketing', 'whatsapp'), N);
-  let seen = 0;
-  let done!: () => void;
-  const finished = new Promise<void>((r) => (done = r));
-  const runner = new ConsumerRunner(clients.nc, clients.js, {
-    sources: (['service', 'marketing'] as const).map((p) => ({
-      stream: t.outboundStream(p),
-      consumer: t.outboundConsumer(p, 'whatsapp'),
-      maxDeliver: 10,
-    })),
-    handler: async () => {
-      if (++seen === N) done();
-    },
-    deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
-    batch: 100,
-  });
-  const start = performance.now();
-  runner.start();
-  await finished;
-  const elapsed = performance.now() - start;
-  await runner.stop();
-  return elapsed;
-}
+const BENCHES: Record<string, Bench> = {
+  consumer: consumerBench,
+  send: sendBench,
+  e2e: e2eBench,
+  priority: priorityBench,
+  webhooks: webhooksBench,
+  'hostile-input': hostileInputBench,
+};
 
 async function main(): Promise<void> {
-  const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-  const clients = await NatsClients.connect({ url, name: 'bench' });
-  // A fresh topology per measurement: a closed consume() leaves pulled messages waiting out their
-  // ack timer, which would slow whatever runs next on the same consumer.
-  const fresh = async <T>(fn: (t: Topology) => Promise<T>): Promise<T> => {
-    const t = new Topology(`bench${randomBytes(3).toString('hex')}`);
-    await setupTopology(await clients.jsm(), t, { ...DEFAULT_TOPOLOGY_OPTIONS, storage: 'memory' });
-    try {
-      return await fn(t);
-    } finally {
-      await deleteTopology(await clients.jsm(), t);
-    }
-  };
-  try {
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-    const base: number[] = [];
-    const ours: number[] = [];
-    for (let r = 0; r < rounds; r++) {
-      base.push(await fresh((t) => libraryConsume(clients, t)));
-      ours.push(await fresh((t) => priorityRunner(clients, t)));
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const b = median(base);
-    const o = median(ours);
-    process.stdout.write(
-      `consume ${N} messages, median of ${rounds} rounds\n` +
-        `  baseline (library consume(), one consumer):       ${(N / (b / 1000)).toFixed(0)} msg/s\n` +
-        `  priority runner (two consumers, no_wait, ackAck): ${(N / (o / 1000)).toFixed(0)} msg/s\n` +
-        `  ratio runner/baseline throughput: ${(b / o).toFixed(2)}\n`,
-    );
-  } finally {
-    await clients.drain();
+  const args = process.argv.slice(2);
+  const smoke = args.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+  const names = args.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !BENCHES[n]);
+  if (unknown.length) {
+    process.stderr.write(`unknown bench: ${unknown.join(', ')} (known: ${Object.keys(BENCHES).join(', ')})\n`);
+    process.exit(2);
   }
+  const opts = {
+    smoke,
+    seconds: Number(process.env.BENCH_SECONDS ?? (smoke ? 5 : 60)),
+    natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  };
+  const machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  const figures: BenchFigure[] = [];
+  for (const name of names.length ? names : Object.keys(BENCHES)) {
+    process.stderr.write(`== bench ${name}${smoke ? ' (smoke)' : ''}\n`);
+    const got = await BENCHES[name](opts);
+    if (got.length === 0 || got.some((f) => !Number.isFinite(f.value)))
+      throw new Error(`bench ${name} reported no figure`);
+    figures.push(...got);
+  }
+  report(figures, machine);
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -1,13 +1,14 @@
 // pnpm nats:setup: creates or updates every stream and consumer (a deploy step, idempotent).
 import { Topology } from '@app/contracts';
-import { DEFAULT_TOPOLOGY_OPTIONS, NatsClients, setupTopology, TopologyOptions } from '@app/messaging';
+import { DEFAULT_TOPOLOGY_OPTIONS, NatsAuth, NatsClients, setupTopology, TopologyOptions } from '@app/messaging';
 
 export async function setupNats(
   url: string,
   prefix: string,
   overrides: Partial<TopologyOptions> = {},
+  auth?: NatsAuth,
 ): Promise<string[]> {
-  const clients = await NatsClients.connect({ url, name: 'nats-setup' });
+  const clients = await NatsClients.connect({ url, name: 'nats-setup', auth });
   try {
     const report = await setupTopology(await clients.jsm(), new Topology(prefix), {
       ...DEFAULT_TOPOLOGY_OPTIONS,

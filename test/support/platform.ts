@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
-import { createServer } from 'node:net';
 import { loadConfig } from '@app/config';
 import { migrateSchema } from '@app/database';
+import { listen } from '@app/server';
 import { startTestInfra, TestInfra, TestInfraOptions } from '@app/testing';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { ApiConfig } from '../../apps/api/src/config';
@@ -14,12 +14,16 @@ import { createSandboxApp } from '../../apps/sandbox/src/sandbox.app';
 import { WebhooksConfig } from '../../apps/webhooks/src/config';
 import { createWebhooksApp } from '../../apps/webhooks/src/webhooks.app';
 import { ALL_SCHEMAS } from '../../scripts/schemas';
+import { platformEnv, ServiceName } from './platform-env';
 
-export type ServiceName = 'api' | 'gateway' | 'queue' | 'webhooks' | 'sandbox';
+export { freePort, platformEnv } from './platform-env';
+export type { ServiceName } from './platform-env';
 
 export interface Platform {
   infra: TestInfra;
   urls: Record<ServiceName, string>;
+  /** Each service's admin listener (`/readyz`, `/metrics`), never exposed by the public Service. */
+  adminUrls: Record<ServiceName, string>;
   /** The environment every service was started with (ports, URLs, database, prefix). */
   env: Record<string, string>;
   apps: Partial<Record<ServiceName, INestApplication>>;
@@ -27,18 +31,6 @@ export interface Platform {
   stopService(name: ServiceName): Promise<void>;
   startService(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const builders: Record<ServiceName, (env: NodeJS.ProcessEnv) => Promise<{ app: INestApplication; port: number }>> = {
@@ -77,34 +69,11 @@ export async function startPlatform(opts: {
 }): Promise<Platform> {
   const infra = await startTestInfra({ suite: opts.suite, topology: opts.topology });
   for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
-  const ports: Record<ServiceName, number> = {
-    api: await freePort(),
-    gateway: await freePort(),
-    queue: await freePort(),
-    webhooks: await freePort(),
-    sandbox: await freePort(),
-  };
-  const urls = Object.fromEntries(Object.entries(ports).map(([k, p]) => [k, `http://127.0.0.1:${p}`])) as Record<
-    ServiceName,
-    string
-  >;
-  const env: Record<string, string> = {
-    ...infra.env,
-    API_PORT: String(ports.api),
-    GATEWAY_PORT: String(ports.gateway),
-    QUEUE_PORT: String(ports.queue),
-    WEBHOOKS_PORT: String(ports.webhooks),
-    SANDBOX_PORT: String(ports.sandbox),
-    API_PUBLIC_URL: urls.api,
-    GATEWAY_PUBLIC_URL: urls.gateway,
-    SANDBOX_URL: urls.sandbox,
-    WHATSAPP_GRAPH_URL: urls.sandbox,
-    ...opts.env,
-  };
+  const { urls, adminPorts, adminUrls, env } = await platformEnv(infra, opts.env);
   const apps: Partial<Record<ServiceName, INestApplication>> = {};
   const startService = async (name: ServiceName) => {
     const { app, port } = await builders[name]({ ...process.env, ...env });
-    await app.listen(port, '127.0.0.1');
+    await listen(app, port, adminPorts[name], '127.0.0.1');
     apps[name] = app;
   };
   const stopService = async (name: ServiceName) => {
@@ -134,6 +103,7 @@ export async function startPlatform(opts: {
   return {
     infra,
     urls,
+    adminUrls,
     env,
     apps,
     startService,

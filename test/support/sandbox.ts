@@ -1,4 +1,4 @@
-import type { AppEntity } from '../../apps/api/src/apps/app.entity';
+import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 
 /**
  * Registers an app's connected number with the sandbox's WhatsApp emulator, so its callbacks

@@ -3,7 +3,7 @@ import { ConfigModule } from '@app/config';
 import { databaseModule, postgresReadiness } from '@app/database';
 import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
-import { AppsModule } from './apps/apps.module';
+import { WaAppsModule } from './wa-apps/wa-apps.module';
 import { AuthModule } from './auth';
 import { ApiConfig } from './config';
 import { EventsModule } from './events';
@@ -18,13 +18,14 @@ import { MessagesModule } from './messages/messages.module';
 import { HousekeepingModule } from './housekeeping/housekeeping.module';
 import { RateLimitModule } from './rate-limit';
 import { UsersModule } from './users/users.module';
+import { HoldsMetrics } from './billing/holds.metrics';
 
 /** The public REST API: wires the feature modules. */
 @Module({})
-export class AppModule {
+export class ApiModule {
   static forRoot(config: ApiConfig): DynamicModule {
     return {
-      module: AppModule,
+      module: ApiModule,
       imports: [
         ConfigModule.forRoot(config),
         loggingModule('api', config.LOG_LEVEL),
@@ -33,7 +34,7 @@ export class AppModule {
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
         AuthModule,
         EventsModule,
-        AppsModule,
+        WaAppsModule,
         ProfilesModule,
         TemplatesModule,
         OnboardingModule,
@@ -45,6 +46,7 @@ export class AppModule {
         MessagesModule,
         UsersModule,
       ],
+      providers: [HoldsMetrics],
     };
   }
 }

@@ -9,12 +9,13 @@ import {
   Min,
   MinLength,
   Validate,
+  ValidationArguments,
   ValidateIf,
   ValidatorConstraint,
   ValidatorConstraintInterface,
 } from 'class-validator';
 import { createHash } from 'node:crypto';
-import { DatabaseConfig } from '@app/config';
+import { DatabaseConfig, Secret } from '@app/config';
 import { MESSAGE_CATEGORIES, MessageCategory } from '@app/contracts';
 
 export const WHATSAPP_MODES = ['sandbox', 'cloud'] as const;
@@ -57,6 +58,18 @@ export class MessagePricesConstraint implements ValidatorConstraintInterface {
   }
 }
 
+/** Sandbox numbers are made up and never verified: production connects real numbers only. */
+@ValidatorConstraint({ name: 'noSandboxInProduction' })
+export class NoSandboxInProductionConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return !(value === 'sandbox' && (args.object as ApiConfig).NODE_ENV === 'production');
+  }
+
+  defaultMessage(): string {
+    return 'WHATSAPP_MODE must not be sandbox in production';
+  }
+}
+
 export class ApiConfig extends DatabaseConfig {
   @IsInt()
   @Min(1)
@@ -80,10 +93,17 @@ export class ApiConfig extends DatabaseConfig {
    * Signs onboarding links (embed_link_url): the link itself is the credential of the business
    * that opens it. Required in production; development and tests derive one from the database URL.
    */
+  @Secret()
   @ValidateIf((c: ApiConfig) => c.NODE_ENV === 'production' || c.ONBOARDING_SECRET !== undefined)
   @IsString()
   @MinLength(32, { message: 'ONBOARDING_SECRET must be at least 32 characters' })
   ONBOARDING_SECRET?: string;
+
+  /** How long an onboarding link (embed_link_url) stays valid; its owner can ask for a fresh one. */
+  @IsInt()
+  @Min(1)
+  @Max(24 * 90)
+  ONBOARDING_LINK_TTL_HOURS: number = 24 * 7;
 
   /**
    * How businesses connect a WhatsApp number: `sandbox` (the emulator; default outside production)
@@ -91,6 +111,7 @@ export class ApiConfig extends DatabaseConfig {
    */
   @IsOptional()
   @IsIn(WHATSAPP_MODES)
+  @Validate(NoSandboxInProductionConstraint)
   WHATSAPP_MODE?: WhatsAppMode;
 
   /** Meta app id and embedded-signup configuration id, for `WHATSAPP_MODE=cloud`. */
@@ -138,10 +159,40 @@ export class ApiConfig extends DatabaseConfig {
   @Max(720)
   IDEMPOTENCY_TTL_HOURS: number = 24;
 
+  /**
+   * A key still in progress after this long belongs to a request whose process died: the next
+   * request with it learns what that one achieved (or runs it). Longer than any request lasts.
+   */
+  @IsInt()
+  @Min(5)
+  @Max(3600)
+  IDEMPOTENCY_STALE_SECONDS: number = 30;
+
   /** How often expired idempotency keys and idle rate-limit buckets are deleted. 0 disables. */
   @IsInt()
   @Min(0)
   HOUSEKEEPING_INTERVAL_MS: number = 600000;
+
+  /** Most sends of one user committed in one transaction (they are grouped while the previous commits). */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  SEND_BATCH_MAX: number = 256;
+
+  /** How old an outbox row must be before the relay publishes it (the request path normally has). */
+  @IsInt()
+  @Min(0)
+  OUTBOX_RELAY_AFTER_MS: number = 10_000;
+
+  /** How often the outbox relay and the receipt reconciler run. 0 disables both. */
+  @IsInt()
+  @Min(0)
+  SETTLEMENT_INTERVAL_MS: number = 5_000;
+
+  /** A message with no final status this long after its acceptance fails as `no_receipt` and its hold is released. */
+  @IsInt()
+  @Min(1)
+  RECEIPT_TIMEOUT_MINUTES: number = 1440;
 
   get messagePrices(): Record<MessageCategory, number> {
     return JSON.parse(this.MESSAGE_PRICES) as Record<MessageCategory, number>;

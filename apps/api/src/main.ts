@@ -6,7 +6,7 @@ import { ApiConfig } from './config';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(ApiConfig, 'api');
   const app = await createApiApp(config);
-  await listen(app, config.API_PORT);
+  await listen(app, config.API_PORT, config.ADMIN_PORT);
 }
 
 void main();

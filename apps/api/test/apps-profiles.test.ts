@@ -41,7 +41,7 @@ describe('apps and profiles', () => {
       expect(res.body.uuid).toMatch(UUID_V4);
       expect(res.body.name).toBe('Acme support');
       expect(res.body.embed_link_url).toMatch(
-        new RegExp(`^${platform.urls.api}/api/v1/onboarding/${res.body.uuid}\\?t=[A-Za-z0-9_-]+$`),
+        new RegExp(`^${platform.urls.api}/api/v1/onboarding/${res.body.uuid}\\?t=[0-9]+\\.[A-Za-z0-9_-]{43}$`),
       );
     });
 
@@ -232,7 +232,7 @@ describe('apps and profiles', () => {
   });
 
   describe('OpenAPI', () => {
-    it('serves the document with the spec’s paths, fields and status codes, and a docs page', async () => {
+    it('serves the document with the API’s paths, fields and status codes, and a docs page', async () => {
       const res = await fetch(`${platform.urls.api}/api/openapi.json`);
       expect(res.status).toBe(200);
       const doc = (await res.json()) as Json;

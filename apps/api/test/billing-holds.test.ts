@@ -1,7 +1,7 @@
 import { EventEnvelope, EventType, newEventId, OutboundMessage, Topology, unixSeconds } from '@app/contracts';
 import { NatsClients, publishDurable, pullNoWait } from '@app/messaging';
 import { waitFor } from '@app/testing';
-import { AppEntity } from '../src/apps/app.entity';
+import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { client } from './support/http';
@@ -207,5 +207,34 @@ describe('balance holds and charges', () => {
     await waitFor(async () => (await row(id)).hold === 'CAPTURED', 20_000, 'captured via the channel id');
     expect(await row(id)).toEqual({ status: 'DELIVERED', hold: 'CAPTURED', charges: 1 });
     expect(await balance(user)).toBeCloseTo(1 - PRICE, 4);
+  });
+
+  it('a callback from another tenant’s connection settles nothing; the owning connection’s callback does', async () => {
+    const { user, app } = await tenant(1);
+    const other = await tenant(1);
+    const id = (await sendTemplate(user, app)).body.message.id as string;
+    await emit('message.sent', { message_id: id, status: 'SENT', provider_message_id: 'wamid.OWNED' });
+    await eventsHandled();
+    // The other tenant's number reports our message (by our id, then by the channel's id) as failed.
+    const forged = { status: 'FAILED', error: { code: '131026', title: 'forged' } };
+    await emit('message.failed', { ...forged, message_id: id, connection_id: other.app.phoneNumberId });
+    await emit('message.failed', {
+      ...forged,
+      message_id: 'wamid.OWNED',
+      provider_message_id: 'wamid.OWNED',
+      connection_id: other.app.phoneNumberId,
+    });
+    await eventsHandled();
+    expect(await row(id)).toEqual({ status: 'SENT', hold: 'HELD', charges: 0 });
+    expect(await balance(user)).toBeCloseTo(1 - PRICE, 4);
+
+    await emit('message.delivered', {
+      status: 'DELIVERED',
+      message_id: 'wamid.OWNED',
+      provider_message_id: 'wamid.OWNED',
+      connection_id: app.phoneNumberId,
+    });
+    await waitFor(async () => (await row(id)).hold === 'CAPTURED', 10_000, 'charge captured');
+    expect(await row(id)).toEqual({ status: 'DELIVERED', hold: 'CAPTURED', charges: 1 });
   });
 });

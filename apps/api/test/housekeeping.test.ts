@@ -43,12 +43,31 @@ describe('housekeeping', () => {
     expect(busy).toHaveLength(1);
 
     const swept = await platform.apps.api!.get(HousekeepingService).sweep();
-    expect(swept).toEqual({ idempotencyKeys: 1, rateLimitBuckets: 1 });
+    expect(swept).toEqual({ idempotencyKeys: 1, rateLimitBuckets: 1, tierRecipients: 0 });
     const keys = (await sql(`SELECT key FROM idempotency_keys ORDER BY key`)) as { key: string }[];
     expect(keys.map((k) => k.key)).toEqual(['fresh']);
     const buckets = (await sql(`SELECT key FROM rate_limits`)) as { key: string }[];
     expect(buckets.map((b) => b.key)).toEqual([busy[0].key]);
     // The spent bucket is still spent: its limit was not reset by the clean-up.
     expect((await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth })).status).toBe(429);
+  });
+
+  it("deletes recipients out of the messaging tier's 24-hour window and takes them off the app's count", async () => {
+    await sql(
+      `INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at) VALUES
+         (901, '447000000001', now() - interval '30 hours', now() - interval '25 hours'),
+         (901, '447000000002', now() - interval '2 hours', now() - interval '1 hour'),
+         (902, '447000000003', now() - interval '26 hours', now() - interval '26 hours')`,
+    );
+    await sql(`INSERT INTO tier_usage (app_id, recipients) VALUES (901, 2), (902, 1)`);
+    const swept = await platform.apps.api!.get(HousekeepingService).sweep();
+    expect(swept.tierRecipients).toBe(2);
+    expect(await sql(`SELECT app_id, recipient FROM tier_recipients`)).toEqual([
+      { app_id: 901, recipient: '447000000002' },
+    ]);
+    expect(await sql(`SELECT app_id, recipients FROM tier_usage ORDER BY app_id`)).toEqual([
+      { app_id: 901, recipients: 1 },
+      { app_id: 902, recipients: 0 },
+    ]);
   });
 });

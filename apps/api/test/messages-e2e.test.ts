@@ -1,5 +1,7 @@
+import { newMessageId, OutboundMessage } from '@app/contracts';
+import { NatsClients, publishDurable } from '@app/messaging';
 import { waitFor } from '@app/testing';
-import { AppEntity } from '../src/apps/app.entity';
+import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { client } from './support/http';
@@ -162,6 +164,55 @@ describe('sending end to end', () => {
       // Exactly once, with the Cloud API body for its kind.
       expect(arrived).toHaveLength(1);
       expect(arrived[0].body).toMatchObject({ messaging_product: 'whatsapp', to: customer, ...m.graph });
+    }
+  });
+
+  it("a message published again after the stream's duplicate window reaches the channel once", async () => {
+    // What the outbox relay does after a long outage: the same message, stored by the stream as new
+    // (its duplicate window has passed, modelled here by a second Nats-Msg-Id).
+    const topology = platform.infra.topology;
+    const nats = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'e2e-republish' });
+    try {
+      const id = newMessageId();
+      const outbound: OutboundMessage = {
+        id,
+        channel: 'whatsapp',
+        priority: 'service',
+        category: 'SERVICE',
+        user_id: sys.userId,
+        app_id: app.id,
+        sender: { connection_id: app.phoneNumberId!, waba_id: app.wabaId },
+        recipient: customer,
+        kind: 'TEXT',
+        content: { text: { body: 'Only once, please' } },
+        queued_at: Date.now(),
+      };
+      const subject = topology.outboundSubject('service', 'whatsapp');
+      await publishDurable(nats.js, subject, outbound, id);
+      const arrivals = async () =>
+        (
+          (await (await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/messages`)).json()) as {
+            body: Record<string, unknown>;
+          }[]
+        ).filter((r) => r.body.biz_opaque_callback_data === id);
+      await waitFor(async () => (await arrivals()).length > 0, 20_000, 'the first publish sent', 200);
+      await publishDurable(nats.js, subject, outbound, `${id}-republished`);
+      const jsm = await nats.jsm();
+      await waitFor(
+        async () => {
+          const info = await jsm.consumers.info(
+            topology.outboundStream('service'),
+            topology.outboundConsumer('service', 'whatsapp'),
+          );
+          return info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq > 0;
+        },
+        20_000,
+        'the queue to settle the republished copy',
+        200,
+      );
+      expect(await arrivals()).toHaveLength(1);
+    } finally {
+      await nats.drain();
     }
   });
 });

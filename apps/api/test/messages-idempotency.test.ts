@@ -1,6 +1,6 @@
 import { Topology } from '@app/contracts';
 import { NatsClients, pullNoWait } from '@app/messaging';
-import { AppEntity } from '../src/apps/app.entity';
+import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { client, errorFields, expectProblem } from './support/http';
@@ -31,6 +31,13 @@ describe('Idempotency-Key on POST messages', () => {
   const available = async () =>
     Number(
       (await factory.dataSource.query(`SELECT available FROM balances WHERE user_id = $1`, [sys.userId]))[0].available,
+    );
+  /** A key as a request still in progress (or whose process died) leaves it, claimed `secondsAgo`. */
+  const leaveInProgress = (key: string, secondsAgo: number) =>
+    factory.dataSource.query(
+      `UPDATE idempotency_keys SET state = 'PENDING', response_status = NULL, response_body = NULL,
+              created_at = now() - make_interval(secs => $3) WHERE user_id = $1 AND key = $2`,
+      [sys.userId, key, secondsAgo],
     );
   const queuedIds = async () => {
     const pulled = await pullNoWait(
@@ -134,6 +141,41 @@ describe('Idempotency-Key on POST messages', () => {
     const ok = await attempt();
     expect(ok.status).toBe(201);
     expect((await attempt()).body).toEqual(ok.body);
+    await queuedIds();
+  });
+
+  it('a key left in progress by a request whose process died: the send it committed is answered, never sent again', async () => {
+    const committed = await send('crash-1');
+    expect(committed.status).toBe(201);
+    // As a kill between the commit and the answer leaves it: the key in progress, the message committed.
+    await leaveInProgress('crash-1', 300);
+    const before = await messageCount();
+    const retry = await send('crash-1');
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(committed.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await messageCount()).toBe(before);
+    await queuedIds();
+  });
+
+  it('a key left in progress by a request that died before committing: the retry sends, once', async () => {
+    const firstId = (await send('crash-2')).body.message.id as string;
+    // The key of a request that never committed: no message carries it.
+    await factory.dataSource.query(`UPDATE messages SET idempotency_key = NULL WHERE id = $1`, [firstId]);
+    await leaveInProgress('crash-2', 300);
+    const before = await messageCount();
+    const retry = await send('crash-2');
+    expect(retry.status).toBe(201);
+    expect(retry.body.message.id).not.toBe(firstId);
+    expect(await messageCount()).toBe(before + 1);
+    expect((await send('crash-2')).body).toEqual(retry.body);
+    await queuedIds();
+  });
+
+  it('a key in progress for less than the stale time is still answered 409', async () => {
+    await send('busy-1');
+    await leaveInProgress('busy-1', 0);
+    expectProblem(await send('busy-1'), 409, '/problems/idempotency-key-in-use');
     await queuedIds();
   });
 

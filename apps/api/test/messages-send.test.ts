@@ -1,7 +1,7 @@
 import { EventEnvelope, newEventId, OutboundMessage, Topology, unixSeconds } from '@app/contracts';
 import { NatsClients, publishDurable, pullNoWait } from '@app/messaging';
 import { waitFor } from '@app/testing';
-import { AppEntity } from '../src/apps/app.entity';
+import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { client, errorFields, expectProblem } from './support/http';

@@ -3,7 +3,7 @@ import { Platform, startPlatform } from '../../../test/support/platform';
 import { client, errorFields, expectProblem } from './support/http';
 import { minimalTemplate, textTemplate } from './support/templates';
 
-/** POST templates: every rule of the spec, each limit accepted at its edge and refused one past it. */
+/** POST templates: every rule of docs/api.md, each limit accepted at its edge and refused one past it. */
 describe('template creation rules', () => {
   let platform: Platform;
   let factory: ApiFactory;

@@ -1,6 +1,7 @@
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { BalancesRepository } from '../src/billing/balances.repository';
+import { BillingService } from '../src/billing/billing.service';
 import { client, errorFields, expectProblem } from './support/http';
 
 /** GET /v1/users/{userId}/balances and /transactions. */
@@ -33,8 +34,8 @@ describe('balances and transactions', () => {
   });
 
   it('credits are positive transactions; charges negative with the recipient masked; the balance excludes holds', async () => {
-    const balances = new BalancesRepository(factory.dataSource);
-    await balances.credit(sys.userId, 10);
+    const billing = new BillingService(new BalancesRepository(factory.dataSource));
+    await billing.credit(sys.userId, 10);
     const app = await factory.activeApp(sys.userId);
     // A delivered message's charge and a still-held one, as the send and event paths leave them.
     await factory.dataSource.query(
@@ -52,8 +53,8 @@ describe('balances and transactions', () => {
        ('m-delivered', $1, 0.05, 'EUR', 'HELD'), ('m-held', $1, 0.05, 'EUR', 'HELD')`,
       [sys.userId],
     );
-    expect(await balances.capture('m-delivered')).toBe(true);
-    expect(await balances.capture('m-delivered')).toBe(false);
+    expect(await billing.capture('m-delivered')).toBe(true);
+    expect(await billing.capture('m-delivered')).toBe(false);
 
     const res = await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth });
     expect(res.body).toEqual({ balance: 9.9, currency: 'EUR' });

@@ -5,23 +5,27 @@ import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
+import { ConnectionsModule } from './connections/connections.module';
 import { InboundModule } from './inbound/inbound.module';
-import { TemplatesModule } from './templates/templates.module';
+import { SignupModule } from './signup/signup.module';
+import { ChannelTemplatesModule } from './templates/templates.module';
 
 /** The gateway node: wires the feature modules. */
 @Module({})
-export class AppModule {
+export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
-      module: AppModule,
+      module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
         loggingModule('gateway', config.LOG_LEVEL),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway' }),
         databaseModule(config.DATABASE_URL, gatewaySchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
+        ConnectionsModule,
         InboundModule,
-        TemplatesModule,
+        ChannelTemplatesModule,
+        SignupModule,
       ],
     };
   }

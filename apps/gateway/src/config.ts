@@ -1,5 +1,5 @@
 import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
-import { DatabaseConfig } from '@app/config';
+import { DatabaseConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
 
 export class GatewayConfig extends DatabaseConfig {
   @IsInt()
@@ -12,14 +12,16 @@ export class GatewayConfig extends DatabaseConfig {
   GATEWAY_PUBLIC_URL: string = 'http://localhost:3100';
 
   /** Verifies X-Hub-Signature-256 of WhatsApp webhooks (the Meta app secret). */
+  @Secret()
   @IsString()
   @MinLength(8)
-  WHATSAPP_APP_SECRET: string = 'sandbox-app-secret';
+  WHATSAPP_APP_SECRET: string = SANDBOX_SECRETS.whatsappAppSecret;
 
   /** Answers Meta's webhook verification challenge (`hub.verify_token`). */
+  @Secret()
   @IsString()
   @MinLength(8)
-  WHATSAPP_VERIFY_TOKEN: string = 'sandbox-verify-token';
+  WHATSAPP_VERIFY_TOKEN: string = SANDBOX_SECRETS.whatsappVerifyToken;
 
   /** Graph API base URL: https://graph.facebook.com in production; the sandbox by default. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
@@ -29,9 +31,20 @@ export class GatewayConfig extends DatabaseConfig {
   WHATSAPP_API_VERSION: string = 'v21.0';
 
   /** The business solution provider's system-user token, valid for every WABA. */
+  @Secret()
   @IsString()
   @MinLength(8)
-  WHATSAPP_ACCESS_TOKEN: string = 'sandbox-access-token';
+  WHATSAPP_ACCESS_TOKEN: string = SANDBOX_SECRETS.whatsappAccessToken;
+
+  /** The platform's Meta app id: the client of embedded-signup code exchanges. */
+  @IsString()
+  @MinLength(1)
+  WHATSAPP_APP_ID: string = 'sandbox-app-id';
+
+  /** Two-step verification PIN (6 digits) set on numbers registered at onboarding. */
+  @Secret()
+  @Matches(/^[0-9]{6}$/, { message: 'WHATSAPP_TWO_STEP_PIN must be 6 digits' })
+  WHATSAPP_TWO_STEP_PIN: string = SANDBOX_SECRETS.whatsappTwoStepPin;
 
   /** Template calls to the Graph API; below the callers' 5 s request/reply timeout. */
   @IsInt()
@@ -47,4 +60,26 @@ export class GatewayConfig extends DatabaseConfig {
   @Min(0)
   @Max(3_600_000)
   GATEWAY_TENANT_CACHE_MS: number = 300_000;
+
+  /** Telegram Bot API root: https://api.telegram.org in production; the sandbox by default. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  TELEGRAM_API_URL: string = 'http://localhost:3900/telegram';
+
+  /** MAX Bot API: https://platform-api.max.ru in production; the sandbox by default. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  MAX_API_URL: string = 'http://localhost:3900/max';
+
+  /** Bot API calls made while connecting and disconnecting a bot. */
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  BOT_API_TIMEOUT_MS: number = 5000;
+
+  /**
+   * Keys that seal bot tokens (AES-256-GCM), shared with the queue: `id:base64key[,id:base64key]`,
+   * the first sealing, the others still opening values sealed before a rotation.
+   */
+  @Secret()
+  @IsCredentialsKeys()
+  CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
 }

@@ -1,11 +1,11 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '@app/server';
-import { AppModule } from './app.module';
+import { GatewayModule } from './app.module';
 import { GatewayConfig } from './config';
 
 /** Builds the gateway (not yet listening): used by main.ts and by the test suites. */
 export function createGatewayApp(config: GatewayConfig): Promise<NestFastifyApplication> {
-  return createHttpApp(AppModule.forRoot(config), {
+  return createHttpApp(GatewayModule.forRoot(config), {
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     name: 'gateway',
     rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'gateway' },

@@ -6,7 +6,7 @@ import { createGatewayApp } from './gateway.app';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(GatewayConfig, 'gateway');
   const app = await createGatewayApp(config);
-  await listen(app, config.GATEWAY_PORT);
+  await listen(app, config.GATEWAY_PORT, config.ADMIN_PORT);
 }
 
 void main();

@@ -1,18 +1,17 @@
 import {
-  ChannelRpcReply,
-  DeleteTemplateReply,
-  isChannelRpcError,
-  ListTemplatesReply,
   newMessageId,
+  RpcRequest,
+  RpcResult,
+  RpcSubject,
   SubmitTemplateReply,
+  SubmitTemplateRequest,
   TemplateStatusData,
   TemplateSubmission,
-  UpdateTemplateReply,
   WHATSAPP_RPC,
 } from '@app/contracts';
 import { WhatsAppConnector } from '@app/channels';
 import { NatsClients, RpcClient } from '@app/messaging';
-import { waitFor } from '@app/testing';
+import { rpcProblem, waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { eventsOf } from './support/whatsapp';
 
@@ -39,15 +38,11 @@ describe('WhatsApp template management over request/reply', () => {
   const statusEvents = (waId: string) =>
     eventsOf<TemplateStatusData>(clients, platform.infra.topology, 'template.status_changed', (d) => d.wa_id === waId);
 
-  async function call<R>(pattern: string, data: unknown): Promise<ChannelRpcReply<R>> {
-    return rpc.send<ChannelRpcReply<R>>(pattern, data, 8000);
-  }
+  const call = <S extends RpcSubject>(subject: S, request: RpcRequest<S>): Promise<RpcResult<S>> =>
+    rpc.call(subject, request, { timeoutMs: 8000 });
 
-  async function submit(template: TemplateSubmission): Promise<SubmitTemplateReply> {
-    const reply = await call<SubmitTemplateReply>(WHATSAPP_RPC.submitTemplate, { connection, template });
-    if (isChannelRpcError(reply)) throw new Error(`submit refused: ${JSON.stringify(reply.error)}`);
-    return reply;
-  }
+  const submit = (template: TemplateSubmission): Promise<SubmitTemplateReply> =>
+    call(WHATSAPP_RPC.submitTemplate, { connection, template });
 
   beforeAll(async () => {
     platform = await startPlatform({
@@ -85,7 +80,7 @@ describe('WhatsApp template management over request/reply', () => {
         const e = await statusEvents(reply.wa_id);
         return e.length > 0 && e;
       },
-      10_000,
+      30_000,
       'template.status_changed',
     );
     expect(event).toMatchObject({ channel: 'whatsapp', app_id: null });
@@ -111,7 +106,7 @@ describe('WhatsApp template management over request/reply', () => {
         const e = await statusEvents(reply.wa_id);
         return e.length > 0 && e;
       },
-      10_000,
+      30_000,
       'rejection',
     );
     expect(rejected.data).toMatchObject({
@@ -119,7 +114,7 @@ describe('WhatsApp template management over request/reply', () => {
       reason: { code: 'INVALID_FORMAT', message: expect.stringContaining('REJECTME') },
     });
 
-    const edit = await call<UpdateTemplateReply>(WHATSAPP_RPC.updateTemplate, {
+    const edit = await call(WHATSAPP_RPC.updateTemplate, {
       connection,
       wa_id: reply.wa_id,
       template: { ...bad, body: { text: 'Buy now {{1}}', example: 'Buy now 5' } },
@@ -130,15 +125,14 @@ describe('WhatsApp template management over request/reply', () => {
         const e = await statusEvents(reply.wa_id);
         return e.length > 1 && e;
       },
-      10_000,
+      30_000,
       'approval after edit',
     );
     expect(events.map((e) => e.data.status)).toEqual(['REJECTED', 'APPROVED']);
   });
 
   it('lists the WABA templates with status and quality, and deletes one', async () => {
-    const listed = await call<ListTemplatesReply>(WHATSAPP_RPC.listTemplates, { connection });
-    if (isChannelRpcError(listed)) throw new Error(listed.error.message);
+    const listed = await call(WHATSAPP_RPC.listTemplates, { connection });
     const byName = Object.fromEntries(listed.templates.map((t) => [t.name, t]));
     expect(byName.order_update).toMatchObject({
       status: 'APPROVED',
@@ -148,34 +142,39 @@ describe('WhatsApp template management over request/reply', () => {
     });
     expect(byName.promo_bad).toMatchObject({ status: 'APPROVED' });
 
-    const del = await call<DeleteTemplateReply>(WHATSAPP_RPC.deleteTemplate, {
+    const del = await call(WHATSAPP_RPC.deleteTemplate, {
       connection,
       wa_id: byName.promo_bad.wa_id,
       name: 'promo_bad',
     });
     expect(del).toEqual({ deleted: true });
-    const after = await call<ListTemplatesReply>(WHATSAPP_RPC.listTemplates, { connection });
-    expect(isChannelRpcError(after) ? [] : after.templates.map((t) => t.name)).toEqual(['order_update']);
+    const after = await call(WHATSAPP_RPC.listTemplates, { connection });
+    expect(after.templates.map((t) => t.name)).toEqual(['order_update']);
   });
 
-  it('answers a refusal as rejected data with the Graph code', async () => {
-    const dup = await call<SubmitTemplateReply>(WHATSAPP_RPC.submitTemplate, { connection, template: orderUpdate });
-    expect(dup).toEqual({
-      error: { kind: 'rejected', code: '100', message: expect.stringContaining('already exists') },
+  it('answers a refusal as a 400 problem with the Graph code', async () => {
+    const dup = await rpcProblem(submit(orderUpdate));
+    expect(dup).toMatchObject({
+      status: 400,
+      slug: 'template-rejected-by-channel',
+      code: '100',
+      detail: expect.stringContaining('already exists'),
     });
-    const bad = await call<SubmitTemplateReply>(WHATSAPP_RPC.submitTemplate, { connection: {}, template: orderUpdate });
-    expect(bad).toMatchObject({ error: { kind: 'rejected', code: 'invalid_request' } });
+    const bad = await rpcProblem(
+      call(WHATSAPP_RPC.submitTemplate, { connection: {}, template: orderUpdate } as unknown as SubmitTemplateRequest),
+    );
+    expect(bad).toMatchObject({ status: 400, code: 'invalid_request' });
   });
 
-  it('answers an outage of the channel as unavailable data', async () => {
+  it('answers an outage of the channel as a 503 problem', async () => {
     const set = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/faults`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ mode: '500', scope: 'templates', count: 1 }),
     });
     expect(set.status).toBe(201);
-    const reply = await call<ListTemplatesReply>(WHATSAPP_RPC.listTemplates, { connection });
-    expect(reply).toMatchObject({ error: { kind: 'unavailable', code: '131000' } });
+    const problem = await rpcProblem(call(WHATSAPP_RPC.listTemplates, { connection }));
+    expect(problem).toMatchObject({ status: 503, slug: 'service-unavailable', code: '131000' });
   });
 
   it('the channel checks sends against an approved template: a wrong parameter count is final', async () => {

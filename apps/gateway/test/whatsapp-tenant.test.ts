@@ -1,7 +1,6 @@
 import { APPS_RPC, MessageReceivedData, MessageStatusData, TemplateStatusData } from '@app/contracts';
 import { WhatsAppWebhookPayload } from '@app/channels';
 import { NatsClients } from '@app/messaging';
-import { AppEntity } from '../../api/src/apps/app.entity';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { eventsOf, messagesPayload, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
@@ -41,7 +40,7 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
   let platform: Platform;
   let factory: ApiFactory;
   let clients: NatsClients;
-  let app: AppEntity;
+  let app: Awaited<ReturnType<ApiFactory['activeApp']>>;
   let userId: string;
   /** Every tenant question the gateway asks the api (a plain subscriber sees each request too). */
   const questions: unknown[] = [];

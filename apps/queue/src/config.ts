@@ -1,5 +1,5 @@
 import { IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
-import { BaseConfig } from '@app/config';
+import { BaseConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
 import { Channel } from '@app/contracts';
 
 export class QueueConfig extends BaseConfig {
@@ -55,8 +55,9 @@ export class QueueConfig extends BaseConfig {
   @Matches(/^v\d+\.\d+$/, { message: 'WHATSAPP_API_VERSION must look like v21.0' })
   WHATSAPP_API_VERSION: string = 'v21.0';
 
+  @Secret({ when: (c: QueueConfig) => c.channelList.includes('whatsapp') })
   @IsString()
-  WHATSAPP_ACCESS_TOKEN: string = 'sandbox-access-token';
+  WHATSAPP_ACCESS_TOKEN: string = SANDBOX_SECRETS.whatsappAccessToken;
 
   @IsInt()
   @Min(100)
@@ -84,4 +85,41 @@ export class QueueConfig extends BaseConfig {
   get channelList(): Channel[] {
     return this.CHANNELS.split(',') as Channel[];
   }
+
+  /** Telegram Bot API root: https://api.telegram.org in production; the sandbox by default. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  TELEGRAM_API_URL: string = 'http://localhost:3900/telegram';
+
+  /** Messages per second per bot (Telegram documents about 30). */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  QUEUE_TELEGRAM_RATE_PER_BOT: number = 30;
+
+  /** Least time between two messages of one bot to one chat (Telegram documents one per second). */
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  QUEUE_TELEGRAM_CHAT_INTERVAL_MS: number = 1000;
+
+  /** MAX Bot API: https://platform-api.max.ru in production; the sandbox by default. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  MAX_API_URL: string = 'http://localhost:3900/max';
+
+  /** Requests per second per bot (MAX allows 30). */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  QUEUE_MAX_RATE_PER_BOT: number = 30;
+
+  /** Bot API sends (Telegram and MAX): a call that takes longer is abandoned with its outcome unknown. */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  BOT_API_TIMEOUT_MS: number = 10_000;
+
+  /** Opens the bot tokens that bot messages carry sealed; the gateway's CREDENTIALS_KEYS. */
+  @Secret({ when: (c: QueueConfig) => c.channelList.some((ch) => ch === 'telegram' || ch === 'max') })
+  @IsCredentialsKeys()
+  CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
 }

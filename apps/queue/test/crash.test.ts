@@ -3,7 +3,7 @@ import { Topology } from '@app/contracts';
 import { DeliveryStateStore, NatsClients } from '@app/messaging';
 import { killHard, spawnTs, waitFor, waitForLine } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { EventsTail, outbound, publishOutbound, SandboxWhatsApp } from './support/delivery-kit';
+import { EventsTail, outbound, publishOutbound, SandboxWhatsApp } from './support/dispatch-kit';
 
 const TOTAL = 200;
 

@@ -2,7 +2,7 @@ import { Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { nextRecipient, outbound, publishOutbound, SandboxWhatsApp } from './support/delivery-kit';
+import { nextRecipient, outbound, publishOutbound, SandboxWhatsApp } from './support/dispatch-kit';
 
 const RATE = 10;
 const RECIPIENT_INTERVAL_MS = 400;

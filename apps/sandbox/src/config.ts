@@ -1,9 +1,12 @@
 import { IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
-import { NODE_ENVS, NodeEnv } from '@app/config';
+import { NodeEnv, SANDBOX_SECRETS } from '@app/config';
 
 /** The sandbox emulates external parties; it needs neither Postgres nor NATS. */
 export class SandboxConfig {
-  @IsIn(NODE_ENVS)
+  /** Never `production`: the emulator accepts its own published secrets, so it must not run there. */
+  @IsIn(['development', 'test'], {
+    message: 'NODE_ENV must be development or test: the sandbox never runs in production',
+  })
   NODE_ENV: NodeEnv = 'development';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -21,12 +24,17 @@ export class SandboxConfig {
   /** Signs the WhatsApp webhooks (X-Hub-Signature-256); the gateway verifies with the same secret. */
   @IsString()
   @MinLength(8)
-  WHATSAPP_APP_SECRET: string = 'sandbox-app-secret';
+  WHATSAPP_APP_SECRET: string = SANDBOX_SECRETS.whatsappAppSecret;
+
+  /** The Meta app the emulated embedded signup issues codes to (client_id of the code exchange). */
+  @IsString()
+  @MinLength(1)
+  WHATSAPP_APP_ID: string = 'sandbox-app-id';
 
   /** The one access token the emulated Graph API accepts; anything else gets a Graph 401 (code 190). */
   @IsString()
   @MinLength(8)
-  WHATSAPP_ACCESS_TOKEN: string = 'sandbox-access-token';
+  WHATSAPP_ACCESS_TOKEN: string = SANDBOX_SECRETS.whatsappAccessToken;
 
   /** How long template moderation takes before the status webhook. */
   @IsInt()
@@ -46,4 +54,25 @@ export class SandboxConfig {
    */
   @IsIn(['known', 'strict'])
   SANDBOX_TEMPLATE_CHECK: 'known' | 'strict' = 'known';
+
+  /**
+   * Webhook retries, Meta's schedule compressed: Meta retries a callback the gateway does not answer
+   * with 2xx, less and less often, for up to 7 days. The sandbox waits this long before the first
+   * retry, doubles the wait up to SANDBOX_WEBHOOK_RETRY_MAX_DELAY_MS, and gives up after
+   * SANDBOX_WEBHOOK_RETRY_FOR_MS (minutes by default, so a gateway restart or outage loses nothing).
+   */
+  @IsInt()
+  @Min(10)
+  @Max(600000)
+  SANDBOX_WEBHOOK_RETRY_FIRST_DELAY_MS: number = 1000;
+
+  @IsInt()
+  @Min(10)
+  @Max(3600000)
+  SANDBOX_WEBHOOK_RETRY_MAX_DELAY_MS: number = 60000;
+
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 3600000)
+  SANDBOX_WEBHOOK_RETRY_FOR_MS: number = 15 * 60000;
 }

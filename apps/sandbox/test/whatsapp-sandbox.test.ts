@@ -8,9 +8,8 @@ import {
 } from '@app/contracts';
 import { toGraphMessage, WhatsAppConnector } from '@app/channels';
 import { NatsClients } from '@app/messaging';
-import { waitFor } from '@app/testing';
+import { readEvents, waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { readEvents } from '../../gateway/test/support/whatsapp';
 
 const PHONE_NUMBER_ID = '1000001';
 const WABA_ID = '2000001';
@@ -235,6 +234,7 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
       expect(await connector.send(m)).toEqual({
         ok: false,
         retryable: true,
+        scope: 'sender',
         code: '130429',
         title: expect.any(String),
         retryAfterMs: 2000,

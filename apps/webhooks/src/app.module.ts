@@ -6,14 +6,14 @@ import { HealthModule, loggingModule } from '@app/server';
 import { WebhooksConfig } from './config';
 import { webhooksSchema } from './database/schema';
 import { DeliveryModule } from './delivery/delivery.module';
-import { SubscriptionsModule } from './subscriptions/subscriptions.module';
+import { SubscriptionStoreModule } from './subscriptions/subscriptions.module';
 
 /** Event fan-out to subscribers: wires the feature modules. */
 @Module({})
-export class AppModule {
+export class WebhooksModule {
   static forRoot(config: WebhooksConfig): DynamicModule {
     return {
-      module: AppModule,
+      module: WebhooksModule,
       imports: [
         ConfigModule.forRoot(config),
         loggingModule('webhooks', config.LOG_LEVEL),
@@ -21,7 +21,7 @@ export class AppModule {
         databaseModule(config.DATABASE_URL, webhooksSchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
         DeliveryModule,
-        SubscriptionsModule,
+        SubscriptionStoreModule,
       ],
     };
   }

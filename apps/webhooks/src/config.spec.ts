@@ -19,4 +19,15 @@ describe('webhooks configuration', () => {
     expect(() => loadConfig(WebhooksConfig, { WEBHOOK_RETRY_SCHEDULE: '5s,later' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(() => loadConfig(WebhooksConfig, { WEBHOOK_TIMEOUT_MS: 'abc' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
   });
+
+  it('refuses to start in production without the keys that seal signing secrets', () => {
+    expect(() => loadConfig(WebhooksConfig, { NODE_ENV: 'production' })).toThrow(
+      /WEBHOOK_SECRET_KEYS must be set in production/,
+    );
+    const key = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(loadConfig(WebhooksConfig, { NODE_ENV: 'production', WEBHOOK_SECRET_KEYS: key }).WEBHOOK_SECRET_KEYS).toBe(
+      key,
+    );
+    expect(loadConfig(WebhooksConfig, { NODE_ENV: 'development' }).WEBHOOK_SECRET_KEYS).toBeUndefined();
+  });
 });

@@ -1,4 +1,4 @@
-import { IsInt, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
+import { IsIn, IsInt, Max, Min, registerDecorator, ValidationOptions } from 'class-validator';
 import { DatabaseConfig } from '@app/config';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -37,6 +37,25 @@ function IsDurationList(options?: ValidationOptions) {
     });
 }
 
+/**
+ * A string, and set when NODE_ENV is production. It fails only on a missing value, so the error
+ * never prints a secret (the format is checked where the value is used, naming only the variable).
+ */
+function RequiredInProduction(options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'requiredInProduction',
+      target: object.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be set in production`, ...options },
+      validator: {
+        validate: (v: unknown, args) =>
+          (args?.object as { NODE_ENV?: string }).NODE_ENV !== 'production' ||
+          (typeof v === 'string' && v.trim() !== ''),
+      },
+    });
+}
+
 export class WebhooksConfig extends DatabaseConfig {
   @IsInt()
   @Min(1)
@@ -69,11 +88,45 @@ export class WebhooksConfig extends DatabaseConfig {
   @Max(60_000)
   WEBHOOK_POLL_INTERVAL_MS: number = 200;
 
-  /** Attempts in flight at once to one subscription; 1 keeps a healthy subscriber's order. */
+  /**
+   * Attempts in flight at once to one subscription (its window). The events of one message still
+   * go one after another, in lifecycle order; different messages' events share the window.
+   */
   @IsInt()
   @Min(1)
-  @Max(100)
-  WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: number = 1;
+  @Max(1000)
+  WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: number = 32;
+
+  /**
+   * Attempts in flight at once for one tenant across its subscriptions, so one tenant's hanging
+   * endpoints cannot take the whole process's slots.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_CONCURRENCY_PER_TENANT: number = 64;
+
+  /** Subscriptions one user may have. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_MAX_SUBSCRIPTIONS_PER_USER: number = 20;
+
+  /**
+   * `true` lets subscriptions point at plain HTTP and private or loopback addresses (local
+   * receivers in development and tests). Anything else keeps the SSRF protection on, whatever
+   * NODE_ENV says.
+   */
+  @IsIn(['true', 'false'])
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: string = 'false';
+
+  /**
+   * Keys that encrypt signing secrets at rest: `id:base64-of-32-bytes`, comma-separated; the first
+   * encrypts, every one decrypts (rotation: put the new key first, keep the old one until the
+   * housekeeping pass has re-encrypted every row). Required in production.
+   */
+  @RequiredInProduction()
+  WEBHOOK_SECRET_KEYS?: string;
 
   /** Attempts in flight at once in this process, across all subscriptions. */
   @IsInt()
@@ -94,6 +147,10 @@ export class WebhooksConfig extends DatabaseConfig {
   @Min(100)
   @Max(600_000)
   WEBHOOK_HOUSEKEEPING_INTERVAL_MS: number = 5000;
+
+  get allowPrivateTargets(): boolean {
+    return this.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true';
+  }
 
   get retryScheduleMs(): number[] {
     return parseDurations(this.WEBHOOK_RETRY_SCHEDULE) ?? [];

@@ -1,2 +1,3 @@
 export { TOKEN_KINDS, generateToken, hashToken, constantTimeEqual, isWellFormedToken } from './tokens';
 export type { TokenKind } from './tokens';
+export { SecretBox, SecretBoxError } from './secret-box';

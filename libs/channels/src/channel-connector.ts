@@ -1,16 +1,51 @@
 import { Channel, OutboundMessage } from '@app/contracts';
 
 /**
- * What a send came to. A refusal is data, not an exception: the delivery worker decides between
- * ack, nak with backoff and dead letter from `retryable` and `retryAfterMs`.
+ * Whom a refusal concerns, which decides what waits before the next try:
+ * - `message`: this message only (also every final refusal: nothing else is affected);
+ * - `recipient`: too many messages to this recipient; only this message waits, the sender goes on;
+ * - `sender`: the channel asked this sender to slow down; that sender pauses for `retryAfterMs`;
+ * - `channel`: the channel itself is in trouble (5xx, unreachable, timeouts); repeated, the whole
+ *   channel backs off.
  */
-export type SendResult =
-  | { ok: true; provider_message_id: string }
-  | { ok: false; retryable: boolean; code: string; title: string; retryAfterMs?: number };
+export type FailureScope = 'message' | 'recipient' | 'sender' | 'channel';
+
+export type SendFailure = {
+  ok: false;
+  /** False: a retry cannot help (the message fails for good). */
+  retryable: boolean;
+  scope: FailureScope;
+  /** The call may have reached the channel (a timeout, a connection cut mid-request): the message may be sent. */
+  outcomeUnknown?: boolean;
+  code: string;
+  title: string;
+  retryAfterMs?: number;
+};
+
+/**
+ * What a send came to. A refusal is data, not an exception: the connector classifies it (final or
+ * not, whom it concerns, whether the message may have gone out) and the delivery worker settles it
+ * from that classification alone.
+ */
+export type SendResult = { ok: true; provider_message_id: string } | SendFailure;
+
+/** Limits of one channel's senders, owned by the channel's connector (documented provider limits or configuration). */
+export interface PacingLimits {
+  /** Messages per second per sender. */
+  ratePerSender: number;
+  /** Messages a sender may send back to back before the rate applies (1: evenly spaced). */
+  burst: number;
+  /** Least milliseconds between two messages from one sender to one recipient; 0 disables. */
+  recipientIntervalMs: number;
+}
 
 /** The one interface every channel implements. `send` throws only for programming errors. */
 export interface ChannelConnector {
   readonly channel: Channel;
+  /** How fast one sender of this channel may send. */
+  readonly pacing: PacingLimits;
+  /** Longest a `send` can take (its own timeout): after that a call has ended one way or another. */
+  readonly sendTimeoutMs: number;
   send(msg: OutboundMessage): Promise<SendResult>;
 }
 

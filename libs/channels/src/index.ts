@@ -1,3 +1,6 @@
 export { ChannelRegistry, ChannelNotConfiguredError } from './channel-connector';
-export type { ChannelConnector, SendResult } from './channel-connector';
+export type { ChannelConnector, SendResult, SendFailure, FailureScope, PacingLimits } from './channel-connector';
 export * from './whatsapp';
+export * from './telegram';
+export * from './max';
+export { templateHtml, escapeHtml } from './bots/bot-text';

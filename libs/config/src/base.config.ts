@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
@@ -20,6 +20,23 @@ export class BaseConfig {
   @IsOptional()
   @Matches(/^[a-z0-9_]{0,24}$/, { message: 'NATS_PREFIX must be up to 24 of a-z, 0-9 and _' })
   NATS_PREFIX: string = '';
+
+  /** This service's own NATS user (docs/security-deployment.md); unset on a NATS without auth. */
+  @IsOptional()
+  @Matches(/^[a-z0-9_]{1,64}$/, { message: 'NATS_USER must be up to 64 of a-z, 0-9 and _' })
+  NATS_USER?: string;
+
+  @ValidateIf((c: BaseConfig) => c.NATS_USER !== undefined)
+  @IsString()
+  @MinLength(16, { message: 'NATS_PASSWORD must be set, at least 16 characters, when NATS_USER is' })
+  NATS_PASSWORD?: string;
+
+  /** Where `/readyz` and `/metrics` are served; by default the service's port + 1000. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  ADMIN_PORT?: number;
 
   @IsInt()
   @Min(1000)

@@ -4,3 +4,5 @@ export type { NodeEnv } from './base.config';
 export { ConfigModule } from './config.module';
 export { loadConfigOrExit } from './exit';
 export { UsageError, requireUuid, requireText, requireAmount, printResult } from './cli-support';
+export { Secret, SANDBOX_SECRETS, secretVariables } from './secret';
+export { DEV_CREDENTIALS_KEYS, IsCredentialsKeys, isCredentialsKeys } from './credentials-keys';

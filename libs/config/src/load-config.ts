@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
+import { productionSecretProblems } from './secret';
 
 /** Raised when the environment does not satisfy a service's configuration class. */
 export class ConfigError extends Error {
@@ -13,7 +14,8 @@ export class ConfigError extends Error {
 function flatten(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
     const name = parent ? `${parent}.${e.property}` : e.property;
-    const own = Object.values(e.constraints ?? {}).map((m) => `${name}: ${m} (got ${JSON.stringify(e.value)})`);
+    // The value is never printed: it may be a secret, and logs outlive the mistake.
+    const own = Object.values(e.constraints ?? {}).map((m) => `${name}: ${m}`);
     return [...own, ...flatten(e.children ?? [], name)];
   });
 }
@@ -27,6 +29,10 @@ export function loadConfig<T extends object>(cls: new () => T, env: NodeJS.Proce
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') plain[k] = v;
   const config = plainToInstance(cls, plain, { enableImplicitConversion: true, exposeDefaultValues: true });
   const errors = validateSync(config, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length) throw new ConfigError(flatten(errors));
+  const problems = flatten(errors);
+  if ((config as { NODE_ENV?: unknown }).NODE_ENV === 'production') {
+    problems.push(...productionSecretProblems(cls, config as Record<string, unknown>, env));
+  }
+  if (problems.length) throw new ConfigError(problems);
   return config;
 }

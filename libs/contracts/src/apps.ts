@@ -5,6 +5,7 @@
  */
 export const APPS_RPC = {
   resolveConnection: 'apps.connections.resolve',
+  describe: 'apps.describe',
 } as const;
 
 /** Which app a channel connection belongs to: by the number (`phone_number_id`), else by the WABA. */
@@ -16,3 +17,20 @@ export interface ResolveConnectionRequest {
 
 /** The owning app and tenant, or nulls when no app has that connection. */
 export type ResolveConnectionReply = { app_id: number; user_id: string } | { app_id: null; user_id: null };
+
+/** An app as another service may see it, to link it (the gateway's WhatsApp connections). */
+export interface DescribeAppRequest {
+  app_id: number;
+}
+
+export type DescribeAppReply =
+  | { found: false }
+  | {
+      found: true;
+      app_id: number;
+      user_id: string;
+      status: 'INACTIVE' | 'ACTIVE' | 'BLOCKED';
+      is_stopped: boolean;
+      phone_number_id: string | null;
+      waba_id: string | null;
+    };

@@ -6,7 +6,7 @@ export function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
 }
 
-/** Template and conversation categories (the spec's Template.category, plus MARKETING_LITE). */
+/** Template and conversation categories (the API's Template.category, docs/api.md, plus MARKETING_LITE). */
 export const MESSAGE_CATEGORIES = ['MARKETING', 'MARKETING_LITE', 'UTILITY', 'SERVICE', 'AUTHENTICATION'] as const;
 export type MessageCategory = (typeof MESSAGE_CATEGORIES)[number];
 

@@ -18,7 +18,7 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** Delivery states of one message; they only move forward (DESIGN.md section 3). */
+/** Delivery states of one message; they only move forward (docs/decisions.md, Message lifecycle). */
 export const MESSAGE_STATUSES = ['QUEUED', 'SENT', 'DELIVERED', 'READ', 'FAILED'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
@@ -31,7 +31,7 @@ export function advancesStatus(current: MessageStatus, next: MessageStatus): boo
   return RANK[next] > RANK[current];
 }
 
-/** One envelope for every channel (DESIGN.md section 6). */
+/** One envelope for every channel (docs/webhooks.md, The event envelope). */
 export interface EventEnvelope<D = Record<string, unknown>> {
   /** `evt_` + UUID v7; also the JetStream Nats-Msg-Id and the webhook-id. */
   id: string;

@@ -23,3 +23,14 @@ export function unixSeconds(date: Date = new Date()): number {
 export function messageStatusEventId(messageId: string, status: MessageStatus): string {
   return `evt_${createHash('sha256').update(`${messageId}:${status.toLowerCase()}`).digest('hex').slice(0, 32)}`;
 }
+
+/**
+ * The id of an event a channel callback reports, from what identifies it at the channel: the same
+ * callback delivered twice becomes the same event, which the EVENTS stream stores once.
+ */
+export function callbackEventId(...parts: (string | number | null | undefined)[]): string {
+  return `evt_${createHash('sha256')
+    .update(parts.map((p) => String(p ?? '')).join('|'))
+    .digest('hex')
+    .slice(0, 32)}`;
+}

@@ -6,3 +6,6 @@ export * from './ids';
 export * from './whatsapp';
 export * from './subscriptions';
 export * from './apps';
+export * from './rpc';
+export * from './sandbox';
+export * from './retry-after';

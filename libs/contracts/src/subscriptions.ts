@@ -164,14 +164,3 @@ export interface ListDeliveriesRequest extends SubscriptionRef {
 export interface ResendRequest extends SubscriptionRef {
   delivery_id: string;
 }
-
-/** A problem returned as data over request/reply, so the api rebuilds the same RFC 9457 answer. */
-export interface RpcProblem {
-  status: number;
-  slug: string;
-  title: string;
-  detail?: string;
-  errors?: { field: string; message: string }[];
-}
-
-export type RpcResult<T> = { result: T; error?: undefined } | { error: RpcProblem; result?: undefined };

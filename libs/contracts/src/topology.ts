@@ -1,7 +1,7 @@
 import { Channel, CHANNELS, Priority } from './channels';
 import { EventType } from './events';
 
-/** The logical streams of DESIGN.md section 2. */
+/** The logical streams (docs/architecture.md, Streams). */
 export const STREAMS = {
   outboundService: 'OUTBOUND_SERVICE',
   outboundMarketing: 'OUTBOUND_MARKETING',
@@ -18,6 +18,8 @@ export type EventConsumer = (typeof EVENT_CONSUMERS)[number];
 export const KV_BUCKETS = {
   /** Per-message delivery state shared by the queue (sending/sent) and the gateway (observed). */
   deliveryState: 'delivery_state',
+  /** Per-sender pacing shared by every queue replica of a channel (rate slots and 429 pauses). */
+  senderPacing: 'sender_pacing',
 } as const;
 
 /**

@@ -8,7 +8,25 @@ export const WHATSAPP_RPC = {
   updateTemplate: 'whatsapp.templates.update',
   deleteTemplate: 'whatsapp.templates.delete',
   listTemplates: 'whatsapp.templates.list',
+  completeSignup: 'whatsapp.signup.complete',
 } as const;
+
+/** What the onboarding page reports from the embedded signup: a claim until the channel proves it. */
+export interface CompleteSignupRequest {
+  /** The code of the signup (exchanged once for the business's token). */
+  code: string;
+  waba_id: string;
+  phone_number_id: string;
+}
+
+/** The number as the channel describes it, once the signup is proven to have granted it. */
+export interface CompleteSignupReply {
+  waba_id: string;
+  phone_number_id: string;
+  /** International format, digits only, read from the channel. */
+  phone: string;
+  verified_name: string | null;
+}
 
 /** Where an app's WhatsApp number lives on the channel (recorded at onboarding). */
 export interface WhatsAppConnection {
@@ -77,20 +95,6 @@ export interface ChannelTemplate {
 }
 export interface ListTemplatesReply {
   templates: ChannelTemplate[];
-}
-
-/** An error the gateway returns when the channel refused or could not be reached. */
-export interface ChannelRpcError {
-  kind: 'unavailable' | 'rejected';
-  code?: string;
-  message: string;
-}
-
-/** What a template RPC answers: the reply, or the channel's refusal or unavailability as data. */
-export type ChannelRpcReply<T> = T | { error: ChannelRpcError };
-
-export function isChannelRpcError(reply: unknown): reply is { error: ChannelRpcError } {
-  return typeof reply === 'object' && reply !== null && 'error' in reply && typeof reply.error === 'object';
 }
 
 /** `template.status_changed` data: the app is found by `waba_id` (the gateway does not know apps). */

@@ -3,3 +3,5 @@ export type { SchemaDefinition } from './data-source';
 export { migrateSchema } from './migrate';
 export type { MigrationResult } from './migrate';
 export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './database.module';
+export { returnedRows, sqlRows } from './rows';
+export { GroupCommit } from './group-commit';

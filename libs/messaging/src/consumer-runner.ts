@@ -41,6 +41,13 @@ export interface RunnerOptions {
   backoff?: BackoffOptions;
   /** Messages pulled per request and handled concurrently. */
   batch?: number;
+  /**
+   * Continuous mode: instead of handling one batch at a time, each source keeps up to this many
+   * messages in hand and is topped up as they settle, and a later source is pulled only while every
+   * earlier one has nothing more to give. A message that waits long (pacing) then never holds back
+   * a higher-priority one pulled after it.
+   */
+  inHandPerSource?: number;
   /** Subjects whose publications wake an idle runner at once (the sources' filter subjects). */
   wakeSubjects?: string[];
   /** An idle runner looks again at least this often (delayed redeliveries appear silently). */
@@ -62,11 +69,15 @@ export class ConsumerRunner {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private woken = false;
   private wakeSubs: Subscription[] = [];
   private readonly backoff: BackoffOptions;
   private readonly batch: number;
   private readonly idlePollMs: number;
   private inFlight = 0;
+  /** Continuous mode: messages in hand per source, and their settlements (awaited by stop). */
+  private readonly inHand = new Map<ConsumerSource, number>();
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -90,7 +101,7 @@ export class ConsumerRunner {
     if (this.running) return;
     this.running = true;
     for (const subject of this.opts.wakeSubjects ?? []) {
-      this.wakeSubs.push(this.nc.subscribe(subject, { callback: () => this.wake?.() }));
+      this.wakeSubs.push(this.nc.subscribe(subject, { callback: () => this.poke() }));
     }
     this.loop = this.run();
   }
@@ -102,9 +113,11 @@ export class ConsumerRunner {
     for (const s of this.wakeSubs) s.unsubscribe();
     this.wakeSubs = [];
     await this.loop;
+    await Promise.all(this.pending);
   }
 
   private async run(): Promise<void> {
+    if (this.opts.inHandPerSource) return this.runContinuous(this.opts.inHandPerSource);
     while (this.running) {
       let handled = 0;
       try {
@@ -130,7 +143,61 @@ export class ConsumerRunner {
     return 0;
   }
 
+  private get continuousLimit(): number {
+    return this.opts.inHandPerSource ?? 0;
+  }
+
+  /** Topping up one message at a time would cost a pull per message: a source waits for a quarter of room. */
+  private get lowWater(): number {
+    return Math.max(1, Math.floor(this.continuousLimit / 4));
+  }
+
+  private async runContinuous(limit: number): Promise<void> {
+    const lowWater = this.lowWater;
+    while (this.running) {
+      let pulled = 0;
+      try {
+        for (const source of this.opts.sources) {
+          const held = this.inHand.get(source) ?? 0;
+          const room = limit - held;
+          if (room < lowWater && held > 0) break; // this source is busy: nothing below it goes first
+          const msgs = await pullNoWait(this.nc, source.stream, source.consumer, room);
+          for (const m of msgs) this.hold(source, m);
+          pulled += msgs.length;
+          if (msgs.length === room) break; // it may have more: lower sources wait
+        }
+      } catch (err) {
+        this.opts.onError?.(err, { phase: 'pull' });
+        await this.idle(1000);
+        continue;
+      }
+      if (pulled === 0) await this.idle(this.idlePollMs);
+    }
+  }
+
+  private hold(source: ConsumerSource, msg: PulledMessage): void {
+    this.inHand.set(source, (this.inHand.get(source) ?? 0) + 1);
+    const p = this.handle(source, msg).finally(() => {
+      const held = (this.inHand.get(source) ?? 1) - 1;
+      this.inHand.set(source, held);
+      this.pending.delete(p);
+      // Wake the loop when the source has room for a worthwhile pull, not on every settlement.
+      if (held === 0 || this.continuousLimit - held === this.lowWater) this.poke();
+    });
+    this.pending.add(p);
+  }
+
+  /** Ends the current idle wait, or the next one at once if the loop is busy right now. */
+  private poke(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
+  }
+
   private idle(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {

@@ -1,5 +1,15 @@
-export { NatsClients, connectNats } from './nats-connection';
-export type { NatsConnectOptions } from './nats-connection';
+export { NatsClients, connectNats, natsAuth } from './nats-connection';
+export type { NatsConnectOptions, NatsAuth } from './nats-connection';
+export {
+  natsPermissions,
+  natsUsers,
+  natsPasswordVariable,
+  natsAuthorization,
+  natsAuthorizationConfig,
+  randomNatsPasswords,
+  natsServerEnv,
+} from './nats-permissions';
+export type { NatsPermissions, NatsServiceUser, NatsAuthorizationUser } from './nats-permissions';
 export {
   declareStreams,
   declareConsumers,
@@ -26,20 +36,22 @@ export {
   DELIVERY_STATE_TTL_MS,
 } from './delivery-state';
 export type { DeliveryState, DeliveryStateEntry } from './delivery-state';
-export { publishDurable, encodeJson, toHeaders } from './publisher';
+export {
+  publishDurable,
+  publishDurableWithin,
+  PublishDeadlineError,
+  PUBLISH_DEADLINE_MS,
+  encodeJson,
+  toHeaders,
+} from './publisher';
 export type { PublishResult } from './publisher';
 export { PulledMessage, pullNoWait, parseAckSubject } from './pulled-message';
 export type { DeliveryMeta } from './pulled-message';
 export { ConsumerRunner, settle, backoffDelay, deadLetter } from './consumer-runner';
 export type { Settlement, MessageHandler, ConsumerSource, RunnerOptions, BackoffOptions } from './consumer-runner';
-export { PrefixedServerNats, PrefixedClientNats } from './rpc';
-export {
-  MessagingModule,
-  MESSAGING_OPTIONS,
-  EventPublisher,
-  RpcClient,
-  RpcUnavailableError,
-  RpcRemoteError,
-} from './messaging.module';
-export type { MessagingModuleOptions } from './messaging.module';
+export { RpcClient, RpcProblemError, rpcAnswer, PrefixedServerNats, RPC_RETRY_AFTER_SECONDS } from './rpc';
+export type { RpcCallOptions } from './rpc';
+export { MESSAGING_OPTIONS } from './options';
+export type { MessagingModuleOptions } from './options';
+export { MessagingModule, EventPublisher } from './messaging.module';
 export { natsReadiness, NATS_READINESS } from './readiness';

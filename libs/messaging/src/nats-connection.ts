@@ -6,11 +6,29 @@ export interface NatsConnectOptions {
   url: string;
   /** Shown in the server's connection list: the service name. */
   name: string;
+  /** The NATS user to connect as; by default the one in the environment (natsAuth). */
+  auth?: NatsAuth;
+}
+
+/** A service's NATS user: each service has its own, with rights to its own subjects only. */
+export interface NatsAuth {
+  user?: string;
+  pass?: string;
+}
+
+/**
+ * The NATS credentials of this process, `NATS_USER` and `NATS_PASSWORD` (validated with the rest
+ * of the configuration at start). The one place both NATS clients (@nats-io for JetStream, the
+ * @nestjs/microservices transport for RPC) take their credentials from; none when unset.
+ */
+export function natsAuth(env: NodeJS.ProcessEnv = process.env): NatsAuth {
+  return env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD ?? '' } : {};
 }
 
 /** Connects with endless reconnects, so a NATS restart is survived without a pod restart. */
 export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
   return connect({
+    ...(opts.auth ?? natsAuth()),
     servers: opts.url.split(','),
     name: opts.name,
     maxReconnectAttempts: -1,

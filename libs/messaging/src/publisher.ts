@@ -39,3 +39,65 @@ export function toHeaders(h: Record<string, string>): MsgHdrs {
   for (const [k, v] of Object.entries(h)) out.set(k, v);
   return out;
 }
+
+/** How long a send may wait on the broker in all (with the rest of the request well inside 10 s): then a 503, never a hang. */
+export const PUBLISH_DEADLINE_MS = 5000;
+
+export class PublishDeadlineError extends Error {
+  constructor(
+    readonly attempts: number,
+    readonly last: unknown,
+  ) {
+    super(`the broker did not acknowledge the publish within the deadline (${attempts} attempts): ${String(last)}`);
+    this.name = 'PublishDeadlineError';
+  }
+}
+
+/**
+ * publishDurable, tried again with the same `Nats-Msg-Id` while the broker does not answer, within
+ * one deadline for all attempts: each attempt's timeout is what is left of it, and the deadline
+ * holds even if a publish ignored its timeout. A publish stored but whose ack was lost comes back
+ * as a duplicate on the next attempt (stored once), so a rejection means the server never stored
+ * it, or did not say so in time.
+ */
+export async function publishDurableWithin(
+  js: JetStreamClient,
+  subject: string,
+  payload: unknown,
+  msgId: string,
+  opts: {
+    deadlineMs?: number;
+    headers?: Record<string, string>;
+    onRetry?: (attempt: number, err: unknown) => void;
+  } = {},
+): Promise<PublishResult> {
+  const deadlineMs = opts.deadlineMs ?? PUBLISH_DEADLINE_MS;
+  const deadline = Date.now() + deadlineMs;
+  let attempts = 0;
+  let last: unknown = undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PublishDeadlineError(attempts, last)), deadlineMs);
+  });
+  expired.catch(() => undefined);
+  const attempt = async (): Promise<PublishResult> => {
+    for (;;) {
+      attempts++;
+      try {
+        return await publishDurable(js, subject, payload, msgId, opts.headers, Math.max(1, deadline - Date.now()));
+      } catch (err) {
+        last = err;
+        const pause = 100 * attempts;
+        // Not worth another attempt when it could not get an answer before the deadline.
+        if (deadline - Date.now() < pause + 250) throw new PublishDeadlineError(attempts, err);
+        opts.onRetry?.(attempts, err);
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  };
+  try {
+    return await Promise.race([attempt(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -11,7 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
-import { CHANNELS, EVENT_CONSUMERS, Priority, StreamKey, Topology } from '@app/contracts';
+import { CHANNELS, EVENT_CONSUMERS, KV_BUCKETS, Priority, StreamKey, Topology } from '@app/contracts';
 import { DELIVERY_STATE_TTL_MS, deliveryStateBucket } from './delivery-state';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -49,7 +49,7 @@ export interface ConsumerDeclaration {
   config: Partial<ConsumerConfig> & { durable_name: string };
 }
 
-/** The one declaration of every stream (DESIGN.md section 2). */
+/** The one declaration of every stream (docs/architecture.md, Streams). */
 export function declareStreams(t: Topology, o: TopologyOptions = DEFAULT_TOPOLOGY_OPTIONS): StreamDeclaration[] {
   const base = {
     storage: o.storage === 'memory' ? StorageType.Memory : StorageType.File,
@@ -133,9 +133,15 @@ export interface BucketDeclaration {
   ttlMs: number;
 }
 
-/** The Key-Value buckets (delivery state of outbound messages). */
+/** A sender's pacing state is only worth keeping while it sends: an hour after its last message it starts afresh. */
+export const SENDER_PACING_TTL_MS = 60 * 60 * 1000;
+
+/** The Key-Value buckets (delivery state of outbound messages, shared pacing of senders). */
 export function declareBuckets(t: Topology): BucketDeclaration[] {
-  return [{ name: deliveryStateBucket(t), ttlMs: DELIVERY_STATE_TTL_MS }];
+  return [
+    { name: deliveryStateBucket(t), ttlMs: DELIVERY_STATE_TTL_MS },
+    { name: t.kvBucket(KV_BUCKETS.senderPacing), ttlMs: SENDER_PACING_TTL_MS },
+  ];
 }
 
 function isNotFound(err: unknown): boolean {

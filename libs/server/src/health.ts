@@ -3,16 +3,17 @@ import {
   Controller,
   DynamicModule,
   Get,
-  Header,
   HttpCode,
-  Inject,
+  INestApplication,
   Injectable,
+  Logger,
   Module,
-  Res,
+  OnApplicationShutdown,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { createServer, Server, ServerResponse } from 'node:http';
 import { metricsRegistry } from './metrics';
+import { problemForStatus } from './problem';
 
 /** One dependency a service needs before it can take work. */
 export interface ReadinessCheck {
@@ -33,13 +34,24 @@ export interface ReadinessProvider {
   inject: (symbol | Function)[];
 }
 
-/** Flips readiness off as soon as shutdown starts, so load balancers stop sending work. */
+/**
+ * Flips readiness off as soon as shutdown starts, so load balancers stop sending work; closes the
+ * admin listener last, once everything else has stopped.
+ */
 @Injectable()
-export class Lifecycle implements BeforeApplicationShutdown {
+export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   shuttingDown = false;
+  adminServer?: Server;
 
   beforeApplicationShutdown(): void {
     this.shuttingDown = true;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.adminServer;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
 
@@ -52,54 +64,87 @@ function withTimeout<T>(p: Promise<T>, ms: number, name: string): Promise<T> {
   ]);
 }
 
+export interface ReadinessReport {
+  ok: boolean;
+  body: { status: 'ready' | 'not_ready' | 'shutting_down'; checks: Record<string, Record<string, unknown>> };
+}
+
+const readinessLog = new Logger('Readiness');
+
+/**
+ * Runs every check. The answer names the failing dependencies but never their error text (a
+ * driver's message can carry host names, users or addresses); that goes to the log instead.
+ */
+export async function readinessReport(checks: ReadinessCheck[], shuttingDown: boolean): Promise<ReadinessReport> {
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      try {
+        await withTimeout(c.check(), 2000, c.name);
+        return { name: c.name, status: 'up', ...(c.details?.() ?? {}) };
+      } catch (err) {
+        readinessLog.warn(`${c.name} is down: ${err instanceof Error ? err.message : String(err)}`);
+        return { name: c.name, status: 'down', ...(c.details?.() ?? {}) };
+      }
+    }),
+  );
+  const ok = !shuttingDown && results.every((r) => r.status === 'up');
+  const status = ok ? 'ready' : shuttingDown ? 'shutting_down' : 'not_ready';
+  return { ok, body: { status, checks: Object.fromEntries(results.map(({ name, ...rest }) => [name, rest])) } };
+}
+
+/** Liveness on the public port: the process is up and its event loop turns. */
 @ApiExcludeController()
 @Controller()
 export class HealthController {
-  constructor(
-    @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
-    private readonly lifecycle: Lifecycle,
-  ) {}
-
-  /** Liveness: the process is up and its event loop turns. */
   @Get('healthz')
   @HttpCode(200)
   live(): { status: string } {
     return { status: 'ok' };
   }
-
-  /** Readiness: every dependency answers; 503 with the failing ones otherwise. */
-  @Get('readyz')
-  async ready(@Res() reply: FastifyReply): Promise<void> {
-    const results = await Promise.all(
-      this.checks.map(async (c) => {
-        try {
-          await withTimeout(c.check(), 2000, c.name);
-          return { name: c.name, status: 'up', ...(c.details?.() ?? {}) };
-        } catch (err) {
-          return {
-            name: c.name,
-            status: 'down',
-            error: err instanceof Error ? err.message : String(err),
-            ...(c.details?.() ?? {}),
-          };
-        }
-      }),
-    );
-    const ok = !this.lifecycle.shuttingDown && results.every((r) => r.status === 'up');
-    const checks = Object.fromEntries(results.map(({ name, ...rest }) => [name, rest]));
-    void reply
-      .status(ok ? 200 : 503)
-      .send({ status: ok ? 'ready' : this.lifecycle.shuttingDown ? 'shutting_down' : 'not_ready', checks });
-  }
-
-  @Get('metrics')
-  @Header('Cache-Control', 'no-store')
-  async metrics(@Res() reply: FastifyReply): Promise<void> {
-    void reply.header('Content-Type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
-  }
 }
 
-/** `/healthz`, `/readyz` and `/metrics` for a service, given its readiness checks as providers. */
+/**
+ * The admin listener: `/healthz`, `/readyz` and `/metrics` on a port of their own, which the
+ * Service behind the Ingress never exposes (probes and Prometheus reach the pod directly). It
+ * keeps answering while the app shuts down, so readiness is seen to flip to 503, and closes with it.
+ */
+export async function startAdminServer(app: INestApplication, port: number, host: string): Promise<Server> {
+  const checks = app.get<ReadinessCheck[]>(READINESS_CHECKS, { strict: false });
+  const lifecycle = app.get(Lifecycle, { strict: false });
+  const send = (res: ServerResponse, status: number, type: string, body: string) => {
+    res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+    res.end(body);
+  };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') return send(res, 405, 'application/problem+json', problemBody(405));
+    const answer = async () => {
+      if (path === '/healthz') return send(res, 200, 'application/json', JSON.stringify({ status: 'ok' }));
+      if (path === '/readyz') {
+        const report = await readinessReport(checks, lifecycle.shuttingDown);
+        return send(res, report.ok ? 200 : 503, 'application/json', JSON.stringify(report.body));
+      }
+      if (path === '/metrics') return send(res, 200, metricsRegistry.contentType, await metricsRegistry.metrics());
+      send(res, 404, 'application/problem+json', problemBody(404));
+    };
+    answer().catch(() => send(res, 500, 'application/problem+json', problemBody(500)));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  lifecycle.adminServer = server;
+  return server;
+}
+
+function problemBody(status: number): string {
+  return JSON.stringify(problemForStatus(status).toBody());
+}
+
+/** `/healthz` for a service, and the readiness checks (as providers) its admin listener runs. */
 @Module({})
 export class HealthModule {
   static forRoot(checkProviders: ReadinessProvider[] = []): DynamicModule {
@@ -115,7 +160,7 @@ export class HealthModule {
         },
       ],
       controllers: [HealthController],
-      exports: [Lifecycle],
+      exports: [Lifecycle, READINESS_CHECKS],
     };
   }
 }

@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import { PrefixedServerNats } from '@app/messaging';
+import { natsAuth, PrefixedServerNats } from '@app/messaging';
+import { startAdminServer } from './health';
 import { httpRequestDuration, startDefaultMetrics } from './metrics';
-import { ProblemFilter } from './problem.filter';
+import { ProblemFilter, sendClientErrorProblem, sendProblem } from './problem.filter';
 import { createValidationPipe } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -43,6 +45,11 @@ export async function createHttpApp(
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Fastify's own refusals (bad percent-encoding, an over-long path segment, bytes Node's parser
+    // rejects, oversized headers) answer in its JSON format and may quote the URL: route them
+    // through the problem format instead.
+    frameworkErrors: (err: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, request, err),
+    clientErrorHandler: sendClientErrorProblem,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,
@@ -51,7 +58,7 @@ export async function createHttpApp(
   app.useLogger(app.get(PinoNestLogger));
   app.flushLogs();
   if (opts.globalPrefix) {
-    app.setGlobalPrefix(opts.globalPrefix, { exclude: ['healthz', 'readyz', 'metrics'] });
+    app.setGlobalPrefix(opts.globalPrefix, { exclude: ['healthz'] });
   }
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(createValidationPipe());
@@ -59,7 +66,7 @@ export async function createHttpApp(
 
   const fastify = app.getHttpAdapter().getInstance();
   // Bodies are JSON: without this, Fastify's built-in text/plain parser hands a string to the
-  // handlers (a 400 at best) where DESIGN.md section 8 wants 415.
+  // handlers (a 400 at best) where docs/errors.md promises 415.
   fastify.removeContentTypeParser('text/plain');
   // Parser errors (bad JSON, 413, 415) reach the ProblemFilter through Nest's own Fastify error handler.
   // Closing: requests in flight still get their answer, but with `Connection: close`, so their
@@ -86,7 +93,7 @@ export async function createHttpApp(
     app.connectMicroservice(
       {
         strategy: new PrefixedServerNats(
-          { servers: opts.rpc.url.split(','), queue: opts.rpc.queue, name: `${opts.name}-rpc-server` },
+          { ...natsAuth(), servers: opts.rpc.url.split(','), queue: opts.rpc.queue, name: `${opts.name}-rpc-server` },
           opts.rpc.prefix,
         ),
       },
@@ -98,8 +105,19 @@ export async function createHttpApp(
   return app;
 }
 
-/** Listens on every interface and logs where; used by each service's main.ts. */
-export async function listen(app: INestApplication, port: number, host = '0.0.0.0'): Promise<string> {
+/**
+ * Listens on every interface, and opens the admin listener (`/readyz`, `/metrics`) on `adminPort`,
+ * by default the public port + 1000. Used by each service's main.ts and the test harness.
+ */
+export async function listen(
+  app: INestApplication,
+  port: number,
+  adminPort: number = port + ADMIN_PORT_OFFSET,
+  host = '0.0.0.0',
+): Promise<string> {
   await app.listen(port, host);
+  await startAdminServer(app, adminPort, host);
   return app.getUrl();
 }
+
+export const ADMIN_PORT_OFFSET = 1000;

@@ -1,10 +1,18 @@
 export * from './problem';
-export { ProblemFilter, toProblem, sendProblem } from './problem.filter';
-export { createValidationPipe, flattenValidationErrors } from './validation';
-export { createHttpApp, listen, BODY_LIMIT_BYTES } from './http-app';
+export { ProblemFilter, toProblem, sendProblem, rpcProblemOf, isDependencyOutage } from './problem.filter';
+export { createValidationPipe, flattenValidationErrors, findUnboundedInput, INPUT_LIMITS } from './validation';
+export { createHttpApp, listen, BODY_LIMIT_BYTES, ADMIN_PORT_OFFSET } from './http-app';
 export type { HttpAppOptions } from './http-app';
-export { HealthModule, HealthController, Lifecycle, READINESS_CHECKS } from './health';
-export type { ReadinessCheck, ReadinessProvider } from './health';
-export { loggingModule } from './logging';
+export {
+  HealthModule,
+  HealthController,
+  Lifecycle,
+  READINESS_CHECKS,
+  readinessReport,
+  startAdminServer,
+} from './health';
+export type { ReadinessCheck, ReadinessProvider, ReadinessReport } from './health';
+export { loggingModule, pathOf, requestLogFields } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
 export { PeriodicJob } from './periodic-job';
+export { Clock } from './clock';

@@ -3,6 +3,19 @@ import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 
 /**
+ * The path of a request URL without its query string: queries can carry credentials (an onboarding
+ * link's `t`, a mistaken `access_token`) and logs outlive them.
+ */
+export function pathOf(url: string | undefined): string | undefined {
+  return url?.split('?')[0];
+}
+
+/** What a request log line says about the request: never its query, headers or body. */
+export function requestLogFields(req: { id?: string; method?: string; url?: string }) {
+  return { id: req.id, method: req.method, url: pathOf(req.url) };
+}
+
+/**
  * Structured JSON logs with the request id; secrets and bodies are never logged. Health, readiness
  * and metrics requests are not logged (probes would drown everything else).
  */
@@ -25,11 +38,7 @@ export function loggingModule(service: string, level: string) {
         remove: true,
       },
       serializers: {
-        req: (req: { id?: string; method?: string; url?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url,
-        }),
+        req: requestLogFields,
         res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
       },
       autoLogging: {

@@ -1,4 +1,9 @@
+import { rmSync } from 'node:fs';
+import type { StartedInfra } from './global-setup';
+
+/** Stops what the global setup started, last first, and removes its temporary directory. */
 export default async function globalTeardown(): Promise<void> {
-  const started = (globalThis as { __testContainers?: { stop(): Promise<unknown> }[] }).__testContainers ?? [];
-  for (const c of started) await c.stop();
+  const started = (globalThis as { __testInfra?: StartedInfra }).__testInfra;
+  for (const s of (started?.services ?? []).reverse()) await s.stop();
+  if (started?.dir) rmSync(started.dir, { recursive: true, force: true });
 }

@@ -2,3 +2,18 @@ export { startTestInfra } from './infra';
 export type { TestInfra, TestInfraOptions } from './infra';
 export { waitFor, sleep } from './wait';
 export { spawnTs, waitForLine, killHard, REPO_ROOT } from './processes';
+export { rpcProblem } from './rpc';
+export { readEvents, eventsOf } from './events';
+export {
+  freePort,
+  portAnswers,
+  waitForPort,
+  stopChild,
+  startEmbeddedPostgres,
+  startNatsServer,
+  hasNatsServer,
+  NATS_SERVER_BIN,
+  NATS_SERVER_MISSING,
+} from './local-infra';
+export type { LocalService, EmbeddedPostgresOptions } from './local-infra';
+export { browserIt, findChromium, CHROMIUM_INSTALL } from './browser';

@@ -1,11 +1,10 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { UsersRepository } from '../users/users.repository';
 import { BearerStrategy } from './bearer.strategy';
 import { SystemTokenGuard } from './system-token.guard';
 
 /** Bearer-token authentication for every API endpoint; use `@UseGuards(SystemTokenGuard)`. */
-@Global()
 @Module({
   imports: [PassportModule.register({ session: false })],
   providers: [UsersRepository, BearerStrategy, SystemTokenGuard],

@@ -5,9 +5,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { BalanceEntity } from './balance.entity';
 import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
-import { returnedRows } from './returned-rows';
+import { returnedRows } from '@app/database';
 
-/** The only place that queries balances, holds and transactions. */
+/** The only place that queries balances, holds and transactions; its money-moving statements are called by BillingService alone. */
 @Injectable()
 export class BalancesRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -46,27 +46,37 @@ export class BalancesRepository {
     });
   }
 
-  /**
-   * Moves `amount` from available to held inside the caller's transaction, only when that much is
-   * available: the row lock of the UPDATE serialises concurrent sends, and the condition is
-   * re-checked on the locked row, so the balance never goes below zero. Returns the balance's
-   * currency, or null when there is not enough.
-   */
-  async reserve(em: EntityManager, userId: string, amount: number): Promise<string | null> {
-    const rows = returnedRows<{ currency: string }>(
-      await em.query(
-        `UPDATE balances SET available = available - $2, held = held + $2, updated_at = now()
-       WHERE user_id = $1 AND available >= $2
-       RETURNING currency`,
-        [userId, amount],
-      ),
+  /** Locks a user's balance row until the caller's transaction ends. */
+  async lockBalance(em: EntityManager, userId: string): Promise<{ currency: string; available: string } | null> {
+    const rows: { currency: string; available: string }[] = await em.query(
+      `SELECT currency, available::text AS available FROM balances WHERE user_id = $1 FOR UPDATE`,
+      [userId],
     );
-    return rows[0]?.currency ?? null;
+    return rows[0] ?? null;
   }
 
-  /** Records the hold of one message (inside the transaction that reserved its amount). */
-  async insertHold(em: EntityManager, hold: Pick<HoldEntity, 'messageId' | 'userId' | 'amount' | 'currency'>) {
-    await em.insert(HoldEntity, { ...hold, status: 'HELD', settledAt: null });
+  /**
+   * Records holds of accepted messages and moves their total from available to held, in one
+   * statement inside the caller's transaction (the balance row is already locked by it). The
+   * check constraint on `available` is the last guard against going below zero.
+   */
+  async insertHolds(
+    em: EntityManager,
+    userId: string,
+    currency: string,
+    holds: { messageId: string; amount: string }[],
+    total: string,
+  ): Promise<void> {
+    await em.query(
+      `WITH h AS (
+         INSERT INTO holds (message_id, user_id, amount, currency, status)
+         SELECT x.message_id, $1, x.amount, $2, 'HELD'
+         FROM jsonb_to_recordset($3::jsonb) AS x(message_id text, amount numeric)
+       )
+       UPDATE balances SET available = available - $4::numeric, held = held + $4::numeric, updated_at = now()
+       WHERE user_id = $1`,
+      [userId, currency, JSON.stringify(holds.map((h) => ({ message_id: h.messageId, amount: h.amount }))), total],
+    );
   }
 
   /**

@@ -4,6 +4,7 @@ import { TOKEN_KINDS, TokenKind } from '@app/auth';
 import { printResult, requireAmount, requireText, requireUuid, UsageError } from '@app/config';
 import { createDataSource } from '@app/database';
 import { BalancesRepository } from '../billing/balances.repository';
+import { BillingService } from '../billing/billing.service';
 import { apiSchema } from '../database/schema';
 import { UsersRepository } from '../users/users.repository';
 
@@ -87,7 +88,7 @@ export function registerApiCommands(program: Command, run: Run): void {
       await run(async (ds) => {
         const balances = new BalancesRepository(ds);
         if (!(await balances.findBalance(userId))) throw new UsageError(`no user ${userId}`);
-        const { transaction, balance } = await balances.credit(userId, amount);
+        const { transaction, balance } = await new BillingService(balances).credit(userId, amount);
         return { transaction_id: transaction.id, amount, balance: balance.available, currency: balance.currency };
       }, !!o.json);
     });

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { ConversationsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
 
 /** The 24-hour customer-service windows, fed by `message.received`. */
 @Module({
+  imports: [EventsModule],
   providers: [ConversationsRepository, ConversationsService],
   exports: [ConversationsService],
 })

@@ -1,5 +1,5 @@
 import type { SchemaDefinition } from '@app/database';
-import { AppEntity } from '../apps/app.entity';
+import { AppEntity } from '../wa-apps/app.entity';
 import { BalanceEntity } from '../billing/balance.entity';
 import { TransactionEntity } from '../billing/transaction.entity';
 import { AppProfileEntity } from '../profiles/app-profile.entity';
@@ -15,6 +15,8 @@ import { MessageEventEntity } from '../messages/message-event.entity';
 import { MessageEntity } from '../messages/message.entity';
 import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
 import { MessagesAndHolds1763740000000 } from './migrations/1763740000000-MessagesAndHolds';
+import { SendWindowAndOutbox1763900000001 } from './migrations/1763900000001-SendWindowAndOutbox';
+import { IdempotentSendLookup1763900000002 } from './migrations/1763900000002-IdempotentSendLookup';
 
 /** The api's schema: its entities and migrations, in order. */
 export const apiSchema: SchemaDefinition = {
@@ -34,5 +36,11 @@ export const apiSchema: SchemaDefinition = {
     IdempotencyKeyEntity,
     RateLimitBucketEntity,
   ],
-  migrations: [Initial1763700000000, AppsAndTemplates1763730000000, MessagesAndHolds1763740000000],
+  migrations: [
+    Initial1763700000000,
+    AppsAndTemplates1763730000000,
+    MessagesAndHolds1763740000000,
+    SendWindowAndOutbox1763900000001,
+    IdempotentSendLookup1763900000002,
+  ],
 };

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { MessagesModule } from '../messages/messages.module';
 import { HousekeepingService } from './housekeeping.service';
 
-/** Periodic clean-up of request bookkeeping (the rate-limit repository comes from its global module). */
+/** Periodic clean-up of request bookkeeping and of the messaging tier's window. */
 @Module({
-  imports: [IdempotencyModule],
+  imports: [RateLimitModule, IdempotencyModule, MessagesModule],
   providers: [HousekeepingService],
   exports: [HousekeepingService],
 })

@@ -2,22 +2,32 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { PeriodicJob } from '@app/server';
 import { ApiConfig } from '../config';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
+import { TierWindowRepository } from '../messages/tier-window';
 import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
+
+export interface Swept {
+  idempotencyKeys: number;
+  rateLimitBuckets: number;
+  /** Recipients whose last template left the messaging tier's 24-hour window. */
+  tierRecipients: number;
+}
 
 /**
  * Keeps the request-bookkeeping tables from growing without bound: idempotency keys past their
  * TTL, and rate-limit buckets idle long enough to be full again (deleting one changes nobody's
- * limit: a new bucket starts full). Every replica may run it; the deletes are idempotent.
+ * limit: a new bucket starts full), and recipients out of the tier's 24-hour window (the send
+ * sweeps an app's own at its cap, so the tier stays exact in between). Every replica may run it; the deletes are idempotent.
  */
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(HousekeepingService.name);
-  private readonly job: PeriodicJob<{ idempotencyKeys: number; rateLimitBuckets: number }>;
+  private readonly job: PeriodicJob<Swept>;
 
   constructor(
     private readonly config: ApiConfig,
     private readonly idempotency: IdempotencyRepository,
     private readonly rateLimits: RateLimitRepository,
+    private readonly tierWindow: TierWindowRepository,
   ) {
     this.job = new PeriodicJob('housekeeping', config.HOUSEKEEPING_INTERVAL_MS, () => this.pass(), this.logger);
   }
@@ -31,16 +41,18 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** One pass (or the one under way); returns what it deleted. */
-  sweep(): Promise<{ idempotencyKeys: number; rateLimitBuckets: number }> {
+  sweep(): Promise<Swept> {
     return this.job.run();
   }
 
-  private async pass(): Promise<{ idempotencyKeys: number; rateLimitBuckets: number }> {
+  private async pass(): Promise<Swept> {
     const refillSeconds = Math.ceil(this.config.RATE_LIMIT_BURST / this.config.RATE_LIMIT_PER_SECOND);
     const idempotencyKeys = await this.idempotency.sweep(this.config.IDEMPOTENCY_TTL_HOURS);
     // At least a minute idle, so busy tokens' rows are not churned.
     const rateLimitBuckets = await this.rateLimits.sweep(Math.max(60, refillSeconds + 1));
-    if (idempotencyKeys || rateLimitBuckets) this.logger.log({ idempotencyKeys, rateLimitBuckets }, 'housekeeping');
-    return { idempotencyKeys, rateLimitBuckets };
+    const tierRecipients = await this.tierWindow.sweep();
+    const swept = { idempotencyKeys, rateLimitBuckets, tierRecipients };
+    if (idempotencyKeys || rateLimitBuckets || tierRecipients) this.logger.log(swept, 'housekeeping');
+    return swept;
   }
 }

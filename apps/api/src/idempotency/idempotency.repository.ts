@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
-import { returnedRows } from '../billing/returned-rows';
+import { returnedRows } from '@app/database';
 
 /** The only place that queries idempotency_keys. */
 @Injectable()
@@ -23,6 +23,23 @@ export class IdempotencyRepository {
          WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
        RETURNING key`,
         [userId, key, requestHash, ttlHours],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Takes over a key whose first request has been in progress longer than any request lasts (its
+   * process died before answering); true when this request now owns it.
+   */
+  async takeOverStale(userId: string, key: string, requestHash: string, staleSeconds: number): Promise<boolean> {
+    const rows = returnedRows<unknown>(
+      await this.ds.query(
+        `UPDATE idempotency_keys SET created_at = now()
+         WHERE user_id = $1 AND key = $2 AND request_hash = $3 AND state = 'PENDING'
+           AND created_at < now() - make_interval(secs => $4)
+         RETURNING key`,
+        [userId, key, requestHash, staleSeconds],
       ),
     );
     return rows.length > 0;

@@ -59,15 +59,28 @@ export class IdempotencyService {
     return value;
   }
 
+  /**
+   * Runs `work` once per key. A key whose first request died in progress (its process was killed
+   * before answering) is taken over after IDEMPOTENCY_STALE_SECONDS: `recover` says what that
+   * request achieved (its answer, when it did commit), else the work runs again.
+   */
   async run<T>(
     userId: string,
     key: string | undefined,
     hash: string,
     work: () => Promise<{ status: number; body: T }>,
+    recover: () => Promise<{ status: number; body: T } | null> = async () => null,
   ): Promise<IdempotentAnswer<T>> {
     if (key === undefined) return { ...(await work()), replayed: false };
     if (!(await this.keys.claim(userId, key, hash, this.config.IDEMPOTENCY_TTL_HOURS))) {
-      return this.replay<T>(userId, key, hash);
+      if (!(await this.keys.takeOverStale(userId, key, hash, this.config.IDEMPOTENCY_STALE_SECONDS))) {
+        return this.replay<T>(userId, key, hash);
+      }
+      const recovered = await recover();
+      if (recovered) {
+        await this.keys.complete(userId, key, recovered.status, recovered.body);
+        return { ...recovered, replayed: true };
+      }
     }
     let answer: { status: number; body: T };
     try {

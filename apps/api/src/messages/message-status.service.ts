@@ -1,9 +1,12 @@
+import { Clock } from '@app/server';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EventEnvelope, EventType, MessageStatus, MessageStatusData, unixSeconds } from '@app/contracts';
-import { BalancesRepository } from '../billing/balances.repository';
+import { EventEnvelope, EventType, MessageStatus, MessageStatusData } from '@app/contracts';
+import { BillingService } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
+import { CallbackOwnership } from './callback-ownership';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
+import { observeMessageStatus } from './message.metrics';
 
 const STATUS_OF: Partial<Record<EventType, MessageStatus>> = {
   'message.sent': 'SENT',
@@ -29,8 +32,10 @@ export class MessageStatusService implements OnModuleInit {
 
   constructor(
     private readonly messages: MessagesRepository,
-    private readonly balances: BalancesRepository,
+    private readonly billing: BillingService,
     private readonly registry: EventHandlersRegistry,
+    private readonly ownership: CallbackOwnership,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -45,27 +50,35 @@ export class MessageStatusService implements OnModuleInit {
     const data = event.data as Partial<MessageStatusData>;
     const message = await this.find(data);
     if (!message) {
-      const age = unixSeconds() - event.created_at;
+      const age = this.clock.nowSeconds() - event.created_at;
       if (!data.message_id && data.provider_message_id && age < UNMATCHED_RETRY_SECONDS) {
         throw new Error(`no message yet for channel id ${data.provider_message_id}; will retry`);
       }
       this.logger.debug({ eventId: event.id, type: event.type }, 'status event for an unknown message: ignored');
       return;
     }
+    if (!(await this.ownership.mayUpdate(event, message))) {
+      this.logger.warn(
+        { eventId: event.id, type: event.type, messageId: message.id, appId: message.appId, eventAppId: event.app_id },
+        'status callback from a connection that does not own the message: dropped',
+      );
+      return;
+    }
     if (status === 'SENT' && data.provider_message_id) {
       await this.messages.setProviderId(message.id, data.provider_message_id);
     }
     const occurredAt = typeof data.timestamp === 'number' ? Math.floor(data.timestamp) : event.created_at;
-    await this.messages.recordEvent(message.id, status, occurredAt);
+    if (await this.messages.recordEvent(message.id, status, occurredAt))
+      observeMessageStatus(message, status, data.error?.code);
     const failure = status === 'FAILED' ? { code: data.error?.code ?? null, reason: data.error?.title ?? null } : null;
     await this.messages.advance(message.id, status, failure);
     // A read receipt implies delivery: either one captures the charge (once).
     if (status === 'DELIVERED' || status === 'READ') {
-      if (await this.balances.capture(message.id)) {
+      if (await this.billing.capture(message.id)) {
         this.logger.log({ messageId: message.id }, 'charge captured');
       }
     } else if (status === 'FAILED') {
-      if (await this.balances.release(message.id)) {
+      if (await this.billing.release(message.id)) {
         this.logger.log({ messageId: message.id }, 'hold released');
       }
     }

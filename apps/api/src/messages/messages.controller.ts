@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
 import { IdempotencyService, requestHash } from '../idempotency/idempotency.service';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
 import { RateLimitGuard } from '../rate-limit';
+import { MessageStatusDto } from './dto/message-status.dto';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessagesService, MessageStatusView } from './messages.service';
 
@@ -34,16 +35,27 @@ export class MessagesController {
   ): Promise<SendMessageResponseDto> {
     const key = this.idempotency.parseKey(rawKey);
     const hash = requestHash(request.method, request.url.split('?')[0], request.body);
-    const answer = await this.idempotency.run(user.id, key, hash, async () => ({
-      status: 201,
-      body: await this.messages.send(user.id, appId, dto, key === undefined ? null : { key, hash }),
-    }));
+    const answer = await this.idempotency.run(
+      user.id,
+      key,
+      hash,
+      async () => ({
+        status: 201,
+        body: await this.messages.send(user.id, appId, dto, key === undefined ? null : { key, hash }),
+      }),
+      // A send committed with this key by a request that died before answering: its 201.
+      async () => {
+        const id = key === undefined ? null : await this.messages.acceptedWithKey(user.id, key, hash);
+        return id ? { status: 201, body: { message: { id } } } : null;
+      },
+    );
     if (answer.replayed) void reply.header('Idempotent-Replayed', 'true');
     return answer.body;
   }
 
   @Get(':messageId')
   @ApiOperation({ summary: "A message's status and timeline (never its content)" })
+  @ApiOkResponse({ type: MessageStatusDto })
   @ApiProblems(403, 404)
   status(
     @CurrentUser() user: AuthenticatedUser,

@@ -1,16 +1,47 @@
+import { Clock } from '@app/server';
 import { Module } from '@nestjs/common';
-import { AppsModule } from '../apps/apps.module';
+import { AuthModule } from '../auth/auth.module';
+import { EventsModule } from '../events/events.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { WaAppsModule } from '../wa-apps/wa-apps.module';
+import { BillingModule } from '../billing/billing.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { CallbackOwnership } from './callback-ownership';
 import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
+import { Outbox, OutboxRepository, StreamPublisher } from './outbox';
+import { ReceiptReconciler } from './receipt-reconciler';
+import { SendTransaction } from './send-transaction';
+import { TierWindowRepository } from './tier-window';
 
 /** Sending through the priority queue, and each message's status and charge from the channel's events. */
 @Module({
-  imports: [AppsModule, ConversationsModule, IdempotencyModule],
+  imports: [
+    AuthModule,
+    EventsModule,
+    RateLimitModule,
+    WaAppsModule,
+    BillingModule,
+    ConversationsModule,
+    IdempotencyModule,
+  ],
   controllers: [MessagesController],
-  providers: [MessagesRepository, MessagesService, MessageStatusService],
+  providers: [
+    Clock,
+    MessagesRepository,
+    TierWindowRepository,
+    OutboxRepository,
+    StreamPublisher,
+    Outbox,
+    SendTransaction,
+    MessagesService,
+    MessageStatusService,
+    CallbackOwnership,
+    ReceiptReconciler,
+  ],
+  exports: [TierWindowRepository],
 })
 export class MessagesModule {}

@@ -8,23 +8,24 @@ import {
   Topology,
   unixSeconds,
 } from '@app/contracts';
-import { NatsClients, publishDurable } from '@app/messaging';
 import {
   ForbiddenProblem,
   NotFoundProblem,
   ServiceUnavailableProblem,
-  TooManyRequestsProblem,
   UnprocessableProblem,
   ValidationProblem,
+  Clock,
 } from '@app/server';
-import { AppEntity, MessageLimit } from '../apps/app.entity';
-import { AppsService } from '../apps/apps.service';
-import { BalancesRepository } from '../billing/balances.repository';
+import { AppEntity, MessageLimit } from '../wa-apps/app.entity';
+import { WaAppsService } from '../wa-apps/wa-apps.service';
+import { BillingService } from '../billing/billing.service';
 import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessagesRepository } from './messages.repository';
+import { Outbox, OutboxRepository } from './outbox';
+import { SendTransaction } from './send-transaction';
 import { chooseTemplate, resolveTemplate } from './template-message';
 
 /** Unique recipients of template sends an app may reach in a rolling 24 hours (null: no cap). */
@@ -59,26 +60,26 @@ interface PreparedSend {
   templateId: number | null;
 }
 
-/** Publishes of one message before it is given up (same Nats-Msg-Id: a repeat is stored once). */
-const PUBLISH_ATTEMPTS = 3;
-
 /**
- * Intake of a send: the app, the template or the 24-hour window, the messaging tier, the price
- * held from the balance, the message recorded, then queued on its priority stream. The caller
- * gets 201 only once the stream has stored it.
+ * Intake of a send: the app, the template or the 24-hour window, then the send transaction (the
+ * messaging tier, the price held from the balance, the message and its outbox row), then the
+ * publish to its priority stream. The caller gets 201 only once the stream has stored it.
  */
 @Injectable()
 export class MessagesService {
   private readonly logger = new Logger(MessagesService.name);
 
   constructor(
-    private readonly apps: AppsService,
+    private readonly apps: WaAppsService,
     private readonly messages: MessagesRepository,
-    private readonly balances: BalancesRepository,
+    private readonly sends: SendTransaction,
+    private readonly outbox: Outbox,
+    private readonly outboxRows: OutboxRepository,
+    private readonly billing: BillingService,
     private readonly prices: MessagePrices,
     private readonly windows: ConversationsService,
-    private readonly clients: NatsClients,
     private readonly topology: Topology,
+    private readonly clock: Clock,
   ) {}
 
   /** The app a sender may send from: their own, ACTIVE, not stopped and connected to a number. */
@@ -102,51 +103,6 @@ export class MessagesService {
     const priority = priorityOf(prepared.category);
     const id = newMessageId();
     const cap = TIER_CAPS[app.messageLimit] ?? null;
-
-    const currency = await this.messages.transaction(async (em) => {
-      if (dto.type === 'TEMPLATE' && cap !== null) {
-        await this.messages.lockTier(em, app.id);
-        const usage = await this.messages.tierUsage(em, app.id, dto.phone);
-        if (!usage.known && usage.recipients >= cap) {
-          throw new TooManyRequestsProblem(
-            'messaging-tier-exceeded',
-            'Messaging tier exceeded',
-            `The app's tier (${app.messageLimit}) allows template messages to ${cap} unique recipients in 24 hours.`,
-            usage.freesInSeconds,
-          );
-        }
-      }
-      const held = await this.balances.reserve(em, userId, price);
-      if (held === null) {
-        throw new UnprocessableProblem(
-          'insufficient-balance',
-          'Insufficient balance',
-          `The available balance does not cover the price of this ${prepared.category} message (${price}).`,
-        );
-      }
-      await this.messages.insertQueued(em, {
-        id,
-        userId,
-        appId: app.id,
-        channel: 'whatsapp',
-        recipient: dto.phone,
-        kind: dto.type,
-        category: prepared.category,
-        priority,
-        templateId: prepared.templateId,
-        status: 'QUEUED',
-        providerMessageId: null,
-        price,
-        currency: held,
-        idempotencyKey: idempotency?.key ?? null,
-        requestHash: idempotency?.hash ?? null,
-        failureCode: null,
-        failureReason: null,
-      });
-      await this.balances.insertHold(em, { messageId: id, userId, amount: price, currency: held });
-      return held;
-    });
-
     const outbound: OutboundMessage = {
       id,
       channel: 'whatsapp',
@@ -158,45 +114,59 @@ export class MessagesService {
       recipient: dto.phone,
       kind: dto.type,
       content: prepared.content,
-      queued_at: Date.now(),
+      queued_at: this.clock.nowMs(),
     };
+    const entry = { id, subject: this.topology.outboundSubject(priority, 'whatsapp'), payload: outbound };
+    const outcome = await this.sends.commit({
+      message: {
+        id,
+        userId,
+        appId: app.id,
+        channel: 'whatsapp',
+        recipient: dto.phone,
+        kind: dto.type,
+        category: prepared.category,
+        priority,
+        templateId: prepared.templateId,
+        providerMessageId: null,
+        price,
+        idempotencyKey: idempotency?.key ?? null,
+        requestHash: idempotency?.hash ?? null,
+        failureCode: null,
+        failureReason: null,
+      },
+      tier: dto.type === 'TEMPLATE' && cap !== null ? { cap, label: app.messageLimit } : null,
+      outbox: entry,
+    });
+    if (!outcome.accepted) throw outcome.problem;
     try {
-      await this.queue(outbound);
+      await this.outbox.publish(entry);
     } catch (err) {
       this.logger.error({ err, messageId: id }, 'queueing failed: releasing the hold');
-      await this.compensate(id, err);
-      throw new ServiceUnavailableProblem('The message could not be queued; nothing was charged. Retry later.');
+      if (await this.compensate(id, err)) {
+        throw new ServiceUnavailableProblem('The message could not be queued; nothing was charged. Retry later.');
+      }
     }
-    this.logger.log({ messageId: id, appId: app.id, category: prepared.category, price, currency }, 'message queued');
     return { message: { id } };
   }
 
-  /**
-   * Publishes to the outbound stream, trying again with the same Nats-Msg-Id when the server does
-   * not answer: a publish that was stored but whose ack was lost comes back as a duplicate (stored
-   * once), so only a publish the server never stored ends up compensated.
-   */
-  private async queue(outbound: OutboundMessage): Promise<void> {
-    const subject = this.topology.outboundSubject(outbound.priority, outbound.channel);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await publishDurable(this.clients.js, subject, outbound, outbound.id);
-        return;
-      } catch (err) {
-        if (attempt >= PUBLISH_ATTEMPTS) throw err;
-        this.logger.warn({ err, messageId: outbound.id, attempt }, 'queueing failed, trying again');
-        await new Promise((r) => setTimeout(r, 100 * attempt));
-      }
-    }
+  /** The message a send with this Idempotency-Key and request committed, if one did (not compensated). */
+  async acceptedWithKey(userId: string, key: string, hash: string): Promise<string | null> {
+    return this.messages.findIdByIdempotencyKey(userId, key, hash);
   }
 
-  /** Undoes an accepted send whose publish failed: the hold goes back, the message is FAILED. */
-  private async compensate(id: string, err: unknown): Promise<void> {
+  /**
+   * Undoes an accepted send whose publish failed: its outbox row is withdrawn, the hold goes back
+   * and the message is FAILED. False when the relay had published it meanwhile (then it stands).
+   */
+  private async compensate(id: string, err: unknown): Promise<boolean> {
     const reason = err instanceof Error ? err.message.slice(0, 500) : 'publish failed';
-    await this.messages.transaction(async (em) => {
-      await this.balances.release(id, em);
+    return this.messages.transaction(async (em) => {
+      if (!(await this.outboxRows.withdraw(em, id))) return false;
+      await this.billing.release(id, em);
       await this.messages.advance(id, 'FAILED', { code: 'queue_unavailable', reason }, em);
-      await this.messages.recordEvent(id, 'FAILED', unixSeconds(), em);
+      await this.messages.recordEvent(id, 'FAILED', this.clock.nowSeconds(), em);
+      return true;
     });
   }
 

@@ -1,13 +1,25 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { NotFoundProblem } from '@app/server';
 import { ApiConfig } from '../config';
-import { ApiProblems } from '../openapi/api-problems.decorator';
+import { ApiProblems, LINK_TOKEN_SCHEME } from '../openapi/api-problems.decorator';
 import { ConnectedDto, ConnectSandboxNumberDto, ConnectSignupDto } from './dto/connect-number.dto';
 import { renderInvalidLinkPage, renderOnboardingPage } from './onboarding.page';
-import { OnboardingService } from './onboarding.service';
+import { LinkGoneProblem, OnboardingService } from './onboarding.service';
+
+/**
+ * Scripts and styles by nonce only; never framed (a framed page could be clickjacked into
+ * connecting a number). Cloud mode also admits Meta's SDK and its signup popup.
+ */
+export function onboardingCsp(mode: 'sandbox' | 'cloud', nonce: string): string {
+  const facebook = 'https://connect.facebook.net https://*.facebook.com';
+  const common = `default-src 'self'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
+  return mode === 'cloud'
+    ? `${common}; script-src 'nonce-${nonce}' ${facebook}; frame-src https://*.facebook.com; connect-src 'self' https://*.facebook.com; img-src 'self' data: https://*.facebook.com`
+    : `${common}; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:`;
+}
 
 /**
  * The page behind embed_link_url and the two ways it completes. No bearer token: the signed
@@ -27,31 +39,29 @@ export class OnboardingController {
     void reply
       .header('Cache-Control', 'no-store')
       .header('Referrer-Policy', 'no-referrer')
-      .header('X-Content-Type-Options', 'nosniff');
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('X-Frame-Options', 'DENY');
     let app;
     try {
       app = await this.onboarding.appOfLink(uuid, token);
     } catch (err) {
-      if (!(err instanceof NotFoundProblem)) throw err;
-      void reply.status(404).type('text/html; charset=utf-8').send(renderInvalidLinkPage());
+      if (!(err instanceof NotFoundProblem) && !(err instanceof LinkGoneProblem)) throw err;
+      void reply
+        .status(err.status)
+        .type('text/html; charset=utf-8')
+        .send(renderInvalidLinkPage(err instanceof LinkGoneProblem ? err.reason : 'invalid'));
       return;
     }
     const nonce = randomBytes(16).toString('base64');
     const q = `?t=${encodeURIComponent(String(token))}`;
     const base = `/api/v1/onboarding/${app.uuid}`;
-    const facebook = 'https://connect.facebook.net https://*.facebook.com';
-    const csp =
-      this.onboarding.mode === 'cloud'
-        ? `default-src 'self'; script-src 'nonce-${nonce}' ${facebook}; style-src 'nonce-${nonce}'; frame-src https://*.facebook.com; connect-src 'self' https://*.facebook.com; img-src 'self' data: https://*.facebook.com`
-        : `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:`;
     void reply
-      .header('Content-Security-Policy', csp)
+      .header('Content-Security-Policy', onboardingCsp(this.onboarding.mode, nonce))
       .type('text/html; charset=utf-8')
       .send(
         renderOnboardingPage({
           mode: this.onboarding.mode,
           appName: app.name,
-          connectedPhone: app.wabaId ? app.phone : null,
           sandboxAction: `${base}/sandbox${q}`,
           signupAction: `${base}/signup${q}`,
           nonce,
@@ -64,9 +74,9 @@ export class OnboardingController {
   @Post('sandbox')
   @HttpCode(200)
   @ApiOperation({ summary: 'Sandbox mode: connect a sandbox WhatsApp number; the app becomes ACTIVE' })
-  @ApiQuery({ name: 't', description: 'The link token of embed_link_url' })
+  @ApiSecurity(LINK_TOKEN_SCHEME)
   @ApiOkResponse({ type: ConnectedDto })
-  @ApiProblems(400, 404, 409)
+  @ApiProblems(400, 404, 409, 410)
   async sandbox(
     @Param('uuid') uuid: string,
     @Query('t') token: unknown,
@@ -78,10 +88,13 @@ export class OnboardingController {
 
   @Post('signup')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Records the result of the channel’s embedded signup; the app becomes ACTIVE' })
-  @ApiQuery({ name: 't', description: 'The link token of embed_link_url' })
+  @ApiOperation({
+    summary:
+      'Completes the channel’s embedded signup: the code is exchanged and must grant this business account and number; the app becomes ACTIVE',
+  })
+  @ApiSecurity(LINK_TOKEN_SCHEME)
   @ApiOkResponse({ type: ConnectedDto })
-  @ApiProblems(400, 404, 409)
+  @ApiProblems(400, 403, 404, 409, 410, 422, 503)
   async signup(
     @Param('uuid') uuid: string,
     @Query('t') token: unknown,
@@ -89,9 +102,9 @@ export class OnboardingController {
   ): Promise<ConnectedDto> {
     const app = await this.onboarding.appOfLink(uuid, token);
     return this.onboarding.connectSignup(app, {
-      wabaId: dto.waba_id,
-      phoneNumberId: dto.phone_number_id,
-      phone: dto.phone,
+      code: dto.code,
+      waba_id: dto.waba_id,
+      phone_number_id: dto.phone_number_id,
     });
   }
 }

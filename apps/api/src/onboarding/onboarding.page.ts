@@ -1,8 +1,6 @@
 export interface OnboardingPageInput {
   mode: 'sandbox' | 'cloud';
   appName: string;
-  /** Already connected: the page shows the number instead of the form. */
-  connectedPhone: string | null;
   /** Where the page posts (relative URLs, carrying the link token). */
   sandboxAction: string;
   signupAction: string;
@@ -31,9 +29,6 @@ const STYLE = `
 
 /** The onboarding page behind embed_link_url: plain HTML and one small script, no framework. */
 export function renderOnboardingPage(p: OnboardingPageInput): string {
-  const connected = p.connectedPhone
-    ? `<p id="result" class="ok" role="status">Connected: +${escapeHtml(p.connectedPhone)}</p>`
-    : '';
   const sandboxForm = `
     <p>Sandbox mode: connect a test WhatsApp number. No real messages leave the sandbox.</p>
     <form id="connect-form" novalidate>
@@ -48,8 +43,6 @@ export function renderOnboardingPage(p: OnboardingPageInput): string {
   const cloudForm = `
     <p>Connect your WhatsApp Business number through Meta's embedded signup.</p>
     <form id="connect-form" novalidate>
-      <label for="phone">The number you connect</label>
-      <input id="phone" name="phone" type="tel" inputmode="numeric" placeholder="79990001122" required>
       <button id="connect" type="submit">Continue with Facebook</button>
       <p id="error" class="error" role="alert"></p>
     </form>
@@ -75,7 +68,7 @@ export function renderOnboardingPage(p: OnboardingPageInput): string {
 <main>
   <h1>Connect WhatsApp</h1>
   <p class="muted">Application: <strong id="app-name">${escapeHtml(p.appName)}</strong></p>
-  ${connected || (p.mode === 'sandbox' ? sandboxForm : cloudForm)}
+  ${p.mode === 'sandbox' ? sandboxForm : cloudForm}
 </main>
 <script nonce="${p.nonce}">
 (function () {
@@ -133,14 +126,16 @@ export function renderOnboardingPage(p: OnboardingPageInput): string {
   window.fbAsyncInit = function () {
     FB.init({ appId: cfg.facebookAppId, autoLogAppEvents: true, xfbml: false, version: 'v21.0' });
   };
+  // The SDK loads async: when it came first it did not see fbAsyncInit.
+  if (typeof FB !== 'undefined') window.fbAsyncInit();
   form.addEventListener('submit', function (ev) {
     ev.preventDefault();
-    var v = validPhone();
-    if (!v) return;
     if (typeof FB === 'undefined') { error.textContent = 'The signup could not be loaded; check your connection and retry.'; return; }
     FB.login(function (response) {
-      if (!response.authResponse || !signup) { error.textContent = 'The signup was not completed.'; return; }
-      post(cfg.signupAction, { waba_id: signup.waba_id, phone_number_id: signup.phone_number_id, phone: v });
+      var code = response.authResponse && response.authResponse.code;
+      if (!code || !signup) { error.textContent = 'The signup was not completed.'; return; }
+      // The server exchanges the code and checks the ids against what it grants.
+      post(cfg.signupAction, { code: code, waba_id: signup.waba_id, phone_number_id: signup.phone_number_id });
     }, {
       config_id: cfg.signupConfigId,
       response_type: 'code',
@@ -154,8 +149,15 @@ export function renderOnboardingPage(p: OnboardingPageInput): string {
 </html>`;
 }
 
-/** A page for a link that does not open anything (wrong token, unknown app). */
-export function renderInvalidLinkPage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not valid</title></head>
-<body><main><h1>This link is not valid</h1><p>Ask for a new onboarding link.</p></main></body></html>`;
+const LINK_PAGES = {
+  invalid: ['Link not valid', 'This link is not valid', 'Ask for a new onboarding link.'],
+  expired: ['Link expired', 'This link has expired', 'Ask the app owner for a new onboarding link.'],
+  used: ['Link already used', 'This link has already been used', 'A number is already connected through it.'],
+} as const;
+
+/** A page for a link that does not open anything (wrong token, unknown app, expired, spent). */
+export function renderInvalidLinkPage(reason: keyof typeof LINK_PAGES): string {
+  const [title, heading, text] = LINK_PAGES[reason];
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
+<body><main><h1>${heading}</h1><p>${text}</p></main></body></html>`;
 }

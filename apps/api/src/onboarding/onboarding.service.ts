@@ -1,13 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { randomInt } from 'node:crypto';
-import { newEventId, unixSeconds } from '@app/contracts';
+import { CompleteSignupRequest, newEventId, unixSeconds } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
-import { ConflictProblem, NotFoundProblem } from '@app/server';
-import { AppEntity } from '../apps/app.entity';
-import { AppConnection, AppsRepository } from '../apps/apps.repository';
-import { EmbedLinks } from '../apps/embed-links';
+import { ConflictProblem, NotFoundProblem, ProblemError } from '@app/server';
+import { AppEntity } from '../wa-apps/app.entity';
+import { AppConnection, WaAppsRepository } from '../wa-apps/wa-apps.repository';
+import { appAlreadyConnected } from '../wa-apps/wa-apps.service';
+import { EmbedLinks } from '../wa-apps/embed-links';
 import { ApiConfig } from '../config';
+import { ChannelRejectedError, WhatsAppTemplatesChannel } from '../templates/whatsapp-templates.channel';
 import { ConnectedDto } from './dto/connect-number.dto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -17,25 +19,67 @@ function sandboxId(): string {
   return `${randomInt(1, 10)}${Array.from({ length: 14 }, () => randomInt(0, 10)).join('')}`;
 }
 
+/** A link that was genuine but no longer opens anything: expired, or spent on a connected number. */
+export class LinkGoneProblem extends ProblemError {
+  constructor(readonly reason: 'expired' | 'used') {
+    super(
+      410,
+      reason === 'expired' ? 'link-expired' : 'link-used',
+      reason === 'expired' ? 'Onboarding link expired' : 'Onboarding link already used',
+      reason === 'expired'
+        ? 'This onboarding link has expired; ask the app owner for a new one.'
+        : 'This onboarding link has already connected a number.',
+    );
+  }
+}
+
+const numberAlreadyConnected = () =>
+  new ConflictProblem(
+    'number-already-connected',
+    'Number already connected',
+    'This business account or number is already connected to another app.',
+  );
+
+/** The channel's refusal of a signup, as the business's problem (nothing was recorded). */
+function signupRefusal(err: ChannelRejectedError): ProblemError {
+  const code = err.error.code ?? '';
+  if (code === 'signup_waba_not_granted' || code === 'signup_number_not_granted') {
+    return new ProblemError(403, 'signup-not-granted', 'Signup did not grant this number', err.error.message);
+  }
+  if (code === 'signup_code_invalid') {
+    return new ProblemError(422, 'signup-code-invalid', 'Signup code not valid', err.error.message);
+  }
+  return new ProblemError(422, 'signup-refused-by-channel', 'Signup refused by the channel', err.error.message, {
+    ...(code ? { channel_code: code } : {}),
+  });
+}
+
 @Injectable()
 export class OnboardingService {
   private readonly logger = new Logger(OnboardingService.name);
 
   constructor(
-    private readonly apps: AppsRepository,
+    private readonly apps: WaAppsRepository,
     private readonly links: EmbedLinks,
     private readonly events: EventPublisher,
     private readonly config: ApiConfig,
+    private readonly channel: WhatsAppTemplatesChannel,
   ) {}
 
   get mode(): 'sandbox' | 'cloud' {
     return this.config.whatsappMode;
   }
 
-  /** The app an onboarding link opens; a wrong token and an unknown app look alike (404). */
+  /**
+   * The app an onboarding link opens. A wrong token and an unknown app look alike (404); a
+   * genuine link that expired or already connected a number is gone (410).
+   */
   async appOfLink(uuid: string, token: unknown): Promise<AppEntity> {
-    const app = UUID.test(uuid) && this.links.verify(uuid, token) ? await this.apps.findByUuid(uuid) : null;
+    const check = UUID.test(uuid) ? this.links.check(uuid, token) : 'invalid';
+    const app = check === 'invalid' ? null : await this.apps.findByUuid(uuid);
     if (!app) throw new NotFoundProblem('onboarding link');
+    if (check === 'expired') throw new LinkGoneProblem('expired');
+    if (app.wabaId) throw new LinkGoneProblem('used');
     return app;
   }
 
@@ -45,33 +89,46 @@ export class OnboardingService {
     return this.connect(app, { phone, wabaId: sandboxId(), phoneNumberId: sandboxId() });
   }
 
-  /** Cloud: records what the channel's embedded signup returned to the page. */
-  async connectSignup(app: AppEntity, c: AppConnection): Promise<ConnectedDto> {
-    return this.connect(app, c);
+  /**
+   * Embedded signup: the page's ids are a claim. The channel exchanges the code, proves the signup
+   * granted this WABA and number, reads the number, subscribes the app and registers the number;
+   * only then is anything recorded.
+   */
+  async connectSignup(app: AppEntity, claim: CompleteSignupRequest): Promise<ConnectedDto> {
+    if (app.wabaId) throw appAlreadyConnected();
+    // Refused before the code is spent: the number is another app's already.
+    if ((await this.apps.findByWabaId(claim.waba_id)) || (await this.apps.findByPhoneNumberId(claim.phone_number_id))) {
+      throw numberAlreadyConnected();
+    }
+    let verified;
+    try {
+      verified = await this.channel.completeSignup(claim);
+    } catch (err) {
+      if (!(err instanceof ChannelRejectedError)) throw err;
+      this.logger.warn({ appId: app.id, wabaId: claim.waba_id, code: err.error.code }, 'embedded signup refused');
+      throw signupRefusal(err);
+    }
+    return this.connect(app, {
+      phone: verified.phone,
+      wabaId: verified.waba_id,
+      phoneNumberId: verified.phone_number_id,
+    });
   }
 
   private async connect(app: AppEntity, c: AppConnection): Promise<ConnectedDto> {
-    if (app.wabaId) throw this.alreadyConnected();
+    if (app.wabaId) throw appAlreadyConnected();
     let updated: AppEntity | null;
     try {
       updated = await this.apps.connect(app.id, c);
     } catch (err) {
       if (err instanceof QueryFailedError && (err as QueryFailedError & { code?: string }).code === '23505') {
-        throw new ConflictProblem(
-          'number-already-connected',
-          'Number already connected',
-          'This business account or number is already connected to another app.',
-        );
+        throw numberAlreadyConnected();
       }
       throw err;
     }
-    if (!updated) throw this.alreadyConnected();
+    if (!updated) throw appAlreadyConnected();
     await this.publishUpdated(updated);
     return { status: updated.status, phone: c.phone, waba_id: c.wabaId };
-  }
-
-  private alreadyConnected(): ConflictProblem {
-    return new ConflictProblem('app-already-connected', 'App already connected', 'This app already has a number.');
   }
 
   private async publishUpdated(app: AppEntity): Promise<void> {

@@ -8,10 +8,12 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'Access denied: not a system-user token, or another tenant’s resource',
   404: 'Not found',
   409: 'Conflict',
+  410: 'Gone: the onboarding link expired or has already connected a number',
   413: 'Body larger than 1 MiB',
   415: 'Body is not application/json',
   422: 'Request cannot be processed in the resource’s current state',
-  503: 'The channel could not be reached; nothing was changed',
+  429: 'Too many requests: the token’s rate limit (or the app’s messaging tier); see Retry-After',
+  503: 'A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After',
 };
 
 /** Error answers of an endpoint, each an application/problem+json body. */
@@ -28,7 +30,13 @@ export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecor
   );
 }
 
-/** A system-user bearer token is required (section 5 of the spec). */
+/**
+ * A system user's bearer token is required (docs/decisions.md, Tokens and tenancy); every such route is
+ * rate limited per token, and answers 503 when the token cannot be checked.
+ */
 export function ApiSystemToken(): MethodDecorator & ClassDecorator {
-  return applyDecorators(ApiBearerAuth('bearer'), ApiProblems(401));
+  return applyDecorators(ApiBearerAuth('bearer'), ApiProblems(401, 403, 429, 503));
 }
+
+/** The onboarding link's token (query `t` of embed_link_url) is the credential. */
+export const LINK_TOKEN_SCHEME = 'link';

@@ -1,8 +1,11 @@
+import { INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ApiConfig } from '../config';
+import { LINK_TOKEN_SCHEME } from './api-problems.decorator';
+import { ProblemDto } from './problem.dto';
 
 /** swagger-ui-dist ships with @nestjs/swagger; its files are served from memory, a fixed list. */
 function swaggerUiAssets(): Record<string, { type: string; body: Buffer }> {
@@ -45,11 +48,11 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({
 });`;
 
 /**
- * The OpenAPI document, generated from the controllers and DTOs: `/api/openapi.json` (and
- * `.yaml`) and an interactive page at `/api/docs`. The page's assets are served here rather than
- * through @fastify/static, which would add a plugin for four files.
+ * The OpenAPI document, generated from the controllers and DTOs of an app. Works on an app created
+ * with `preview: true` too (no provider instantiated: no database or NATS), which is how
+ * `pnpm openapi:lint` and the document's tests build it.
  */
-export function setupOpenApi(app: NestFastifyApplication, config: ApiConfig): void {
+export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -60,8 +63,12 @@ export function setupOpenApi(app: NestFastifyApplication, config: ApiConfig): vo
           'application/problem+json body; see docs/errors.md for the problem types.',
       )
       .setVersion('1')
-      .addServer(`${config.API_PUBLIC_URL.replace(/\/+$/, '')}/api`)
+      .addServer(`${publicUrl.replace(/\/+$/, '')}/api`)
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A system user’s token' }, 'bearer')
+      .addApiKey(
+        { type: 'apiKey', in: 'query', name: 't', description: 'The token of an onboarding link (embed_link_url)' },
+        LINK_TOKEN_SCHEME,
+      )
       .build(),
     {
       // Routes are declared under the global prefix; the server URL above carries `/api`.
@@ -69,6 +76,37 @@ export function setupOpenApi(app: NestFastifyApplication, config: ApiConfig): vo
       operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
     },
   );
+  documentBodyProblems(document);
+  return document;
+}
+
+/** Every route that takes a JSON body answers the body parser's and the validation's problems. */
+function documentBodyProblems(document: OpenAPIObject): void {
+  const problem = (description: string) => ({
+    description,
+    content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDto) } } },
+  });
+  const parserProblems = {
+    400: problem('Invalid request: not JSON, or a field is invalid (each named in errors[])'),
+    413: problem('Body larger than 1 MiB'),
+    415: problem('Body is not application/json'),
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['post', 'put', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation?.requestBody) continue;
+      for (const [status, response] of Object.entries(parserProblems)) operation.responses[status] ??= response;
+    }
+  }
+}
+
+/**
+ * Serves the document: `/api/openapi.json` (and `.yaml`) and an interactive page at `/api/docs`.
+ * The page's assets are served here rather than through @fastify/static, which would add a plugin
+ * for four files.
+ */
+export function setupOpenApi(app: NestFastifyApplication, config: ApiConfig): void {
+  const document = buildOpenApiDocument(app, config.API_PUBLIC_URL);
   SwaggerModule.setup('api/docs', app, document, {
     ui: false,
     jsonDocumentUrl: 'api/openapi.json',

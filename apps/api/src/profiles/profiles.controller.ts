@@ -2,7 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Param, Patch, UseGuards } from
 import { ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
 import { RateLimitGuard } from '../rate-limit';
-import { AppsService } from '../apps/apps.service';
+import { WaAppsService } from '../wa-apps/wa-apps.service';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
 import { ProfileDto, ProfilePhotoDto } from './dto/profile.dto';
 import { UpdateProfileDto } from './dto/update-profile.dto';
@@ -14,7 +14,7 @@ import { ProfilesService } from './profiles.service';
 @Controller('v1/wa/apps/:appId/profile')
 export class ProfilesController {
   constructor(
-    private readonly apps: AppsService,
+    private readonly apps: WaAppsService,
     private readonly profiles: ProfilesService,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundProblem } from '@app/server';
-import { AppEntity } from '../apps/app.entity';
-import { AppsRepository } from '../apps/apps.repository';
+import { AppEntity } from '../wa-apps/app.entity';
+import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { ApiConfig } from '../config';
 import { PROFILE_FIELDS } from './app-profile.entity';
 import { ProfileDto, ProfilePhotoDto } from './dto/profile.dto';
@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 export class ProfilesService {
   constructor(
     private readonly profiles: ProfilesRepository,
-    private readonly apps: AppsRepository,
+    private readonly apps: WaAppsRepository,
     private readonly config: ApiConfig,
   ) {}
 

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken } from '@app/auth';
-import { TooManyRequestsProblem } from '@app/server';
+import { TooManyRequestsProblem, UnauthorizedProblem } from '@app/server';
+import { bearerToken } from '../auth';
 import { ApiConfig } from '../config';
 import { RateLimitRepository } from './rate-limit.repository';
 
@@ -38,7 +39,9 @@ export class RateLimitGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    // The token authentication accepted (header only): never a bucket shared by unauthenticated callers.
+    const token = (request as FastifyRequest & { user?: unknown }).user ? bearerToken(request) : null;
+    if (!token) throw new UnauthorizedProblem('A valid bearer token is required.');
     const perSecond = this.config.RATE_LIMIT_PER_SECOND;
     const burst = this.config.RATE_LIMIT_BURST;
     const state = await this.buckets.take(`token:${hashToken(token)}`, perSecond, burst);

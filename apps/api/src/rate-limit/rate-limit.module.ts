@@ -1,9 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitRepository } from './rate-limit.repository';
 
 /** The per-token rate limit; any controller can use `@UseGuards(SystemTokenGuard, RateLimitGuard)`. */
-@Global()
 @Module({
   providers: [RateLimitRepository, RateLimitGuard],
   exports: [RateLimitRepository, RateLimitGuard],

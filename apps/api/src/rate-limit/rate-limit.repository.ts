@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { returnedRows } from '../billing/returned-rows';
+import { returnedRows } from '@app/database';
 
 export interface BucketState {
   allowed: boolean;

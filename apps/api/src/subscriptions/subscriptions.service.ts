@@ -8,39 +8,30 @@ import {
   normalizeEventFilter,
   ResendView,
   RotatedSecretView,
+  RpcRequest,
   RpcResult,
+  RpcSubject,
   SUBSCRIPTIONS_RPC,
   SubscriptionView,
   TestEventView,
 } from '@app/contracts';
-import { RpcClient, RpcUnavailableError } from '@app/messaging';
-import { ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
+import { RpcClient } from '@app/messaging';
+import { ValidationProblem } from '@app/server';
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { UpdateSubscriptionDto } from './dto/update-subscription.dto';
 
 /**
  * Forwards subscription requests to the webhooks service (which owns the data) with the caller's
- * tenant, and turns its answers back into the same problems.
+ * tenant; its refusals come back as the same problems.
  */
 @Injectable()
 export class SubscriptionsService {
   constructor(private readonly rpc: RpcClient) {}
 
-  private async call<T>(pattern: string, payload: object): Promise<T> {
-    let answer: RpcResult<T>;
-    try {
-      answer = await this.rpc.send<RpcResult<T>>(pattern, payload);
-    } catch (err) {
-      if (err instanceof RpcUnavailableError) {
-        throw new ServiceUnavailableProblem('Event subscriptions are unavailable right now; try again shortly.');
-      }
-      throw err;
-    }
-    if (answer.error) {
-      const e = answer.error;
-      throw new ProblemError(e.status, e.slug, e.title, e.detail, e.errors ? { errors: e.errors } : {});
-    }
-    return answer.result as T;
+  private call<S extends RpcSubject>(subject: S, request: RpcRequest<S>): Promise<RpcResult<S>> {
+    return this.rpc.call(subject, request, {
+      unavailable: 'Event subscriptions are unavailable right now; try again shortly.',
+    });
   }
 
   private events(value: string[] | string): EventFilter[] {

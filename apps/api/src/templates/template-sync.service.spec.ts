@@ -1,5 +1,5 @@
-import { AppEntity } from '../apps/app.entity';
-import { AppsRepository } from '../apps/apps.repository';
+import { AppEntity } from '../wa-apps/app.entity';
+import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { ApiConfig } from '../config';
 import { TemplateSyncService } from './template-sync.service';
 import { TemplatesService } from './templates.service';
@@ -9,7 +9,7 @@ function setup(intervalMs: number) {
   const templates = { syncApp: jest.fn() };
   const config = Object.assign(new ApiConfig(), { TEMPLATE_SYNC_INTERVAL_MS: intervalMs });
   const sync = new TemplateSyncService(
-    apps as unknown as AppsRepository,
+    apps as unknown as WaAppsRepository,
     templates as unknown as TemplatesService,
     config,
   );

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicJob } from '@app/server';
-import { AppsRepository } from '../apps/apps.repository';
+import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { ApiConfig } from '../config';
 import { TemplatesService } from './templates.service';
 
@@ -15,7 +15,7 @@ export class TemplateSyncService implements OnApplicationBootstrap, OnApplicatio
   private readonly job: PeriodicJob<number>;
 
   constructor(
-    private readonly apps: AppsRepository,
+    private readonly apps: WaAppsRepository,
     private readonly templates: TemplatesService,
     config: ApiConfig,
   ) {

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards 
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
 import { RateLimitGuard } from '../rate-limit';
-import { AppsService } from '../apps/apps.service';
+import { WaAppsService } from '../wa-apps/wa-apps.service';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
 import { CreateTemplateDto } from './dto/create-template.dto';
 import { TemplateDto } from './dto/template.dto';
@@ -15,7 +15,7 @@ import { TemplatesService } from './templates.service';
 @Controller('v1/wa/apps/:appId/templates')
 export class TemplatesController {
   constructor(
-    private readonly apps: AppsService,
+    private readonly apps: WaAppsService,
     private readonly templates: TemplatesService,
   ) {}
 

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AppsModule } from '../apps/apps.module';
+import { AuthModule } from '../auth/auth.module';
+import { EventsModule } from '../events/events.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { WaAppsModule } from '../wa-apps/wa-apps.module';
 import { TemplateSyncService } from './template-sync.service';
 import { TemplatesController } from './templates.controller';
 import { TemplatesRepository } from './templates.repository';
@@ -8,7 +11,7 @@ import { WhatsAppTemplatesChannel } from './whatsapp-templates.channel';
 
 /** Message templates: moderation through the WhatsApp channel, status callbacks and periodic sync. */
 @Module({
-  imports: [AppsModule],
+  imports: [AuthModule, EventsModule, RateLimitModule, WaAppsModule],
   controllers: [TemplatesController],
   providers: [TemplatesRepository, TemplatesService, TemplateSyncService, WhatsAppTemplatesChannel],
   exports: [TemplatesRepository, TemplatesService, TemplateSyncService],

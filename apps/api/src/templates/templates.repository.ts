@@ -5,7 +5,7 @@ import type { TemplateQuality, TemplateStatus } from '@app/contracts';
 import { FailureDetails, TemplateEntity } from './template.entity';
 
 export type NewTemplate = Omit<TemplateEntity, 'id' | 'createdAt' | 'updatedAt'>;
-export type TemplateContent = Pick<TemplateEntity, 'category' | 'header' | 'body' | 'footer' | 'buttons'>;
+export type StoredTemplateContent = Pick<TemplateEntity, 'category' | 'header' | 'body' | 'footer' | 'buttons'>;
 export interface TemplateState {
   status: TemplateStatus;
   quality: TemplateQuality;
@@ -76,7 +76,7 @@ export class TemplatesRepository {
   }
 
   /** New content after an edit: back to moderation. */
-  async updateContent(id: number, content: TemplateContent, status: TemplateStatus): Promise<void> {
+  async updateContent(id: number, content: StoredTemplateContent, status: TemplateStatus): Promise<void> {
     await this.repo.update({ id }, { ...content, status, failureDetails: null });
   }
 

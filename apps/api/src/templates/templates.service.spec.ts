@@ -1,7 +1,7 @@
 import { EventEnvelope, unixSeconds } from '@app/contracts';
 import { ServiceUnavailableProblem } from '@app/server';
-import { AppEntity } from '../apps/app.entity';
-import { AppsRepository } from '../apps/apps.repository';
+import { AppEntity } from '../wa-apps/app.entity';
+import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { EventHandlersRegistry } from '../events';
 import { TemplateEntity } from './template.entity';
 import { TemplatesRepository } from './templates.repository';
@@ -51,7 +51,7 @@ function setup() {
   const registry = new EventHandlersRegistry();
   const service = new TemplatesService(
     templates as unknown as TemplatesRepository,
-    apps as unknown as AppsRepository,
+    apps as unknown as WaAppsRepository,
     channel as unknown as WhatsAppTemplatesChannel,
     registry,
   );

@@ -10,19 +10,19 @@ import {
   WhatsAppConnection,
 } from '@app/contracts';
 import { FieldError, NotFoundProblem, ProblemError, UnprocessableProblem, ValidationProblem } from '@app/server';
-import { AppEntity } from '../apps/app.entity';
-import { AppsRepository } from '../apps/apps.repository';
-import { unixTime } from '../apps/apps.service';
+import { AppEntity } from '../wa-apps/app.entity';
+import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
+import { unixTime } from '../wa-apps/wa-apps.service';
 import { EventHandlersRegistry } from '../events';
 import { CreateTemplateDto } from './dto/create-template.dto';
 import { TemplateDto, TemplateTextComponentDto } from './dto/template.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
 import { FailureDetails, StoredButton, StoredTextComponent, TemplateEntity } from './template.entity';
 import { checkButtons, checkFooter, checkMediaUrl, textComponent } from './template-rules';
-import { DuplicateTemplateError, TemplateContent, TemplatesRepository } from './templates.repository';
+import { DuplicateTemplateError, StoredTemplateContent, TemplatesRepository } from './templates.repository';
 import { ChannelRejectedError, WhatsAppTemplatesChannel } from './whatsapp-templates.channel';
 
-/** Statuses from which an edit may be submitted (spec section 3). */
+/** Statuses from which an edit may be submitted (docs/api.md, Moderation, edits and deletion). */
 const EDITABLE: readonly TemplateStatus[] = ['APPROVED', 'REJECTED', 'PAUSED'];
 
 /** A status change reported by the channel, by callback or by sync. */
@@ -68,7 +68,7 @@ export function toTemplateDto(t: TemplateEntity): TemplateDto {
 
 /** What the channel moderates, in the platform's words. */
 function submissionOf(
-  t: Pick<TemplateEntity, 'name' | 'language' | 'type' | 'mediaUrl'> & TemplateContent,
+  t: Pick<TemplateEntity, 'name' | 'language' | 'type' | 'mediaUrl'> & StoredTemplateContent,
 ): TemplateSubmission {
   return {
     name: t.name,
@@ -116,7 +116,7 @@ export class TemplatesService implements OnModuleInit {
 
   constructor(
     private readonly templates: TemplatesRepository,
-    private readonly apps: AppsRepository,
+    private readonly apps: WaAppsRepository,
     private readonly channel: WhatsAppTemplatesChannel,
     private readonly registry: EventHandlersRegistry,
   ) {}
@@ -175,7 +175,7 @@ export class TemplatesService implements OnModuleInit {
       throw this.duplicate();
     }
 
-    const content: TemplateContent = { category: dto.category, header, body, footer, buttons };
+    const content: StoredTemplateContent = { category: dto.category, header, body, footer, buttons };
     let reply;
     try {
       reply = await this.channel.submit({
@@ -260,7 +260,7 @@ export class TemplatesService implements OnModuleInit {
     else if (dto.buttons !== undefined) buttons = checkButtons(dto.buttons, errors);
     if (errors.length || !body) throw new ValidationProblem(errors);
 
-    const content: TemplateContent = {
+    const content: StoredTemplateContent = {
       // An edit may only choose among the creatable categories; a MARKETING_LITE one stays as it is.
       category: dto.category ?? current.category,
       header,

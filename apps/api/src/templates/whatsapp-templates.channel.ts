@@ -1,44 +1,38 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
-  ChannelRpcError,
+  CompleteSignupReply,
+  CompleteSignupRequest,
+  DeleteTemplateReply,
   DeleteTemplateRequest,
   ListTemplatesReply,
   ListTemplatesRequest,
+  RpcRequest,
+  RpcResult,
+  RpcSubject,
   SubmitTemplateReply,
   SubmitTemplateRequest,
   UpdateTemplateReply,
   UpdateTemplateRequest,
   WHATSAPP_RPC,
 } from '@app/contracts';
-import { RpcClient } from '@app/messaging';
-import { ServiceUnavailableProblem } from '@app/server';
+import { RpcClient, RpcProblemError } from '@app/messaging';
 import { ApiConfig } from '../config';
 
 /** The channel understood the request and refused it (invalid template, unknown id, ...). */
 export class ChannelRejectedError extends Error {
-  constructor(readonly error: ChannelRpcError) {
+  constructor(readonly error: { code?: string; message: string }) {
     super(error.message);
     this.name = 'ChannelRejectedError';
   }
 }
 
-type Reply<T> = T | { error: ChannelRpcError };
-
-function isErrorReply(reply: unknown): reply is { error: ChannelRpcError } {
-  return (
-    typeof reply === 'object' && reply !== null && 'error' in reply && Boolean((reply as { error: unknown }).error)
-  );
-}
-
 /**
- * Templates on the WhatsApp channel, through the gateway's connector over NATS request/reply.
+ * Templates on the WhatsApp channel, through the gateway's connector over request/reply.
  * No answer, a timeout or a channel outage is a 503 problem (the caller has changed nothing yet);
  * a refusal is a ChannelRejectedError for the caller to map.
  */
 @Injectable()
 export class WhatsAppTemplatesChannel {
-  private readonly logger = new Logger(WhatsAppTemplatesChannel.name);
-
   constructor(
     private readonly rpc: RpcClient,
     private readonly config: ApiConfig,
@@ -52,7 +46,7 @@ export class WhatsAppTemplatesChannel {
     return this.call(WHATSAPP_RPC.updateTemplate, req);
   }
 
-  delete(req: DeleteTemplateRequest): Promise<unknown> {
+  delete(req: DeleteTemplateRequest): Promise<DeleteTemplateReply> {
     return this.call(WHATSAPP_RPC.deleteTemplate, req);
   }
 
@@ -60,24 +54,23 @@ export class WhatsAppTemplatesChannel {
     return this.call(WHATSAPP_RPC.listTemplates, req);
   }
 
-  private async call<R>(pattern: string, data: unknown): Promise<R> {
-    let reply: Reply<R>;
-    try {
-      reply = await this.rpc.send<Reply<R>>(pattern, data, this.config.CHANNEL_RPC_TIMEOUT_MS);
-    } catch (err) {
-      // Nobody answered, it timed out, or the gateway failed while handling it: in every case
-      // the api cannot know the channel's answer, so it changes nothing and says so.
-      this.logger.warn({ err, pattern }, 'WhatsApp channel call failed');
-      throw new ServiceUnavailableProblem(
-        'The WhatsApp channel could not be reached; nothing was changed. Retry later.',
-      );
-    }
-    if (isErrorReply(reply)) {
-      if (reply.error.kind === 'unavailable') {
-        throw new ServiceUnavailableProblem(`The WhatsApp channel is unavailable: ${reply.error.message}`);
-      }
-      throw new ChannelRejectedError(reply.error);
-    }
-    return reply;
+  /** Embedded signup: the channel proves the claim, subscribes the app and registers the number. */
+  completeSignup(req: CompleteSignupRequest): Promise<CompleteSignupReply> {
+    return this.call(WHATSAPP_RPC.completeSignup, req);
+  }
+
+  private call<S extends RpcSubject>(subject: S, req: RpcRequest<S>): Promise<RpcResult<S>> {
+    return this.rpc
+      .call(subject, req, {
+        timeoutMs: this.config.CHANNEL_RPC_TIMEOUT_MS,
+        unavailable: 'The WhatsApp channel could not be reached; nothing was changed. Retry later.',
+      })
+      .catch((err: unknown) => {
+        // A 4xx is the channel's own refusal, which the templates service words for the api's client.
+        if (err instanceof RpcProblemError && err.problem.status < 500) {
+          throw new ChannelRejectedError({ code: err.problem.code, message: err.problem.detail ?? err.problem.title });
+        }
+        throw err;
+      });
   }
 }

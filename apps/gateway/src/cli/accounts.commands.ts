@@ -1,11 +1,22 @@
 import { Command } from 'commander';
+import { DataSource } from 'typeorm';
 import { createDataSource } from '@app/database';
-import { printResult, requireText, requireUuid } from '@app/config';
+import { printResult, requireText, requireUuid, UsageError } from '@app/config';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { gatewaySchema } from '../database/schema';
 
-/** Connected accounts of the gateway: created by operators, no public registration. */
+/** Connected accounts of the gateway and their tokens: created by operators, no public registration. */
 export function registerGatewayCommands(program: Command, databaseUrl: () => string): void {
+  const run = async (fn: (accounts: AccountsRepository) => Promise<Record<string, unknown>>, json: boolean) => {
+    const ds: DataSource = createDataSource(databaseUrl(), gatewaySchema, 2);
+    await ds.initialize();
+    try {
+      printResult(await fn(new AccountsRepository(ds)), json);
+    } finally {
+      await ds.destroy();
+    }
+  };
+
   program
     .command('accounts:create')
     .description('create a gateway account and its token (shown once)')
@@ -15,13 +26,36 @@ export function registerGatewayCommands(program: Command, databaseUrl: () => str
     .action(async (o: { name: string; user?: string; json?: boolean }) => {
       const name = requireText('--name', o.name);
       const userId = o.user ? requireUuid('--user', o.user) : null;
-      const ds = createDataSource(databaseUrl(), gatewaySchema, 2);
-      await ds.initialize();
-      try {
-        const { account, token } = await new AccountsRepository(ds).createAccount(name, userId);
-        printResult({ account_id: account.id, name: account.name, user_id: account.userId, token }, !!o.json);
-      } finally {
-        await ds.destroy();
-      }
+      await run(async (accounts) => {
+        const { account, token, tokenId } = await accounts.createAccount(name, userId);
+        return { account_id: account.id, name: account.name, user_id: account.userId, token_id: tokenId, token };
+      }, !!o.json);
+    });
+
+  program
+    .command('accounts:tokens:create')
+    .description('another token for a gateway account (shown once)')
+    .requiredOption('--account <id>', 'account id')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { account: string; json?: boolean }) => {
+      const accountId = requireUuid('--account', o.account);
+      await run(async (accounts) => {
+        const created = await accounts.createToken(accountId);
+        if (!created) throw new UsageError(`no account ${accountId}`);
+        return { account_id: accountId, token_id: created.tokenId, token: created.token };
+      }, !!o.json);
+    });
+
+  program
+    .command('accounts:tokens:revoke')
+    .description('revoke a gateway account token by its id')
+    .requiredOption('--token-id <id>', 'token id')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { tokenId: string; json?: boolean }) => {
+      const tokenId = requireUuid('--token-id', o.tokenId);
+      await run(async (accounts) => {
+        if (!(await accounts.revokeToken(tokenId))) throw new UsageError('no such live token');
+        return { revoked: true, token_id: tokenId };
+      }, !!o.json);
     });
 }

@@ -53,11 +53,7 @@ export class TenantResolver {
   private async ask(key: string, req: ResolveConnectionRequest): Promise<Tenant> {
     let reply: ResolveConnectionReply;
     try {
-      reply = await this.rpc.send<ResolveConnectionReply, ResolveConnectionRequest>(
-        APPS_RPC.resolveConnection,
-        req,
-        RPC_TIMEOUT_MS,
-      );
+      reply = await this.rpc.call(APPS_RPC.resolveConnection, req, { timeoutMs: RPC_TIMEOUT_MS });
     } catch (err) {
       lookups().inc({ outcome: 'unavailable' });
       throw err;

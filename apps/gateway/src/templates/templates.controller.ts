@@ -1,41 +1,41 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
-  ChannelRpcReply,
   DeleteTemplateReply,
   DeleteTemplateRequest,
   ListTemplatesReply,
   ListTemplatesRequest,
+  RpcReply,
   SubmitTemplateReply,
   SubmitTemplateRequest,
   UpdateTemplateReply,
   UpdateTemplateRequest,
   WHATSAPP_RPC,
 } from '@app/contracts';
-import { TemplatesService } from './templates.service';
+import { ChannelTemplatesService } from './templates.service';
 
 /** Request/reply handlers for WhatsApp template management (WHATSAPP_RPC). */
 @Controller()
-export class TemplatesController {
-  constructor(private readonly templates: TemplatesService) {}
+export class ChannelTemplatesController {
+  constructor(private readonly templates: ChannelTemplatesService) {}
 
   @MessagePattern(WHATSAPP_RPC.submitTemplate)
-  submit(@Payload() req: SubmitTemplateRequest): Promise<ChannelRpcReply<SubmitTemplateReply>> {
+  submit(@Payload() req: SubmitTemplateRequest): Promise<RpcReply<SubmitTemplateReply>> {
     return this.templates.submit(req);
   }
 
   @MessagePattern(WHATSAPP_RPC.updateTemplate)
-  update(@Payload() req: UpdateTemplateRequest): Promise<ChannelRpcReply<UpdateTemplateReply>> {
+  update(@Payload() req: UpdateTemplateRequest): Promise<RpcReply<UpdateTemplateReply>> {
     return this.templates.update(req);
   }
 
   @MessagePattern(WHATSAPP_RPC.deleteTemplate)
-  delete(@Payload() req: DeleteTemplateRequest): Promise<ChannelRpcReply<DeleteTemplateReply>> {
+  delete(@Payload() req: DeleteTemplateRequest): Promise<RpcReply<DeleteTemplateReply>> {
     return this.templates.delete(req);
   }
 
   @MessagePattern(WHATSAPP_RPC.listTemplates)
-  list(@Payload() req: ListTemplatesRequest): Promise<ChannelRpcReply<ListTemplatesReply>> {
+  list(@Payload() req: ListTemplatesRequest): Promise<RpcReply<ListTemplatesReply>> {
     return this.templates.list(req);
   }
 }

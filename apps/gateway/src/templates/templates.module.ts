@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TemplatesController } from './templates.controller';
-import { TemplatesService } from './templates.service';
+import { ChannelTemplatesController } from './templates.controller';
+import { ChannelTemplatesService } from './templates.service';
 import { whatsAppConnectorProvider } from './whatsapp-connector.provider';
 
 /** WhatsApp template management served to the api over request/reply. */
 @Module({
-  controllers: [TemplatesController],
-  providers: [TemplatesService, whatsAppConnectorProvider],
+  controllers: [ChannelTemplatesController],
+  providers: [ChannelTemplatesService, whatsAppConnectorProvider],
 })
-export class TemplatesModule {}
+export class ChannelTemplatesModule {}

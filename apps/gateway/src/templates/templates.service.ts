@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
-  ChannelRpcError,
-  ChannelRpcReply,
   DeleteTemplateReply,
   DeleteTemplateRequest,
   ListTemplatesReply,
   ListTemplatesRequest,
+  RpcProblem,
+  RpcReply,
   SubmitTemplateReply,
   SubmitTemplateRequest,
   TemplateSubmission,
@@ -14,6 +14,7 @@ import {
   WhatsAppConnection,
 } from '@app/contracts';
 import { WhatsAppApiError, WhatsAppConnector } from '@app/channels';
+import { rpcAnswer } from '@app/messaging';
 
 /** A request that does not have the contract's shape: the caller's bug, answered as a refusal. */
 class InvalidTemplateRequest extends Error {}
@@ -23,20 +24,20 @@ const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length 
 
 /**
  * Template management on the channel for the api (which owns templates): submit, edit, delete and
- * list through the WhatsApp connector. Refusals and outages come back as `{ error }` data, so the
- * caller can tell "the channel said no" (rejected) from "try later" (unavailable).
+ * list through the WhatsApp connector. Refusals and outages come back as `{ problem }` data, so the
+ * caller can tell "the channel said no" (400) from "try later" (503).
  */
 @Injectable()
-export class TemplatesService {
+export class ChannelTemplatesService {
   private readonly logger = new Logger('TemplateRpc');
 
   constructor(private readonly connector: WhatsAppConnector) {}
 
-  submit(req: SubmitTemplateRequest): Promise<ChannelRpcReply<SubmitTemplateReply>> {
+  submit(req: SubmitTemplateRequest): Promise<RpcReply<SubmitTemplateReply>> {
     return this.run('submit', () => this.connector.submitTemplate(connection(req), submission(req?.template)));
   }
 
-  update(req: UpdateTemplateRequest): Promise<ChannelRpcReply<UpdateTemplateReply>> {
+  update(req: UpdateTemplateRequest): Promise<RpcReply<UpdateTemplateReply>> {
     return this.run('update', () => {
       connection(req);
       if (!nonEmpty(req.wa_id)) throw new InvalidTemplateRequest('wa_id is required');
@@ -44,7 +45,7 @@ export class TemplatesService {
     });
   }
 
-  delete(req: DeleteTemplateRequest): Promise<ChannelRpcReply<DeleteTemplateReply>> {
+  delete(req: DeleteTemplateRequest): Promise<RpcReply<DeleteTemplateReply>> {
     return this.run('delete', async () => {
       const c = connection(req);
       if (!nonEmpty(req.wa_id) || !nonEmpty(req.name)) throw new InvalidTemplateRequest('wa_id and name are required');
@@ -53,29 +54,43 @@ export class TemplatesService {
     });
   }
 
-  list(req: ListTemplatesRequest): Promise<ChannelRpcReply<ListTemplatesReply>> {
+  list(req: ListTemplatesRequest): Promise<RpcReply<ListTemplatesReply>> {
     return this.run('list', async () => ({ templates: await this.connector.listTemplates(connection(req)) }));
   }
 
-  private async run<T>(op: string, call: () => Promise<T>): Promise<ChannelRpcReply<T>> {
-    try {
-      return await call();
-    } catch (err) {
-      const error = toRpcError(err);
-      if (error.kind === 'unavailable')
-        this.logger.warn({ op, code: error.code }, `template ${op}: channel unavailable`);
+  private run<T>(op: string, call: () => Promise<T>): Promise<RpcReply<T>> {
+    return rpcAnswer(call, (err) => {
+      const problem = toRpcProblem(err);
+      if (problem.status === 503) this.logger.warn({ op, code: problem.code }, `template ${op}: channel unavailable`);
       if (!(err instanceof WhatsAppApiError) && !(err instanceof InvalidTemplateRequest)) {
         this.logger.error({ err, op }, `template ${op} failed unexpectedly`);
       }
-      return { error };
-    }
+      return problem;
+    });
   }
 }
 
-function toRpcError(err: unknown): ChannelRpcError {
-  if (err instanceof WhatsAppApiError) return { kind: err.kind, code: err.code, message: err.message };
-  if (err instanceof InvalidTemplateRequest) return { kind: 'rejected', code: 'invalid_request', message: err.message };
-  return { kind: 'unavailable', code: 'internal', message: 'The template could not be processed.' };
+const refused = (code: string | undefined, message: string): RpcProblem => ({
+  status: 400,
+  slug: 'template-rejected-by-channel',
+  title: 'Template refused by the channel',
+  detail: message,
+  ...(code ? { code } : {}),
+});
+
+const unavailable = (code: string | undefined, message: string): RpcProblem => ({
+  status: 503,
+  slug: 'service-unavailable',
+  title: 'Service unavailable',
+  detail: `The WhatsApp channel is unavailable: ${message}`,
+  ...(code ? { code } : {}),
+});
+
+/** "The channel said no" is a 400 for the api to pass on; "try later" a 503. */
+export function toRpcProblem(err: unknown): RpcProblem {
+  if (err instanceof WhatsAppApiError) return (err.kind === 'rejected' ? refused : unavailable)(err.code, err.message);
+  if (err instanceof InvalidTemplateRequest) return refused('invalid_request', err.message);
+  return unavailable('internal', 'The template could not be processed.');
 }
 
 function connection(req: { connection?: unknown } | undefined): WhatsAppConnection {

@@ -15,10 +15,10 @@ import type { FastifyReply } from 'fastify';
 import { GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from '@app/channels';
 import { GraphAuthGuard } from './graph-auth.guard';
 import { graphErrors, GraphErrorFilter } from './graph-error';
-import { Fault, MessagesService, RecordedSend } from './messages.service';
+import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SandboxClock } from './sandbox-clock';
-import { TemplatesService } from './templates.service';
+import { SandboxTemplatesService } from './templates.service';
 
 /** The emulated WhatsApp Cloud (Graph) API, under `/{version}/...` like graph.facebook.com. */
 @Controller()
@@ -26,8 +26,8 @@ import { TemplatesService } from './templates.service';
 @UseFilters(GraphErrorFilter)
 export class GraphController {
   constructor(
-    private readonly messages: MessagesService,
-    private readonly templates: TemplatesService,
+    private readonly messages: GraphMessagesService,
+    private readonly templates: SandboxTemplatesService,
     private readonly numbers: PhoneNumbersService,
     private readonly clock: SandboxClock,
   ) {}

@@ -12,8 +12,8 @@ import { GraphError, graphErrors } from './graph-error';
 import { checkAgainstTemplate, validateMessage } from './message-validation';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SandboxClock } from './sandbox-clock';
-import { TemplatesService } from './templates.service';
-import { WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
+import { SandboxTemplatesService } from './templates.service';
+import { DeliveryInProgress, WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
 
 export type FaultMode = '429' | '500' | 'hang';
 export type FaultScope = 'messages' | 'templates' | 'all';
@@ -76,7 +76,7 @@ export const newWamid = (): string => `wamid.HBgL${randomBytes(27).toString('bas
 
 /** The emulated messages endpoint: validation, fault injection, the send log and status callbacks. */
 @Injectable()
-export class MessagesService {
+export class GraphMessagesService {
   private readonly logger = new Logger('WhatsAppMessages');
   private readonly sends: RecordedSend[] = [];
   private seq = 0;
@@ -86,7 +86,7 @@ export class MessagesService {
     private readonly config: SandboxConfig,
     private readonly clock: SandboxClock,
     private readonly numbers: PhoneNumbersService,
-    private readonly templates: TemplatesService,
+    private readonly templates: SandboxTemplatesService,
     private readonly webhooks: WebhookDispatcher,
   ) {}
 
@@ -205,10 +205,11 @@ export class MessagesService {
         ? { type: 'reaction', reaction: { message_id: input.reaction.message_id, emoji: input.reaction.emoji } }
         : { type: 'text', text: { body: input.text ?? '' } }),
     };
+    // The answer tells how the first attempt went; a refused webhook keeps being retried.
     const webhook = await this.deliverMessages(input.phone_number_id, {
       contacts: [{ profile: { name: input.profile_name ?? 'Sandbox User' }, wa_id: input.from }],
       messages: [message],
-    });
+    }).first;
     return { id, webhook };
   }
 
@@ -262,7 +263,7 @@ export class MessagesService {
             : {}),
           ...(step.error ? { errors: [step.error] } : {}),
         };
-        await this.deliverMessages(phoneNumberId, { statuses: [status] });
+        await this.deliverMessages(phoneNumberId, { statuses: [status] }).settled;
       }
     })().catch((err: unknown) => this.logger.warn(`status callbacks for ${wamid} failed: ${String(err)}`));
   }
@@ -270,9 +271,9 @@ export class MessagesService {
   private deliverMessages(
     phoneNumberId: string,
     value: Omit<MessagesChangeValue, 'messaging_product' | 'metadata'>,
-  ): Promise<WebhookDelivery> {
+  ): DeliveryInProgress {
     const number = this.numbers.describe(phoneNumberId);
-    return this.webhooks.deliver({
+    return this.webhooks.start({
       object: 'whatsapp_business_account',
       entry: [
         {

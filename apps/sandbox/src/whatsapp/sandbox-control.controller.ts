@@ -3,19 +3,21 @@ import { ValidationProblem } from '@app/server';
 import { EmulateInboundDto } from './dto/emulate-inbound.dto';
 import { RegisterPhoneNumberDto } from './dto/register-phone-number.dto';
 import { SetFaultDto } from './dto/set-fault.dto';
-import { Fault, MessagesService, RecordedSend } from './messages.service';
+import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
 import { PhoneNumbersService, SandboxPhoneNumber } from './phone-numbers.service';
-import { StoredTemplate, TemplatesService } from './templates.service';
+import { SignupService } from './signup.service';
+import { StoredTemplate, SandboxTemplatesService } from './templates.service';
 import { WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
 
 /** Controls of the WhatsApp emulator for tests and local use (docs/sandbox.md). */
 @Controller('_sandbox/whatsapp')
 export class SandboxControlController {
   constructor(
-    private readonly messages: MessagesService,
-    private readonly templates: TemplatesService,
+    private readonly messages: GraphMessagesService,
+    private readonly templates: SandboxTemplatesService,
     private readonly numbers: PhoneNumbersService,
     private readonly webhooks: WebhookDispatcher,
+    private readonly signups: SignupService,
   ) {}
 
   /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
@@ -90,7 +92,7 @@ export class SandboxControlController {
     this.webhooks.clear();
   }
 
-  /** Forgets everything: sends, faults, templates, numbers, webhook log. */
+  /** Forgets everything: sends, faults, templates, numbers, webhook log, signups. */
   @Post('reset')
   @HttpCode(204)
   reset(): void {
@@ -99,5 +101,6 @@ export class SandboxControlController {
     this.templates.clear();
     this.numbers.clear();
     this.webhooks.clear();
+    this.signups.clear();
   }
 }

@@ -38,7 +38,7 @@ export const REJECT_MARKER = 'REJECTME';
  * webhook to the gateway.
  */
 @Injectable()
-export class TemplatesService {
+export class SandboxTemplatesService {
   private readonly logger = new Logger('WhatsAppTemplates');
   private readonly templates = new Map<string, StoredTemplate>();
   private readonly moderation = new Map<string, () => void>();

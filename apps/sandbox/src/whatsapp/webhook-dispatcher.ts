@@ -13,14 +13,24 @@ export interface WebhookDelivery {
   status: number | null;
   delivered: boolean;
   at: number;
+  /** When the next retry goes out (epoch ms), or null when delivered or given up. */
+  next_attempt_at: number | null;
 }
 
-/** Attempts per callback; Meta keeps retrying for days, the sandbox gives up quickly. */
-const MAX_ATTEMPTS = 5;
-const FIRST_RETRY_MS = 200;
 const ATTEMPT_TIMEOUT_MS = 5000;
 
-/** Sends signed WhatsApp webhooks to the gateway, as Meta does, and keeps a log of them. */
+/** A delivery under way: `first` settles after the first attempt, `settled` once delivered or given up. */
+export interface DeliveryInProgress {
+  first: Promise<WebhookDelivery>;
+  settled: Promise<WebhookDelivery>;
+}
+
+/**
+ * Sends signed WhatsApp webhooks to the gateway, as Meta does, and keeps a log of them. A webhook
+ * the gateway does not answer with 2xx is retried with a doubling wait until it is, for
+ * SANDBOX_WEBHOOK_RETRY_FOR_MS: a gateway that restarts or loses its database loses no status,
+ * as with the real channel.
+ */
 @Injectable()
 export class WebhookDispatcher {
   private readonly logger = new Logger('WhatsAppWebhooks');
@@ -36,8 +46,13 @@ export class WebhookDispatcher {
     return `${this.config.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/v1/inbound/whatsapp`;
   }
 
-  /** Delivers one payload, retrying on failure; resolves with the logged delivery. */
-  async deliver(payload: WhatsAppWebhookPayload): Promise<WebhookDelivery> {
+  /** Delivers one payload; resolves once the gateway took it, or when the retries ran out. */
+  deliver(payload: WhatsAppWebhookPayload): Promise<WebhookDelivery> {
+    return this.start(payload).settled;
+  }
+
+  /** Starts delivering one payload (logged at once); retries go on after the first attempt. */
+  start(payload: WhatsAppWebhookPayload): DeliveryInProgress {
     const raw = JSON.stringify(payload);
     const entry: WebhookDelivery = {
       seq: ++this.seq,
@@ -47,35 +62,57 @@ export class WebhookDispatcher {
       status: null,
       delivered: false,
       at: Date.now(),
+      next_attempt_at: null,
     };
     this.log.push(entry);
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS && !this.clock.isStopped; attempt++) {
-      entry.attempts = attempt;
-      try {
-        const res = await fetch(this.url, {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/json',
-            'User-Agent': 'facebookexternalua',
-            'X-Hub-Signature-256': hubSignature(this.config.WHATSAPP_APP_SECRET, raw),
-          },
-          body: raw,
-          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-        });
-        await res.arrayBuffer();
-        entry.status = res.status;
-        if (res.ok) {
-          entry.delivered = true;
-          return entry;
-        }
-      } catch (err) {
-        entry.status = null;
-        this.logger.debug(`webhook to ${this.url} failed: ${err instanceof Error ? err.message : String(err)}`);
+    let firstDone!: (e: WebhookDelivery) => void;
+    const first = new Promise<WebhookDelivery>((resolve) => (firstDone = resolve));
+    const settled = this.retry(entry, raw, () => firstDone(entry)).finally(() => firstDone(entry));
+    return { first, settled };
+  }
+
+  private async retry(entry: WebhookDelivery, raw: string, afterFirst: () => void): Promise<WebhookDelivery> {
+    const giveUpAt = entry.at + this.config.SANDBOX_WEBHOOK_RETRY_FOR_MS;
+    let wait = this.config.SANDBOX_WEBHOOK_RETRY_FIRST_DELAY_MS;
+    while (!this.clock.isStopped) {
+      entry.attempts++;
+      await this.attempt(entry, raw);
+      afterFirst();
+      if (entry.delivered) {
+        entry.next_attempt_at = null;
+        return entry;
       }
-      if (attempt < MAX_ATTEMPTS && !(await this.clock.sleep(FIRST_RETRY_MS * 2 ** (attempt - 1)))) break;
+      if (Date.now() + wait > giveUpAt) break;
+      entry.next_attempt_at = Date.now() + wait;
+      if (!(await this.clock.sleep(wait))) break;
+      wait = Math.min(wait * 2, this.config.SANDBOX_WEBHOOK_RETRY_MAX_DELAY_MS);
     }
-    this.logger.warn(`webhook ${entry.field} #${entry.seq} not delivered after ${entry.attempts} attempts`);
+    entry.next_attempt_at = null;
+    if (!this.clock.isStopped) {
+      this.logger.warn(`webhook ${entry.field} #${entry.seq} not delivered after ${entry.attempts} attempts`);
+    }
     return entry;
+  }
+
+  private async attempt(entry: WebhookDelivery, raw: string): Promise<void> {
+    try {
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'facebookexternalua',
+          'X-Hub-Signature-256': hubSignature(this.config.WHATSAPP_APP_SECRET, raw),
+        },
+        body: raw,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      await res.arrayBuffer();
+      entry.status = res.status;
+      entry.delivered = res.ok;
+    } catch (err) {
+      entry.status = null;
+      this.logger.debug(`webhook to ${this.url} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   deliveries(): WebhookDelivery[] {

@@ -1,16 +1,34 @@
 import { Module } from '@nestjs/common';
+import { ArrivalsController } from './arrivals.controller';
 import { GraphAuthGuard } from './graph-auth.guard';
 import { GraphController } from './graph.controller';
-import { MessagesService } from './messages.service';
+import { GraphMessagesService } from './messages.service';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxControlController } from './sandbox-control.controller';
-import { TemplatesService } from './templates.service';
+import { SignupControlController } from './signup-control.controller';
+import { SignupGraphController } from './signup-graph.controller';
+import { SignupService } from './signup.service';
+import { SandboxTemplatesService } from './templates.service';
 import { WebhookDispatcher } from './webhook-dispatcher';
 
 /** Emulator of the WhatsApp Cloud (Graph) API and its webhooks. */
 @Module({
-  controllers: [SandboxControlController, GraphController],
-  providers: [SandboxClock, WebhookDispatcher, PhoneNumbersService, TemplatesService, MessagesService, GraphAuthGuard],
+  controllers: [
+    SandboxControlController,
+    SignupControlController,
+    SignupGraphController,
+    GraphController,
+    ArrivalsController,
+  ],
+  providers: [
+    SandboxClock,
+    WebhookDispatcher,
+    PhoneNumbersService,
+    SandboxTemplatesService,
+    GraphMessagesService,
+    SignupService,
+    GraphAuthGuard,
+  ],
 })
 export class WhatsAppModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import type { DeliveryStatus, EventType } from '@app/contracts';
-import { sqlRows } from '../database/sql';
+import { sqlRows } from '@app/database';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryEntity } from './delivery.entity';
 
@@ -15,6 +15,8 @@ export interface FanOutEvent {
   createdAt: Date;
   streamSeq: number;
   payload: string;
+  /** Events with the same key (one message's) are delivered one after another; null: no order. */
+  orderKey: string | null;
 }
 
 /** A delivery taken by a dispatcher, with what it needs to sign and send it. */
@@ -27,10 +29,25 @@ export interface ClaimedDelivery {
   payload: string | null;
   attempts: number;
   retry_index: number;
+  user_id: string;
   url: string;
+  /** Sealed (see SecretCipher), with the key id that opens them. */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
+  secret_key_id: string | null;
+  /** The subscription is parked and this attempt is its probe. */
+  probing: boolean;
+}
+
+export interface ClaimLimits {
+  /** Deliveries to take at most (this process's free slots). */
+  max: number;
+  /** In flight at once per subscription, across dispatchers (a parked one gets 1: its probe). */
+  perSubscription: number;
+  /** In flight at once per tenant, across its subscriptions and dispatchers. */
+  perTenant: number;
+  leaseMs: number;
 }
 
 export interface AttemptRecord {
@@ -47,35 +64,69 @@ export interface AttemptRecord {
   startedAt: Date;
 }
 
+/** What one attempt did to its delivery: succeeded, failed for good, or due again at `nextAttemptAt`. */
+export interface AttemptOutcome {
+  record: AttemptRecord;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+const PENDING_AND_FREE = `d.status = 'PENDING' AND d.next_attempt_at <= now()
+                AND (d.locked_until IS NULL OR d.locked_until <= now())`;
+/** No earlier event of the same message is still pending (in flight or waiting for a retry). */
+const FIRST_OF_ITS_KEY = `(d.order_key IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM deliveries e
+                   WHERE e.subscription_id = d.subscription_id AND e.order_key = d.order_key
+                     AND e.status = 'PENDING' AND (e.stream_seq, e.seq) < (d.stream_seq, d.seq)))`;
+
 /** The only place that queries deliveries and delivery attempts. */
 @Injectable()
 export class DeliveriesRepository {
   constructor(private readonly ds: DataSource) {}
 
   /**
-   * One delivery per matching active subscription of the event's tenant (by type or `*`, and by
-   * app when the subscription has one), in one statement. Idempotent: a redelivered event adds
-   * nothing. Returns how many deliveries were created.
+   * One delivery per matching active subscription of each event's tenant (by type or `*`, and by
+   * app when the subscription has one), for a batch of events in one statement, in the batch's
+   * order. Idempotent: a redelivered event adds nothing. Returns how many deliveries each event got.
    */
-  async fanOut(e: FanOutEvent): Promise<number> {
-    const rows = await sqlRows<{ id: string }>(
+  async fanOut(events: FanOutEvent[]): Promise<number[]> {
+    if (events.length === 0) return [];
+    const col = <K extends keyof FanOutEvent>(k: K) => events.map((e) => e[k]);
+    const rows = await sqlRows<{ event_id: string }>(
       this.ds,
-      `INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, next_attempt_at)
-       SELECT gen_random_uuid(), s.id, $1, $2, $3, $4, $5, now()
-         FROM subscriptions s
-        WHERE s.user_id = $6
+      `INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, next_attempt_at)
+       SELECT gen_random_uuid(), s.id, e.event_id, e.type, e.created_at, e.stream_seq, e.payload, e.order_key, now()
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[])
+              WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, ord)
+         JOIN subscriptions s
+           ON s.user_id = e.user_id
           AND s.status = 'ACTIVE'
-          AND (s.events @> ARRAY['*']::text[] OR s.events @> ARRAY[$2]::text[])
-          AND (s.app_id IS NULL OR s.app_id = $7)
+          AND (s.events @> ARRAY['*']::text[] OR s.events @> ARRAY[e.type]::text[])
+          AND (s.app_id IS NULL OR s.app_id = e.app_id)
+        ORDER BY e.ord, s.id
        ON CONFLICT (subscription_id, event_id) DO NOTHING
-       RETURNING id`,
-      [e.eventId, e.type, e.createdAt, e.streamSeq, e.payload, e.userId, e.appId],
+       RETURNING event_id`,
+      [
+        col('eventId'),
+        col('type'),
+        col('createdAt'),
+        col('streamSeq'),
+        col('payload'),
+        col('userId'),
+        col('appId'),
+        col('orderKey'),
+      ],
     );
-    return rows.length;
+    const created = new Map<string, number>();
+    for (const r of rows) created.set(r.event_id, (created.get(r.event_id) ?? 0) + 1);
+    return events.map((e) => created.get(e.eventId) ?? 0);
   }
 
   /** A delivery to one subscription outside the stream (test events): it goes ahead of the rest. */
-  async insertOne(subscriptionId: string, e: Omit<FanOutEvent, 'userId' | 'appId' | 'streamSeq'>): Promise<string> {
+  async insertOne(
+    subscriptionId: string,
+    e: Omit<FanOutEvent, 'userId' | 'appId' | 'streamSeq' | 'orderKey'>,
+  ): Promise<string> {
     const id = uuidv7();
     await sqlRows(
       this.ds,
@@ -87,59 +138,79 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Takes due deliveries for sending, at most `max`, and never more than `perSubscription` in
-   * flight for one subscription (counting those other dispatchers hold). Each subscription's oldest
-   * event goes first. Subscriptions are locked while choosing, so concurrent dispatchers never
-   * exceed the limit together; a taken delivery is leased until `leaseMs` from now, after which a
-   * crashed holder's work is taken again.
+   * Takes due deliveries for sending, at most `max`, within the window of each subscription (one
+   * at a time until its endpoint has answered well) and the limit of each tenant (counting what
+   * other dispatchers hold). Each subscription's oldest events
+   * go first; an event waits while an earlier event of the same message is pending. A parked
+   * subscription gets nothing before `parked_until`, then one probe, preferring an event never
+   * tried (so one event the endpoint rejects does not keep the rest parked). Subscriptions are
+   * locked while choosing, so concurrent dispatchers never pass the limits together; a taken
+   * delivery is leased for `leaseMs`, after which a crashed holder's work is taken again.
    */
-  async claim(max: number, perSubscription: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.ds.transaction(async (em) => {
-      const rows = await sqlRows<ClaimedDelivery & { stream_seq: string; seq: string }>(
-        em,
-        `WITH due AS (
-           SELECT d.subscription_id, min(d.next_attempt_at) AS first_due
-             FROM deliveries d
-            WHERE d.status = 'PENDING' AND d.next_attempt_at <= now()
-              AND (d.locked_until IS NULL OR d.locked_until <= now())
-            GROUP BY d.subscription_id
-         ), busy AS (
-           SELECT b.subscription_id, count(*) AS n
-             FROM deliveries b
-            WHERE b.status = 'PENDING' AND b.locked_until IS NOT NULL AND b.locked_until > now()
-            GROUP BY b.subscription_id
-         ), subs AS (
-           -- Subscriptions already at their limit are left out here, so they never take the
-           -- places of others that have room.
-           SELECT s.id, $2 - COALESCE(busy.n, 0) AS room
-             FROM subscriptions s
-             JOIN due ON due.subscription_id = s.id
-             LEFT JOIN busy ON busy.subscription_id = s.id
-            WHERE s.status = 'ACTIVE' AND COALESCE(busy.n, 0) < $2
-            ORDER BY due.first_due
-            LIMIT $1
-            FOR UPDATE OF s SKIP LOCKED
-         ), picked AS (
-           SELECT p.id FROM subs CROSS JOIN LATERAL (
-             SELECT d.id, d.stream_seq, d.seq FROM deliveries d
-              WHERE d.subscription_id = subs.id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
-                AND (d.locked_until IS NULL OR d.locked_until <= now())
-              ORDER BY d.stream_seq, d.seq
-              LIMIT subs.room
-           ) p
-           ORDER BY p.stream_seq, p.seq
-           LIMIT $1
-         )
-         UPDATE deliveries d
-            SET locked_until = now() + make_interval(secs => $3::bigint / 1000.0)
-           FROM picked, subscriptions s
-          WHERE d.id = picked.id AND s.id = d.subscription_id
-         RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.event_created_at, d.payload, d.attempts,
-                   d.retry_index, d.stream_seq, d.seq, s.url, s.secret, s.previous_secret, s.previous_secret_expires_at`,
-        [max, perSubscription, leaseMs],
-      );
-      return rows.sort((a, b) => Number(a.stream_seq) - Number(b.stream_seq) || Number(a.seq) - Number(b.seq));
-    });
+  async claim(limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+    // One statement: its row locks last exactly as long as the choosing does.
+    const rows = await sqlRows<ClaimedDelivery & { stream_seq: string; seq: string }>(
+      this.ds,
+      `WITH busy AS (
+         SELECT b.subscription_id, count(*) AS n
+           FROM deliveries b
+          WHERE b.status = 'PENDING' AND b.locked_until IS NOT NULL AND b.locked_until > now()
+          GROUP BY b.subscription_id
+       ), tenant_busy AS (
+         SELECT t.user_id, sum(busy.n) AS n
+           FROM busy JOIN subscriptions t ON t.id = busy.subscription_id
+          GROUP BY t.user_id
+       ), subs AS (
+         -- Subscriptions and tenants already at their limit are left out here, so they never
+         -- take the places of others that have room.
+         SELECT s.id, s.user_id, (s.parked_until IS NOT NULL) AS probing,
+                LEAST(CASE WHEN s.window_open AND s.parked_until IS NULL THEN $2 ELSE 1 END - COALESCE(busy.n, 0),
+                      $3 - COALESCE(tb.n, 0)) AS room,
+                $3 - COALESCE(tb.n, 0) AS tenant_room
+           FROM subscriptions s
+           LEFT JOIN busy ON busy.subscription_id = s.id
+           LEFT JOIN tenant_busy tb ON tb.user_id = s.user_id
+           CROSS JOIN LATERAL (
+             SELECT d.next_attempt_at AS at FROM deliveries d
+              WHERE d.subscription_id = s.id AND ${PENDING_AND_FREE}
+              ORDER BY d.next_attempt_at LIMIT 1
+           ) first_due
+          WHERE s.status = 'ACTIVE' AND (s.parked_until IS NULL OR s.parked_until <= now())
+            AND CASE WHEN s.window_open AND s.parked_until IS NULL THEN $2 ELSE 1 END > COALESCE(busy.n, 0)
+            AND $3 > COALESCE(tb.n, 0)
+          ORDER BY first_due.at
+          LIMIT $1
+          FOR UPDATE OF s SKIP LOCKED
+       ), candidates AS (
+         SELECT p.id, p.stream_seq, p.seq, subs.user_id, subs.tenant_room FROM subs CROSS JOIN LATERAL (
+           (SELECT d.id, d.stream_seq, d.seq FROM deliveries d
+             WHERE NOT subs.probing AND d.subscription_id = subs.id AND ${PENDING_AND_FREE} AND ${FIRST_OF_ITS_KEY}
+             ORDER BY d.stream_seq, d.seq
+             LIMIT subs.room)
+           UNION ALL
+           (SELECT d.id, d.stream_seq, d.seq FROM deliveries d
+             WHERE subs.probing AND d.subscription_id = subs.id AND ${PENDING_AND_FREE} AND ${FIRST_OF_ITS_KEY}
+             ORDER BY d.retry_index > 0, d.stream_seq, d.seq
+             LIMIT 1)
+         ) p
+       ), picked AS (
+         SELECT ranked.id FROM (
+           SELECT c.*, row_number() OVER (PARTITION BY c.user_id ORDER BY c.stream_seq, c.seq) AS n FROM candidates c
+         ) ranked
+          WHERE ranked.n <= ranked.tenant_room
+          ORDER BY ranked.stream_seq, ranked.seq
+          LIMIT $1
+       )
+       UPDATE deliveries d
+          SET locked_until = now() + make_interval(secs => $4::bigint / 1000.0)
+         FROM picked, subscriptions s
+        WHERE d.id = picked.id AND s.id = d.subscription_id
+       RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.event_created_at, d.payload, d.attempts,
+                 d.retry_index, d.stream_seq, d.seq, s.user_id, s.url, s.secret, s.previous_secret,
+                 s.previous_secret_expires_at, s.secret_key_id, (s.parked_until IS NOT NULL) AS probing`,
+      [limits.max, limits.perSubscription, limits.perTenant, limits.leaseMs],
+    );
+    return rows.sort((a, b) => Number(a.stream_seq) - Number(b.stream_seq) || Number(a.seq) - Number(b.seq));
   }
 
   /** Gives a delivery back untouched (this process is stopping mid-attempt). */
@@ -147,41 +218,101 @@ export class DeliveriesRepository {
     await sqlRows(this.ds, `UPDATE deliveries SET locked_until = NULL WHERE id = $1`, [id]);
   }
 
-  async recordAttempt(em: EntityManager, a: AttemptRecord, nextRetryAt: Date | null): Promise<void> {
-    await em.getRepository(DeliveryAttemptEntity).insert({
-      id: uuidv7(),
-      deliveryId: a.deliveryId,
-      subscriptionId: a.subscriptionId,
-      eventId: a.eventId,
-      eventType: a.eventType,
-      attempt: a.attempt,
-      status: a.status,
-      responseStatus: a.responseStatus,
-      latencyMs: a.latencyMs,
-      responseExcerpt: a.responseExcerpt,
-      error: a.error,
-      nextRetryAt,
-      createdAt: a.startedAt,
-    });
+  /**
+   * Logs the attempts and settles their deliveries in one statement, whatever their number; `then`
+   * may follow with more SQL over the settled rows (`settled`: their subscription ids).
+   */
+  private settleStatement(outcomes: AttemptOutcome[], then = 'SELECT 1'): [string, unknown[]] {
+    const r = outcomes.map((o) => o.record);
+    const sql = `WITH u AS (
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::integer[], $7::text[],
+                             $8::integer[], $9::integer[], $10::text[], $11::text[], $12::timestamptz[],
+                             $13::timestamptz[], $14::text[])
+          AS u(id, delivery_id, subscription_id, event_id, event_type, attempt, attempt_status, response_status,
+               latency_ms, response_excerpt, error, next_attempt_at, started_at, status)
+      ), logged AS (
+        INSERT INTO delivery_attempts (id, delivery_id, subscription_id, event_id, event_type, attempt, status,
+                                       response_status, latency_ms, response_excerpt, error, next_retry_at, created_at)
+        SELECT id, delivery_id, subscription_id, event_id, event_type, attempt, attempt_status, response_status,
+               latency_ms, response_excerpt, error, next_attempt_at, started_at
+          FROM u
+      ), settled AS (
+        UPDATE deliveries d
+           SET status = u.status, next_attempt_at = u.next_attempt_at, locked_until = NULL,
+               attempts = GREATEST(d.attempts, u.attempt),
+               retry_index = d.retry_index + CASE WHEN u.status = 'PENDING' THEN 1 ELSE 0 END,
+               last_attempt_at = u.started_at, last_response_status = u.response_status, last_error = u.error,
+               finished_at = CASE WHEN u.status = 'PENDING' THEN NULL ELSE now() END
+          FROM u
+         WHERE d.id = u.delivery_id
+        RETURNING d.subscription_id
+      )
+      ${then}`;
+    return [
+      sql,
+      [
+        r.map(() => uuidv7()),
+        r.map((a) => a.deliveryId),
+        r.map((a) => a.subscriptionId),
+        r.map((a) => a.eventId),
+        r.map((a) => a.eventType),
+        r.map((a) => a.attempt),
+        r.map((a) => a.status),
+        r.map((a) => a.responseStatus),
+        r.map((a) => a.latencyMs),
+        r.map((a) => a.responseExcerpt),
+        r.map((a) => a.error),
+        outcomes.map((o) => o.nextAttemptAt),
+        r.map((a) => a.startedAt),
+        outcomes.map((o) => o.status),
+      ],
+    ];
   }
 
-  /** Settles a delivery after an attempt: succeeded, failed for good, or due again at `nextAttemptAt`. */
-  async settle(
-    em: EntityManager,
-    id: string,
-    outcome: { status: DeliveryStatus; nextAttemptAt: Date | null; retried: boolean },
-    a: Pick<AttemptRecord, 'attempt' | 'responseStatus' | 'error' | 'startedAt'>,
-  ): Promise<void> {
+  /** Logs the attempts and settles their deliveries (inside the caller's transaction). */
+  async settle(em: EntityManager, outcomes: AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await sqlRows(em, ...this.settleStatement(outcomes));
+  }
+
+  /**
+   * Settles a batch of successful attempts in one statement (one round trip); their subscriptions
+   * are healthy again (no failure streak, no parking, the whole window open).
+   */
+  async settleSucceeded(outcomes: AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
     await sqlRows(
-      em,
-      `UPDATE deliveries
-          SET status = $2, next_attempt_at = $3, locked_until = NULL,
-              attempts = GREATEST(attempts, $4), retry_index = retry_index + CASE WHEN $5 THEN 1 ELSE 0 END,
-              last_attempt_at = $6, last_response_status = $7, last_error = $8,
-              finished_at = CASE WHEN $2 = 'PENDING' THEN NULL ELSE now() END
-        WHERE id = $1`,
-      [id, outcome.status, outcome.nextAttemptAt, a.attempt, outcome.retried, a.startedAt, a.responseStatus, a.error],
+      this.ds,
+      ...this.settleStatement(
+        outcomes,
+        `UPDATE subscriptions SET failing_since = NULL, parked_until = NULL, probe_index = 0, window_open = true
+          WHERE id IN (SELECT subscription_id FROM settled)
+            AND (failing_since IS NOT NULL OR parked_until IS NOT NULL OR NOT window_open)`,
+      ),
     );
+  }
+
+  /**
+   * Fails the events still waiting behind a parked endpoint once retrying each of them would have
+   * come to an end: older than twice the schedule's span (a delivery's own retries last one span
+   * from its first attempt, which may come up to one span late), and due for a whole span without
+   * being taken (so one that is merely next in line, or waits out a Retry-After, keeps its turn).
+   * They stay resendable.
+   */
+  async expireParked(spanMs: number, reason: string): Promise<number> {
+    const rows = await sqlRows<{ id: string }>(
+      this.ds,
+      `UPDATE deliveries d
+          SET status = 'FAILED', next_attempt_at = NULL, finished_at = now(), last_error = $2
+         FROM subscriptions s
+        WHERE s.id = d.subscription_id AND s.parked_until IS NOT NULL
+          AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until <= now())
+          AND d.next_attempt_at < now() - make_interval(secs => $1::bigint / 1000.0)
+          AND d.created_at < now() - make_interval(secs => 2 * $1::bigint / 1000.0)
+        RETURNING d.id`,
+      [spanMs, reason],
+    );
+    return rows.length;
   }
 
   /** Ends every pending delivery of a subscription that is being disabled (they stay resendable). */

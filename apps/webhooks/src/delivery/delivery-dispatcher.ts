@@ -1,8 +1,10 @@
+import { GroupCommit } from '@app/database';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { newEventId } from '@app/contracts';
+import { PeriodicJob, Clock } from '@app/server';
 import { WebhooksConfig } from '../config';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
-import { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
 import { EndpointNotices } from './endpoint-notices';
 import { judge, Verdict } from './retry-policy';
 import { webhookMetrics } from './webhook-metrics';
@@ -20,9 +22,14 @@ function formatDuration(ms: number): string {
 }
 
 /**
- * Sends due deliveries. Work comes from Postgres, so any number of replicas share it; each
- * subscription has its own small concurrency limit, so a slow or dead subscriber only ever holds
- * its own slots and everybody else's deliveries go straight out.
+ * Sends due deliveries. Work comes from Postgres, so any number of replicas share it. Each
+ * subscription has a window of attempts in flight (the events of one message still go one after
+ * another) and each tenant a limit across its subscriptions, so a slow or dead subscriber only
+ * ever holds its own slots. A failing endpoint is parked: nothing goes to it until its next
+ * probe on the retry schedule, and its backlog flows again once a probe succeeds.
+ *
+ * Successes are settled in batches (one transaction per batch); failures, which decide parking
+ * and disabling, each in their own transaction with the subscription locked.
  */
 @Injectable()
 export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -31,11 +38,12 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   private readonly leaseMs: number;
   private running = false;
   private loop?: Promise<void>;
-  private housekeeping?: NodeJS.Timeout;
+  private readonly housekeeping: PeriodicJob<void>;
   private wakeUp?: () => void;
   private wakeRequested = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  private readonly successes: GroupCommit<AttemptOutcome, void>;
 
   constructor(
     private readonly config: WebhooksConfig,
@@ -43,27 +51,37 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     private readonly subscriptions: SubscriptionsRepository,
     private readonly sender: WebhookSender,
     private readonly notices: EndpointNotices,
+    private readonly clock: Clock,
   ) {
     this.schedule = config.retryScheduleMs;
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    this.successes = new GroupCommit<AttemptOutcome, void>(async (_key, outcomes) => {
+      await this.deliveries.settleSucceeded(outcomes);
+      return [];
+    }, 500);
+    this.housekeeping = new PeriodicJob(
+      'webhooks housekeeping',
+      config.WEBHOOK_HOUSEKEEPING_INTERVAL_MS,
+      () => this.keepHouse(),
+      this.logger,
+    );
   }
 
   onApplicationBootstrap(): void {
     this.running = true;
     this.loop = this.run();
-    this.housekeeping = setInterval(() => void this.keepHouse(), this.config.WEBHOOK_HOUSEKEEPING_INTERVAL_MS);
-    this.housekeeping.unref();
-    void this.keepHouse();
+    this.housekeeping.start();
+    void this.housekeeping.run();
   }
 
   /** Stops taking work, cuts attempts in flight short and hands their deliveries back. */
   async onModuleDestroy(): Promise<void> {
     this.running = false;
-    if (this.housekeeping) clearInterval(this.housekeeping);
     this.stopping.abort();
     this.wake();
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
+    await this.housekeeping.stop();
     this.sender.close();
   }
 
@@ -80,7 +98,12 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       this.wakeRequested = false;
       if (free > 0) {
         try {
-          claimed = await this.deliveries.claim(free, this.config.WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION, this.leaseMs);
+          claimed = await this.deliveries.claim({
+            max: free,
+            perSubscription: this.config.WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION,
+            perTenant: this.config.WEBHOOK_CONCURRENCY_PER_TENANT,
+            leaseMs: this.leaseMs,
+          });
         } catch (err) {
           if (this.running) this.logger.error({ err: String(err) }, 'claiming deliveries failed');
         }
@@ -94,8 +117,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
           });
         this.inFlight.add(p);
       }
-      // Everything due was taken (or waits for its subscription's slot, or for a free slot here):
-      // sleep until an attempt finishes, new work is stored, or the next poll.
+      // Everything due was taken (or waits for a window, a parked endpoint's probe, or a free slot
+      // here): sleep until an attempt finishes, new work is stored, or the next poll.
       await this.idle(this.config.WEBHOOK_POLL_INTERVAL_MS);
     }
   }
@@ -114,14 +137,10 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     });
   }
 
-  private secretsOf(d: ClaimedDelivery): string[] {
-    const inGrace =
-      d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > Date.now();
-    return inGrace ? [d.secret, d.previous_secret!] : [d.secret];
-  }
-
-  private async attempt(d: ClaimedDelivery): Promise<void> {
-    const startedAt = new Date();
+  /** Sends one claimed delivery and settles it. */
+  async attempt(d: ClaimedDelivery): Promise<void> {
+    const startedAt = this.clock.now();
+    const inGrace = d.previous_secret_expires_at !== null && d.previous_secret_expires_at > startedAt;
     const response: WebhookResponse =
       d.payload === null
         ? {
@@ -133,7 +152,12 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
             aborted: false,
           }
         : await this.sender.send(
-            { url: d.url, eventId: d.event_id, payload: d.payload, secrets: this.secretsOf(d) },
+            {
+              url: d.url,
+              eventId: d.event_id,
+              payload: d.payload,
+              secrets: this.subscriptions.openSecrets({ ...d, id: d.subscription_id }, inGrace),
+            },
             this.stopping.signal,
           );
     if (response.aborted) {
@@ -141,54 +165,23 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       return;
     }
     const verdict: Verdict = d.payload === null ? { kind: 'exhausted' } : judge(response, d.retry_index, this.schedule);
-    const attempt = d.attempts + 1;
     const succeeded = verdict.kind === 'success';
-    let disabled = false;
-
-    await this.subscriptions.transaction(async (em) => {
-      const sub = await this.subscriptions.lock(em, d.subscription_id);
-      if (!sub) return; // deleted meanwhile: its deliveries went with it
-      let status: 'PENDING' | 'SUCCEEDED' | 'FAILED' = succeeded ? 'SUCCEEDED' : 'FAILED';
-      let nextAttemptAt: Date | null = null;
-      if (verdict.kind === 'retry' && sub.status === 'ACTIVE') {
-        status = 'PENDING';
-        nextAttemptAt = new Date(Date.now() + verdict.delayMs);
-      }
-      const record = {
-        deliveryId: d.id,
-        subscriptionId: d.subscription_id,
-        eventId: d.event_id,
-        eventType: d.event_type,
-        attempt,
-        status: succeeded ? ('SUCCEEDED' as const) : ('FAILED' as const),
-        responseStatus: response.status,
-        latencyMs: response.latencyMs,
-        responseExcerpt: response.excerpt,
-        error: response.error ?? (succeeded ? null : `answered ${response.status}`),
-        startedAt,
-      };
-      await this.deliveries.recordAttempt(em, record, nextAttemptAt);
-      await this.deliveries.settle(em, d.id, { status, nextAttemptAt, retried: status === 'PENDING' }, record);
-      if (sub.status !== 'ACTIVE') return;
-      if (succeeded) {
-        await this.subscriptions.markHealthy(em, sub.id);
-        return;
-      }
-      let reason: string | null = null;
-      if (verdict.kind === 'gone') {
-        reason = 'the endpoint answered 410 Gone';
-      } else {
-        const since = await this.subscriptions.markFailing(em, sub.id, startedAt);
-        if (Date.now() - since.getTime() >= this.config.WEBHOOK_DISABLE_AFTER_MS) {
-          reason = `every delivery failed for ${formatDuration(this.config.WEBHOOK_DISABLE_AFTER_MS)}`;
-        }
-      }
-      if (reason) {
-        await this.subscriptions.disable(em, sub.id, reason, newEventId());
-        await this.deliveries.failPending(em, sub.id, `subscription disabled: ${reason}`);
-        disabled = true;
-      }
-    });
+    const record = {
+      deliveryId: d.id,
+      subscriptionId: d.subscription_id,
+      eventId: d.event_id,
+      eventType: d.event_type,
+      attempt: d.attempts + 1,
+      status: succeeded ? ('SUCCEEDED' as const) : ('FAILED' as const),
+      responseStatus: response.status,
+      latencyMs: response.latencyMs,
+      responseExcerpt: response.excerpt,
+      error: response.error ?? (succeeded ? null : `answered ${response.status}`),
+      startedAt,
+    };
+    const disabled = succeeded
+      ? (await this.successes.submit('', { record, status: 'SUCCEEDED', nextAttemptAt: null }), false)
+      : await this.settleFailure(d, record, verdict, response.retryAfterMs !== null);
 
     const m = webhookMetrics;
     m.deliveries()
@@ -197,7 +190,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     if (succeeded) {
       m.lag()
         .labels(d.subscription_id)
-        .observe(Math.max(0, (Date.now() - d.event_created_at.getTime()) / 1000));
+        .observe(Math.max(0, (this.clock.now().getTime() - d.event_created_at.getTime()) / 1000));
     } else {
       m.failures().labels(d.subscription_id).inc();
     }
@@ -207,7 +200,53 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
-  /** Retry-backlog gauge, owed `endpoint.disabled` events and body retention. */
+  /**
+   * A failed attempt: the delivery waits for its next retry or fails for good, and the endpoint is
+   * parked until its next probe, or disabled (410 Gone, or failing for the whole disable period).
+   * Returns whether the subscription was disabled.
+   */
+  private async settleFailure(
+    d: ClaimedDelivery,
+    record: AttemptOutcome['record'],
+    verdict: Exclude<Verdict, { kind: 'success' }>,
+    askedToWait: boolean,
+  ): Promise<boolean> {
+    return this.subscriptions.transaction(async (em) => {
+      const sub = await this.subscriptions.lock(em, d.subscription_id);
+      if (!sub) return false; // deleted meanwhile: its deliveries went with it
+      const now = this.clock.now();
+      const retry = verdict.kind === 'retry' && sub.status === 'ACTIVE';
+      const nextAttemptAt = retry ? new Date(now.getTime() + verdict.delayMs) : null;
+      await this.deliveries.settle(em, [{ record, status: retry ? 'PENDING' : 'FAILED', nextAttemptAt }]);
+      if (sub.status !== 'ACTIVE') return false;
+      let reason: string | null = null;
+      if (verdict.kind === 'gone') {
+        reason = 'the endpoint answered 410 Gone';
+      } else {
+        const since = await this.subscriptions.markFailing(em, sub.id, record.startedAt);
+        if (now.getTime() - since.getTime() >= this.config.WEBHOOK_DISABLE_AFTER_MS) {
+          reason = `every delivery failed for ${formatDuration(this.config.WEBHOOK_DISABLE_AFTER_MS)}`;
+        }
+      }
+      if (reason) {
+        await this.subscriptions.disable(em, sub.id, reason, newEventId());
+        await this.deliveries.failPending(em, sub.id, `subscription disabled: ${reason}`);
+        return true;
+      }
+      // A Retry-After is the endpoint's own word on when to come back; otherwise the schedule.
+      const wait =
+        verdict.kind === 'retry' && askedToWait
+          ? verdict.delayMs
+          : this.schedule[Math.min(sub.probeIndex, this.schedule.length - 1)];
+      await this.subscriptions.park(em, sub.id, new Date(now.getTime() + wait), now);
+      return false;
+    });
+  }
+
+  /**
+   * Retry-backlog gauge, owed `endpoint.disabled` events, events expired behind a parked endpoint,
+   * body retention, and signing secrets still to be sealed with the current key.
+   */
   private async keepHouse(): Promise<void> {
     try {
       const backlog = await this.deliveries.retryBacklog();
@@ -215,7 +254,13 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       gauge.reset();
       for (const row of backlog) gauge.labels(row.subscription_id).set(Number(row.n));
       await this.notices.flush();
+      const span = this.schedule.reduce((a, b) => a + b, 0);
+      await this.deliveries.expireParked(
+        span,
+        `the endpoint kept failing its probes for longer than the retry schedule allows (${formatDuration(2 * span)})`,
+      );
       await this.deliveries.purgePayloads(this.config.WEBHOOK_PAYLOAD_RETENTION_MS);
+      while ((await this.subscriptions.reseal()) > 0);
     } catch (err) {
       if (this.running) this.logger.warn({ err: String(err) }, 'housekeeping failed');
     }

@@ -28,6 +28,10 @@ export class DeliveryEntity {
   @Column('bigint', { name: 'stream_seq' })
   streamSeq: string;
 
+  /** Deliveries with the same key (the events of one message) go out one after another, in order. */
+  @Column('text', { name: 'order_key', nullable: true })
+  orderKey: string | null;
+
   /** The exact bytes that are signed and sent; null once the retention period has passed. */
   @Column('text', { nullable: true })
   payload: string | null;

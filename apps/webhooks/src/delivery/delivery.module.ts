@@ -1,10 +1,12 @@
+import { Clock } from '@app/server';
 import { Module } from '@nestjs/common';
 import { WebhooksConfig } from '../config';
+import { SecretCipher } from '../subscriptions/secret-cipher';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { EndpointNotices } from './endpoint-notices';
-import { EventsConsumer } from './events.consumer';
+import { FanOutConsumer } from './events.consumer';
 import { TargetPolicy } from './target-policy';
 import { WebhookSender } from './webhook-sender';
 
@@ -15,12 +17,15 @@ import { WebhookSender } from './webhook-sender';
     DeliveriesRepository,
     EndpointNotices,
     DeliveryDispatcher,
-    EventsConsumer,
+    FanOutConsumer,
+    Clock,
+    { provide: SecretCipher, inject: [WebhooksConfig], useFactory: (c: WebhooksConfig) => SecretCipher.fromConfig(c) },
     { provide: TargetPolicy, inject: [WebhooksConfig], useFactory: (c: WebhooksConfig) => new TargetPolicy(c) },
     {
       provide: WebhookSender,
       inject: [TargetPolicy, WebhooksConfig],
-      useFactory: (policy: TargetPolicy, c: WebhooksConfig) => new WebhookSender(policy, c.WEBHOOK_TIMEOUT_MS),
+      useFactory: (policy: TargetPolicy, c: WebhooksConfig) =>
+        new WebhookSender(policy, c.WEBHOOK_TIMEOUT_MS, c.WEBHOOK_CONCURRENCY),
     },
   ],
   exports: [SubscriptionsRepository, DeliveriesRepository, DeliveryDispatcher, TargetPolicy],

@@ -1,3 +1,4 @@
+import { GroupCommit } from '@app/database';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventEnvelope, isEventType, Topology } from '@app/contracts';
 import {
@@ -8,7 +9,7 @@ import {
   settle,
   Settlement,
 } from '@app/messaging';
-import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveriesRepository, FanOutEvent } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 
 /** The body subscribers receive: the envelope without the routing-only tenant id, in a fixed key order. */
@@ -21,6 +22,12 @@ export function webhookBody(e: EventEnvelope): string {
     app_id: e.app_id ?? null,
     data: e.data,
   });
+}
+
+/** The events of one message are delivered in lifecycle order; other events need no order. */
+export function orderKeyOf(e: EventEnvelope): string | null {
+  const id = e.data.message_id;
+  return typeof id === 'string' && id.length > 0 && id.length <= 200 ? `message:${id}` : null;
 }
 
 /** Null when the message is not an event envelope the platform would publish. */
@@ -41,21 +48,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * The durable consumer of EVENTS: turns each event into one delivery row per matching
  * subscription and acks only after they are committed, so an event is never lost to a crash
- * (JetStream redelivers it) and never doubled (one row per subscription and event).
+ * (JetStream redelivers it) and never doubled (one row per subscription and event). Events
+ * handled at once are written together (one statement per batch), in stream order, so a
+ * subscription's deliveries follow the events' order.
  */
 @Injectable()
-export class EventsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(EventsConsumer.name);
+export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(FanOutConsumer.name);
   private runner?: ConsumerRunner;
-  /** Rows are written in stream order, so a subscription's deliveries follow the events' order. */
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly fanOut: GroupCommit<FanOutEvent, number>;
 
   constructor(
     private readonly clients: NatsClients,
     private readonly topology: Topology,
-    private readonly deliveries: DeliveriesRepository,
+    deliveries: DeliveriesRepository,
     private readonly dispatcher: DeliveryDispatcher,
-  ) {}
+  ) {
+    this.fanOut = new GroupCommit((_key, events) => deliveries.fanOut(events), 500);
+  }
 
   onApplicationBootstrap(): void {
     const t = this.topology;
@@ -93,20 +103,16 @@ export class EventsConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     if (!event) return settle.dead('not an event envelope');
     // Events without a tenant have no subscribers.
     if (!event.user_id || !UUID.test(event.user_id)) return settle.ack();
-    const userId = event.user_id;
-    const insert = this.tail.then(() =>
-      this.deliveries.fanOut({
-        eventId: event.id,
-        type: event.type,
-        userId,
-        appId: event.app_id ?? null,
-        createdAt: new Date(event.created_at * 1000),
-        streamSeq: msg.meta.streamSeq,
-        payload: webhookBody(event),
-      }),
-    );
-    this.tail = insert.catch(() => undefined);
-    const created = await insert;
+    const created = await this.fanOut.submit('', {
+      eventId: event.id,
+      type: event.type,
+      userId: event.user_id,
+      appId: event.app_id ?? null,
+      createdAt: new Date(event.created_at * 1000),
+      streamSeq: msg.meta.streamSeq,
+      payload: webhookBody(event),
+      orderKey: orderKeyOf(event),
+    });
     if (created > 0) this.dispatcher.wake();
     return settle.ack();
   }

@@ -4,8 +4,10 @@ import { WebhooksConfig } from '../config';
 import { isPublicAddress, TargetPolicy } from './target-policy';
 import { WebhookSender } from './webhook-sender';
 
-const production = loadConfig(WebhooksConfig, { NODE_ENV: 'production' });
-const development = loadConfig(WebhooksConfig, { NODE_ENV: 'development' });
+// Production needs the keys that seal signing secrets; any will do here.
+const WEBHOOK_SECRET_KEYS = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
+const production = loadConfig(WebhooksConfig, { NODE_ENV: 'production', WEBHOOK_SECRET_KEYS });
+const development = loadConfig(WebhooksConfig, { NODE_ENV: 'development', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
 const resolving =
   (...answers: string[][]) =>
   async (): Promise<LookupAddress[]> => {
@@ -44,7 +46,8 @@ describe('target policy (SSRF)', () => {
     expect(await policy.check('http://hooks.example.com/x')).toEqual({ ok: false, reason: 'must use https' });
     const mixed = await policy.check('https://hooks.example.com/x');
     expect(mixed.ok).toBe(false);
-    expect(!mixed.ok && mixed.reason).toMatch(/10\.0\.0\.7/);
+    // The caller learns the rule, never which internal address the name resolved to.
+    expect(!mixed.ok && mixed.reason).toBe('must not resolve to a private or local address');
     const ok = await new TargetPolicy(production, resolving(['93.184.215.14'])).check('https://hooks.example.com/x');
     expect(ok.ok).toBe(true);
     const unresolvable = new TargetPolicy(production, async () => {
@@ -56,7 +59,23 @@ describe('target policy (SSRF)', () => {
     });
   });
 
-  it('in development allows http and loopback without resolving', async () => {
+  it('protects whatever NODE_ENV says unless WEBHOOKS_ALLOW_PRIVATE_TARGETS is true', () => {
+    for (const NODE_ENV of ['development', 'test', 'production']) {
+      expect(new TargetPolicy(loadConfig(WebhooksConfig, { NODE_ENV, WEBHOOK_SECRET_KEYS })).strict).toBe(true);
+      const flagged = loadConfig(WebhooksConfig, {
+        NODE_ENV,
+        WEBHOOK_SECRET_KEYS,
+        WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'false',
+      });
+      expect(new TargetPolicy(flagged).strict).toBe(true);
+    }
+    expect(new TargetPolicy(development).strict).toBe(false);
+    expect(() => loadConfig(WebhooksConfig, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(
+      /WEBHOOKS_ALLOW_PRIVATE_TARGETS/,
+    );
+  });
+
+  it('with private targets allowed accepts http and loopback without resolving', async () => {
     const policy = new TargetPolicy(development, () => Promise.reject(new Error('must not resolve')));
     expect((await policy.check('http://127.0.0.1:8080/hook')).ok).toBe(true);
     expect((await policy.check('ftp://127.0.0.1/hook')).ok).toBe(false);

@@ -32,9 +32,10 @@ function bareHost(hostname: string): string {
 export type TargetCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /**
- * Where deliveries may go. Production (NODE_ENV=production) needs HTTPS and a host whose every
- * address is public, so a subscription cannot make the platform call into its own network (SSRF).
- * Development and test allow plain HTTP and loopback, for local receivers.
+ * Where deliveries may go. By default HTTPS and a host whose every address is public, so a
+ * subscription cannot make the platform call into its own network (SSRF), whatever NODE_ENV says
+ * (staging runs as development). Only WEBHOOKS_ALLOW_PRIVATE_TARGETS=true (tests, `pnpm stack`)
+ * allows plain HTTP and loopback, for local receivers.
  */
 export class TargetPolicy {
   readonly strict: boolean;
@@ -43,7 +44,7 @@ export class TargetPolicy {
     config: WebhooksConfig,
     private readonly resolveAll: ResolveAll = systemResolve,
   ) {
-    this.strict = config.isProduction;
+    this.strict = !config.allowPrivateTargets;
   }
 
   /** The URL's form alone: absolute http(s), no credentials, no fragment; HTTPS when strict. */
@@ -84,7 +85,8 @@ export class TargetPolicy {
     if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
     if (blocked) {
-      return { ok: false, reason: `must not resolve to a private or local address (${host} is ${blocked.address})` };
+      // Which internal address the name resolved to is not the caller's business.
+      return { ok: false, reason: 'must not resolve to a private or local address' };
     }
     return form;
   }

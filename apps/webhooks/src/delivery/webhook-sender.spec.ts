@@ -4,7 +4,8 @@ import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '@app/config';
 import { WebhooksConfig } from '../config';
 import { TargetPolicy } from './target-policy';
-import { parseRetryAfter, WebhookSender } from './webhook-sender';
+import { parseRetryAfter } from '@app/contracts';
+import { WebhookSender } from './webhook-sender';
 
 const SECRET_A = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SECRET_B = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';
@@ -14,7 +15,10 @@ describe('webhook sender', () => {
   let base: string;
   const sockets = new Set<Socket>();
   let handler: (req: IncomingMessage, body: string, res: ServerResponse) => void = (_q, _b, res) => res.end();
-  const sender = new WebhookSender(new TargetPolicy(loadConfig(WebhooksConfig, { NODE_ENV: 'test' })), 500);
+  const sender = new WebhookSender(
+    new TargetPolicy(loadConfig(WebhooksConfig, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })),
+    500,
+  );
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -100,7 +104,7 @@ describe('webhook sender', () => {
     expect(res.retryAfterMs).toBe(7000);
     const now = Date.parse('2025-01-01T00:00:00Z');
     expect(parseRetryAfter('Wed, 01 Jan 2025 00:01:00 GMT', now)).toBe(60_000);
-    expect(parseRetryAfter('soon', now)).toBeNull();
-    expect(parseRetryAfter(undefined, now)).toBeNull();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '@app/contracts';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
@@ -34,16 +35,6 @@ export function signatureHeader(secrets: string[], eventId: string, at: Date, pa
   return secrets.map((s) => new Webhook(s).sign(eventId, at, payload)).join(' ');
 }
 
-/** `Retry-After` as delay-seconds or an HTTP date, in milliseconds from now; null when absent or bad. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
-  if (!value) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, at - now);
-}
-
 function describeError(err: NodeJS.ErrnoException, timeoutMs: number, timedOut: boolean): string {
   if (timedOut) return `no answer within ${timeoutMs} ms`;
   switch (err.code) {
@@ -67,16 +58,24 @@ function describeError(err: NodeJS.ErrnoException, timeoutMs: number, timedOut: 
  * production every address the host resolves to is checked at connect time.
  */
 export class WebhookSender {
-  private readonly agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 50 }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 50 }),
-  };
+  private readonly agents: { http: http.Agent; https: https.Agent };
 
+  /**
+   * `maxSockets` bounds connections per host; the dispatcher's own limits bound the attempts, so it
+   * is set to the process's concurrency and never queues an attempt behind another subscriber's
+   * on a shared host.
+   */
   constructor(
     private readonly policy: TargetPolicy,
     private readonly timeoutMs: number,
+    maxSockets = 50,
     private readonly userAgent = 'messaging-platform-webhooks/1.0',
-  ) {}
+  ) {
+    this.agents = {
+      http: new http.Agent({ keepAlive: true, maxSockets }),
+      https: new https.Agent({ keepAlive: true, maxSockets }),
+    };
+  }
 
   async send(req: WebhookRequest, signal?: AbortSignal): Promise<WebhookResponse> {
     const started = performance.now();
@@ -145,7 +144,7 @@ export class WebhookSender {
           status = res.statusCode ?? null;
           if (status === 429 || status === 503) {
             const header = res.headers['retry-after'];
-            retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+            retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header) ?? null;
           }
           const location = res.headers.location;
           const redirectError =

@@ -22,12 +22,16 @@ export class SubscriptionEntity {
   @Column('text', { nullable: true })
   description: string | null;
 
-  /** Kept as given: it signs every delivery (HMAC needs the key itself). */
+  /** Sealed with the key `secretKeyId` (see SecretCipher): HMAC needs the secret itself, so it is encrypted, not hashed. */
   @Column('text')
   secret: string;
 
   @Column('text', { name: 'previous_secret', nullable: true })
   previousSecret: string | null;
+
+  /** The key that sealed both secrets; null for a row stored in clear before sealing existed. */
+  @Column('text', { name: 'secret_key_id', nullable: true })
+  secretKeyId: string | null;
 
   @Column('timestamptz', { name: 'previous_secret_expires_at', nullable: true })
   previousSecretExpiresAt: Date | null;
@@ -51,6 +55,18 @@ export class SubscriptionEntity {
   /** Start of the current run of failed attempts; null after a success. */
   @Column('timestamptz', { name: 'failing_since', nullable: true })
   failingSince: Date | null;
+
+  /** While an endpoint fails, nothing is sent to it before this time; then one probe goes out. */
+  @Column('timestamptz', { name: 'parked_until', nullable: true })
+  parkedUntil: Date | null;
+
+  /** Failed probes in a row: the step of the retry schedule the next parking waits. */
+  @Column('integer', { name: 'probe_index' })
+  probeIndex: number;
+
+  /** The last attempt succeeded: the whole window is open (otherwise one attempt at a time). */
+  @Column('boolean', { name: 'window_open' })
+  windowOpen: boolean;
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt: Date;

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
-import { SubscriptionsController } from './subscriptions.controller';
-import { SubscriptionsService } from './subscriptions.service';
+import { SubscriptionsRpcController } from './subscriptions.controller';
+import { SubscriptionStoreService } from './subscriptions.service';
 
 /** Subscriptions, served to the api over request/reply. */
 @Module({
   imports: [DeliveryModule],
-  controllers: [SubscriptionsController],
-  providers: [SubscriptionsService],
+  controllers: [SubscriptionsRpcController],
+  providers: [SubscriptionStoreService],
 })
-export class SubscriptionsModule {}
+export class SubscriptionStoreModule {}

@@ -89,7 +89,7 @@ function toAttemptView(a: DeliveryAttemptEntity): AttemptView {
 
 /** The rules of subscriptions: validation, tenancy, secrets, test events and resends. */
 @Injectable()
-export class SubscriptionsService {
+export class SubscriptionStoreService {
   constructor(
     private readonly config: WebhooksConfig,
     private readonly subscriptions: SubscriptionsRepository,
@@ -101,15 +101,26 @@ export class SubscriptionsService {
   async create(req: CreateSubscriptionRequest): Promise<CreatedSubscriptionView> {
     const changes = await this.validate(req, true);
     const secret = newSigningSecret();
-    const created = await this.subscriptions.create({
-      id: uuidv7(),
-      userId: req.user_id,
-      url: changes.url!,
-      events: changes.events!,
-      appId: changes.appId ?? null,
-      description: changes.description ?? null,
-      secret,
-    });
+    const max = this.config.WEBHOOK_MAX_SUBSCRIPTIONS_PER_USER;
+    const created = await this.subscriptions.create(
+      {
+        id: uuidv7(),
+        userId: req.user_id,
+        url: changes.url!,
+        events: changes.events!,
+        appId: changes.appId ?? null,
+        description: changes.description ?? null,
+        secret,
+      },
+      max,
+    );
+    if (!created) {
+      throw new ConflictProblem(
+        'subscription-limit-reached',
+        'Subscription limit reached',
+        `A user may have at most ${max} subscriptions; delete one before creating another.`,
+      );
+    }
     return { ...toSubscriptionView(created), secret };
   }
 

@@ -13,6 +13,7 @@ describe('classifyGraphFailure', () => {
   it('prefers the Retry-After the channel gave', () => {
     expect(http(429, 130429, 2500)).toEqual({
       retryable: true,
+      scope: 'sender',
       code: '130429',
       title: 'error 130429',
       retryAfterMs: 2500,
@@ -39,6 +40,23 @@ describe('classifyGraphFailure', () => {
     expect(http(400, 100)).toMatchObject({ retryable: false, code: '100' });
     expect(http(401, 190)).toMatchObject({ retryable: false, code: '190' });
     expect(http(404)).toMatchObject({ retryable: false, code: 'http_404' });
+  });
+
+  it('says whom a transient refusal concerns: the pair limit one recipient, 429s the sender, 5xx the channel', () => {
+    expect(http(400, 131056).scope).toBe('recipient');
+    expect(http(400, 130429).scope).toBe('sender');
+    expect(http(429).scope).toBe('sender');
+    expect(http(503).scope).toBe('channel');
+    expect(http(500, 131000).scope).toBe('channel');
+    expect(http(400, 131026).scope).toBe('message');
+  });
+
+  it('a timeout or a cut connection leaves the outcome unknown; a refused connection sent nothing', () => {
+    expect(classifyGraphFailure({ kind: 'timeout', timeoutMs: 100 }).outcomeUnknown).toBe(true);
+    expect(classifyGraphFailure({ kind: 'network', message: 'other side closed' }).outcomeUnknown).toBe(true);
+    expect(classifyGraphFailure({ kind: 'network', message: 'connect ECONNREFUSED 127.0.0.1:1' }).outcomeUnknown).toBe(
+      false,
+    );
   });
 
   it('timeouts and network errors are retryable', () => {

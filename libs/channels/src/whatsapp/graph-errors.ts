@@ -1,3 +1,6 @@
+import { parseRetryAfter } from '@app/contracts';
+import { FailureScope, SendFailure } from '../channel-connector';
+
 /** What went wrong talking to the Graph API, before deciding whether to retry. */
 export type GraphFailure =
   | {
@@ -12,24 +15,23 @@ export type GraphFailure =
   | { kind: 'timeout'; timeoutMs: number }
   | { kind: 'network'; message: string };
 
-export interface ClassifiedFailure {
-  retryable: boolean;
-  code: string;
-  title: string;
-  retryAfterMs?: number;
-}
+export type ClassifiedFailure = Omit<SendFailure, 'ok'>;
 
 /**
  * Throughput limits: the channel will take the message later. The suggested wait applies when the
- * answer carries no Retry-After (131056 is the pair limit of about one message per 6 s per recipient).
+ * answer carries no Retry-After. 131056 is the pair limit (about one message per 6 s per
+ * recipient): only that message waits; the others limit the sending number or the account.
  */
-const RATE_LIMITED: Record<number, number> = {
-  130429: 1_000,
-  131056: 6_000,
-  80007: 60_000,
-  4: 60_000,
-  613: 60_000,
+const RATE_LIMITED: Record<number, { waitMs: number; scope: FailureScope }> = {
+  130429: { waitMs: 1_000, scope: 'sender' },
+  131056: { waitMs: 6_000, scope: 'recipient' },
+  80007: { waitMs: 60_000, scope: 'sender' },
+  4: { waitMs: 60_000, scope: 'sender' },
+  613: { waitMs: 60_000, scope: 'sender' },
 };
+
+/** Network errors raised before any byte reached the channel: nothing can have been sent. */
+const NOT_CONNECTED = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/;
 
 /** Temporary trouble on the channel's side. */
 const TEMPORARY = new Set([131000, 131016, 1, 2]);
@@ -46,32 +48,45 @@ const FINAL = new Set([131047, 132000, 132001, 132005, 132007, 132012, 132015, 1
  */
 export function classifyGraphFailure(failure: GraphFailure): ClassifiedFailure {
   if (failure.kind === 'timeout') {
-    return { retryable: true, code: 'timeout', title: `The channel did not answer within ${failure.timeoutMs} ms` };
+    // The request may have reached Graph: whether the message went out is unknown.
+    return {
+      retryable: true,
+      scope: 'channel',
+      outcomeUnknown: true,
+      code: 'timeout',
+      title: `The channel did not answer within ${failure.timeoutMs} ms`,
+    };
   }
   if (failure.kind === 'network') {
-    return { retryable: true, code: 'network_error', title: `The channel could not be reached: ${failure.message}` };
+    return {
+      retryable: true,
+      scope: 'channel',
+      outcomeUnknown: !NOT_CONNECTED.test(failure.message),
+      code: 'network_error',
+      title: `The channel could not be reached: ${failure.message}`,
+    };
   }
   const { code, status, message, retryAfterMs } = failure;
   const codeText = code !== undefined ? String(code) : `http_${status}`;
+  const wait = retryAfterMs !== undefined ? { retryAfterMs } : {};
   if (code !== undefined && code in RATE_LIMITED) {
-    return { retryable: true, code: codeText, title: message, retryAfterMs: retryAfterMs ?? RATE_LIMITED[code] };
+    const limit = RATE_LIMITED[code];
+    return {
+      retryable: true,
+      scope: limit.scope,
+      code: codeText,
+      title: message,
+      retryAfterMs: retryAfterMs ?? limit.waitMs,
+    };
   }
-  if (code !== undefined && FINAL.has(code)) return { retryable: false, code: codeText, title: message };
+  if (code !== undefined && FINAL.has(code))
+    return { retryable: false, scope: 'message', code: codeText, title: message };
   if (code !== undefined && TEMPORARY.has(code)) {
-    return { retryable: true, code: codeText, title: message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return { retryable: true, scope: 'channel', code: codeText, title: message, ...wait };
   }
-  if (status === 429 || status >= 500) {
-    return { retryable: true, code: codeText, title: message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-  }
-  return { retryable: false, code: codeText, title: message };
+  if (status === 429) return { retryable: true, scope: 'sender', code: codeText, title: message, ...wait };
+  if (status >= 500) return { retryable: true, scope: 'channel', code: codeText, title: message, ...wait };
+  return { retryable: false, scope: 'message', code: codeText, title: message };
 }
 
-/** `Retry-After` as seconds or an HTTP date, in milliseconds from now. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}
+export { parseRetryAfter };

@@ -26,5 +26,16 @@ export {
   WhatsAppApiError,
   WHATSAPP_DEFAULT_API_VERSION,
   WHATSAPP_DEFAULT_TIMEOUT_MS,
+  WHATSAPP_DEFAULT_PACING,
 } from './whatsapp.connector';
 export type { WhatsAppConnectorConfig } from './whatsapp.connector';
+export { GraphClient } from './graph-client';
+export type { GraphClientConfig, GraphOutcome, GraphRequest } from './graph-client';
+export { WhatsAppSignup, SIGNUP_SCOPES } from './whatsapp-signup';
+export type {
+  WhatsAppSignupConfig,
+  GraphTokenExchange,
+  GraphDebugToken,
+  GraphGranularScope,
+  GraphPhoneNumber,
+} from './whatsapp-signup';

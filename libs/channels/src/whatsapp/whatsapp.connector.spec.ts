@@ -86,6 +86,7 @@ describe('WhatsAppConnector.send', () => {
     expect(await connector(f.fn).send(text)).toEqual({
       ok: false,
       retryable: true,
+      scope: 'sender',
       code: '130429',
       title: '(#130429) Rate limit hit',
       retryAfterMs: 2000,
@@ -107,6 +108,7 @@ describe('WhatsAppConnector.send', () => {
     expect(await connector(f.fn).send(text)).toEqual({
       ok: false,
       retryable: false,
+      scope: 'message',
       code: '131026',
       title: 'Recipient cannot receive messages',
     });

@@ -6,15 +6,17 @@ import {
   UpdateTemplateReply,
   WhatsAppConnection,
 } from '@app/contracts';
-import { ChannelConnector, SendResult } from '../channel-connector';
-import { classifyGraphFailure, GraphFailure, parseRetryAfter } from './graph-errors';
+import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 import {
-  GraphErrorBody,
-  GraphPage,
-  GraphSendResponse,
-  GraphTemplate,
-  GraphTemplateCreateResponse,
-} from './graph.types';
+  GraphClient,
+  GraphClientConfig,
+  GraphOutcome,
+  WhatsAppApiError,
+  WHATSAPP_DEFAULT_API_VERSION,
+  WHATSAPP_DEFAULT_TIMEOUT_MS,
+} from './graph-client';
+import { classifyGraphFailure } from './graph-errors';
+import { GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from './graph.types';
 import { InvalidOutboundMessageError, messagesEndpoint, toGraphMessage } from './whatsapp-message.mapper';
 import {
   fromGraphTemplate,
@@ -23,36 +25,17 @@ import {
   toGraphTemplateEdit,
 } from './whatsapp-template.mapper';
 
-export interface WhatsAppConnectorConfig {
-  /** Graph API base URL: https://graph.facebook.com in production, the sandbox locally. */
-  graphUrl: string;
-  /** Graph API version path segment. */
-  apiVersion?: string;
+export interface WhatsAppConnectorConfig extends GraphClientConfig {
   /** One system-user access token of the business solution provider, valid for every WABA. */
   accessToken: string;
-  /** Per request; a send that takes longer is abandoned and reported retryable. */
-  timeoutMs?: number;
-  /** Injected in unit specs. */
-  fetch?: typeof fetch;
+  /** Per phone number: Cloud API throughput (80 messages/s by default) and the pair interval. */
+  pacing?: Partial<PacingLimits>;
 }
 
-export const WHATSAPP_DEFAULT_API_VERSION = 'v21.0';
-export const WHATSAPP_DEFAULT_TIMEOUT_MS = 10_000;
+/** The Cloud API's default throughput per phone number, evenly spaced, one second between two messages to one recipient. */
+export const WHATSAPP_DEFAULT_PACING: PacingLimits = { ratePerSender: 80, burst: 1, recipientIntervalMs: 1000 };
 
-/** A template call the channel refused (`rejected`) or that could not reach it (`unavailable`). */
-export class WhatsAppApiError extends Error {
-  constructor(
-    readonly kind: 'rejected' | 'unavailable',
-    readonly code: string,
-    message: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.name = 'WhatsAppApiError';
-  }
-}
-
-type GraphOutcome<T> = { ok: true; status: number; body: T } | { ok: false; failure: GraphFailure };
+export { WhatsAppApiError, WHATSAPP_DEFAULT_API_VERSION, WHATSAPP_DEFAULT_TIMEOUT_MS };
 
 /** Page size of template listing; Graph caps it at 100 (paging follows). */
 const TEMPLATE_PAGE_SIZE = 100;
@@ -62,30 +45,37 @@ const MAX_TEMPLATE_PAGES = 100;
 /** WhatsApp Cloud API connector: message sends and template management through the Graph API. */
 export class WhatsAppConnector implements ChannelConnector {
   readonly channel = 'whatsapp' as const;
-  private readonly baseUrl: string;
-  private readonly timeoutMs: number;
-  private readonly fetchFn: typeof fetch;
+  readonly pacing: PacingLimits;
+  private readonly graph: GraphClient;
 
   constructor(private readonly config: WhatsAppConnectorConfig) {
-    if (!config.graphUrl) throw new Error('WhatsAppConnector: graphUrl is required');
     if (!config.accessToken) throw new Error('WhatsAppConnector: accessToken is required');
-    this.baseUrl = `${config.graphUrl.replace(/\/+$/, '')}/${config.apiVersion || WHATSAPP_DEFAULT_API_VERSION}`;
-    this.timeoutMs = config.timeoutMs ?? WHATSAPP_DEFAULT_TIMEOUT_MS;
-    this.fetchFn = config.fetch ?? fetch;
+    this.graph = new GraphClient(config);
+    this.pacing = { ...WHATSAPP_DEFAULT_PACING, ...config.pacing };
+  }
+
+  get sendTimeoutMs(): number {
+    return this.graph.timeoutMs;
   }
 
   async send(msg: OutboundMessage): Promise<SendResult> {
     if (msg.channel !== 'whatsapp') throw new Error(`WhatsAppConnector cannot send a ${msg.channel} message`);
     const phoneNumberId = msg.sender?.connection_id;
     if (!phoneNumberId) {
-      return { ok: false, retryable: false, code: 'invalid_message', title: 'The message has no sending phone number' };
+      return {
+        ok: false,
+        retryable: false,
+        scope: 'message',
+        code: 'invalid_message',
+        title: 'The message has no sending phone number',
+      };
     }
     let body;
     try {
       body = toGraphMessage(msg);
     } catch (err) {
       if (err instanceof InvalidOutboundMessageError) {
-        return { ok: false, retryable: false, code: 'invalid_message', title: err.message };
+        return { ok: false, retryable: false, scope: 'message', code: 'invalid_message', title: err.message };
       }
       throw err;
     }
@@ -101,6 +91,7 @@ export class WhatsAppConnector implements ChannelConnector {
       return {
         ok: false,
         retryable: false,
+        scope: 'message',
         code: 'invalid_response',
         title: 'The channel answered without a message id',
       };
@@ -168,69 +159,15 @@ export class WhatsAppConnector implements ChannelConnector {
     }
   }
 
-  private async expect<T>(pending: Promise<GraphOutcome<T>>): Promise<T> {
-    const outcome = await pending;
-    if (outcome.ok) return outcome.body;
-    const c = classifyGraphFailure(outcome.failure);
-    throw new WhatsAppApiError(c.retryable ? 'unavailable' : 'rejected', c.code, c.title, c.retryAfterMs);
+  private expect<T>(pending: Promise<GraphOutcome<T>>): Promise<T> {
+    return this.graph.expect(pending);
   }
 
-  private async request<T>(
+  private request<T>(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
     opts: { body?: unknown; query?: Record<string, string> } = {},
   ): Promise<GraphOutcome<T>> {
-    const url = new URL(`${this.baseUrl}/${path}`);
-    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
-    let res: Response;
-    let text: string;
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    try {
-      res = await this.fetchFn(url, {
-        method,
-        headers: {
-          Authorization: `Bearer ${this.config.accessToken}`,
-          Accept: 'application/json',
-          ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-        },
-        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-        signal,
-      });
-      text = await res.text();
-    } catch (err) {
-      if (signal.aborted) {
-        return { ok: false, failure: { kind: 'timeout', timeoutMs: this.timeoutMs } };
-      }
-      const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : '';
-      return {
-        ok: false,
-        failure: { kind: 'network', message: cause || (err instanceof Error ? err.message : String(err)) },
-      };
-    }
-    const parsed = parseJson(text);
-    if (res.ok) return { ok: true, status: res.status, body: (parsed ?? {}) as T };
-    const graphError = (parsed as Partial<GraphErrorBody> | undefined)?.error;
-    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
-    return {
-      ok: false,
-      failure: {
-        kind: 'http',
-        status: res.status,
-        ...(typeof graphError?.code === 'number' ? { code: graphError.code } : {}),
-        ...(typeof graphError?.error_subcode === 'number' ? { subcode: graphError.error_subcode } : {}),
-        message:
-          graphError?.error_data?.details || graphError?.message || `HTTP ${res.status} ${res.statusText}`.trim(),
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      },
-    };
-  }
-}
-
-function parseJson(text: string): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    return this.graph.request<T>(method, path, { ...opts, token: this.config.accessToken });
   }
 }

@@ -139,7 +139,13 @@ export class ReactionContentDto {
 }
 
 export class TemplateValuesDto {
-  @ApiProperty({ type: [String], maxItems: MAX_VALUES_PER_COMPONENT })
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: [{ type: 'string', minLength: 1, maxLength: MAX_TEMPLATE_VALUE }, { type: 'number' }] },
+    maxItems: MAX_VALUES_PER_COMPONENT,
+    example: ['Anna', 'A1234'],
+    description: 'Values of the variables {{1}}, {{2}}, ... in order',
+  })
   @IsArray()
   @ArrayMaxSize(MAX_VALUES_PER_COMPONENT)
   @IsTemplateValues()
@@ -152,7 +158,8 @@ export class TemplateButtonValuesDto extends TemplateValuesDto {
   type: 'URL' | 'QUICK_REPLY';
 }
 
-export class TemplateComponentsDto {
+/** The values of a template send, per component (not the template's own components). */
+export class TemplateSendComponentsDto {
   @ApiPropertyOptional({ type: TemplateValuesDto, nullable: true })
   @IsOptional()
   @ValidateNested()
@@ -200,11 +207,11 @@ export class TemplateSendDto {
   @IsUrl(HTTPS_URL, HTTPS_MESSAGE)
   url?: string;
 
-  @ApiPropertyOptional({ type: TemplateComponentsDto, nullable: true })
+  @ApiPropertyOptional({ type: TemplateSendComponentsDto, nullable: true })
   @IsOptional()
   @ValidateNested()
-  @Type(() => TemplateComponentsDto)
-  components?: TemplateComponentsDto | null;
+  @Type(() => TemplateSendComponentsDto)
+  components?: TemplateSendComponentsDto | null;
 }
 
 /** POST /v1/wa/apps/{appId}/messages: `type` selects the kind, whose lowercase name is the data object's key. */

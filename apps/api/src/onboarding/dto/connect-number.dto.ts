@@ -12,8 +12,16 @@ export class ConnectSandboxNumberDto {
   phone: string;
 }
 
-/** The result of the channel's embedded signup, as the onboarding page receives it. */
+/**
+ * What Meta's embedded signup gave the page: the code (exchanged by the server) and the ids the
+ * business chose. The ids are checked against what the code grants; the number is read from the channel.
+ */
 export class ConnectSignupDto {
+  @ApiProperty({ description: 'The code of FB.login (response_type code)', maxLength: 2048 })
+  @IsString()
+  @Matches(/^[\x21-\x7e]{1,2048}$/, { message: 'code must be the signup code, 1 to 2048 printable characters' })
+  code: string;
+
   @ApiProperty({ example: '102290129340398' })
   @IsString()
   @Matches(/^[0-9]{1,32}$/, { message: 'waba_id must be the numeric business account id' })
@@ -23,11 +31,6 @@ export class ConnectSignupDto {
   @IsString()
   @Matches(/^[0-9]{1,32}$/, { message: 'phone_number_id must be the numeric phone number id' })
   phone_number_id: string;
-
-  @ApiProperty({ example: '79990001122', pattern: PHONE.source })
-  @IsString()
-  @Matches(PHONE, { message: PHONE_MESSAGE })
-  phone: string;
 }
 
 export class ConnectedDto {

@@ -53,6 +53,8 @@ export class CreateTemplateDto {
   type?: TemplateType;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     maxLength: 60,
     description: 'TEXT templates only; may hold variables {{n}}',
     example: 'Order {{1}}',
@@ -63,6 +65,8 @@ export class CreateTemplateDto {
   header?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     maxLength: MAX_EXAMPLE_LENGTH,
     description: 'Required when header is set: the header with each variable replaced by a sample value',
     example: 'Order A1234',
@@ -73,6 +77,8 @@ export class CreateTemplateDto {
   header_example?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     format: 'uri',
     maxLength: 2000,
     description:
@@ -100,7 +106,7 @@ export class CreateTemplateDto {
   @MaxLength(MAX_EXAMPLE_LENGTH)
   body_example: string;
 
-  @ApiPropertyOptional({ maxLength: 60, example: 'Reply STOP to unsubscribe' })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 60, example: 'Reply STOP to unsubscribe' })
   @IsOptional()
   @IsString()
   @MaxLength(60)

@@ -15,6 +15,8 @@ export class TemplateButtonDto {
   text: string;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     maxLength: 2000,
     description: 'URL buttons: an https:// URL that may end with one variable {{1}}',
     example: 'https://shop.example.com/orders/{{1}}',
@@ -25,6 +27,8 @@ export class TemplateButtonDto {
   url?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     maxLength: 2000,
     description: 'URL buttons with {{1}}: the full example URL (or only the value of {{1}})',
     example: 'https://shop.example.com/orders/A1234',

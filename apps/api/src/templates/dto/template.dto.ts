@@ -51,7 +51,7 @@ export class FailureDetailsDto {
 export const TEMPLATE_STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'FAILED', 'PAUSED'] as const;
 export const TEMPLATE_QUALITIES = ['UNKNOWN', 'GREEN', 'YELLOW', 'RED'] as const;
 
-/** The Template object of the spec. */
+/** The API's Template object (docs/api.md, Templates). */
 export class TemplateDto {
   @ApiProperty({ description: 'The tplId path parameter', example: 7 })
   id: number;

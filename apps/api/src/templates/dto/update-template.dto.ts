@@ -25,13 +25,18 @@ export class UpdateTemplateDto {
   @IsIn(CREATE_CATEGORIES)
   category?: CreateCategory;
 
-  @ApiPropertyOptional({ maxLength: 60, description: 'Empty string removes the header' })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 60, description: 'Empty string removes the header' })
   @IsOptional()
   @IsString()
   @MaxLength(60)
   header?: string | null;
 
-  @ApiPropertyOptional({ maxLength: MAX_EXAMPLE_LENGTH, description: 'Required when header is set' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: MAX_EXAMPLE_LENGTH,
+    description: 'Required when header is set',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_EXAMPLE_LENGTH)
@@ -50,7 +55,7 @@ export class UpdateTemplateDto {
   @MaxLength(MAX_EXAMPLE_LENGTH)
   body_example: string;
 
-  @ApiPropertyOptional({ maxLength: 60, description: 'Empty string removes the footer' })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 60, description: 'Empty string removes the footer' })
   @IsOptional()
   @IsString()
   @MaxLength(60)

@@ -1,4 +1,5 @@
-import { callbackEventId, normalizeWhatsAppWebhook } from './whatsapp-webhook.normalizer';
+import { callbackEventId } from '@app/contracts';
+import { normalizeWhatsAppWebhook } from './whatsapp-webhook.normalizer';
 
 const now = new Date('2025-11-21T00:00:00Z');
 
@@ -46,6 +47,13 @@ describe('normalizeWhatsAppWebhook', () => {
     );
     expect(out.events).toEqual([]);
     expect(out.skipped).toEqual(['status played']);
+  });
+
+  it('takes a status named like a property of every object (constructor) for an unknown one', () => {
+    const statuses = ['constructor', 'toString', '__proto__'].map((status) => ({ id: 'wamid.A', status }));
+    const out = normalizeWhatsAppWebhook(messages({ statuses }), now);
+    expect(out.events).toEqual([]);
+    expect(out.skipped).toEqual(['status constructor', 'status toString', 'status __proto__']);
   });
 
   it('takes the text of button and interactive replies and media captions', () => {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import {
+  callbackEventId,
   EventEnvelope,
   EventType,
   MessageReactionData,
@@ -43,13 +43,6 @@ const OUR_ID = /^[-_=A-Za-z0-9]{1,200}$/;
  * The event id is derived from what the channel says, not drawn at random: a callback delivered
  * twice yields the same id, and JetStream drops the second publish (Nats-Msg-Id).
  */
-export function callbackEventId(...parts: (string | number | null | undefined)[]): string {
-  return `evt_${createHash('sha256')
-    .update(parts.map((p) => String(p ?? '')).join('|'))
-    .digest('hex')
-    .slice(0, 32)}`;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function seconds(value: string | number | undefined, fallback: number): number {
@@ -188,7 +181,8 @@ function statusEvent(
   envelope: <D>(id: string, type: EventType, data: D) => EventEnvelope,
 ): EventEnvelope | null {
   if (!isObject(s) || typeof s.id !== 'string' || !s.id) return null;
-  const kind = STATUS[s.status];
+  // Own keys only: `constructor` or `toString` would find Object.prototype's.
+  const kind = Object.hasOwn(STATUS, s.status) ? STATUS[s.status] : undefined;
   if (!kind) return null; // played, deleted: no delivery state change
   const ours = typeof s.biz_opaque_callback_data === 'string' && OUR_ID.test(s.biz_opaque_callback_data);
   const err = Array.isArray(s.errors) ? s.errors[0] : undefined;

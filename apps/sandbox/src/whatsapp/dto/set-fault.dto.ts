@@ -1,23 +1,11 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { FaultSwitchDto } from '../../faults/fault-switch.dto';
 import type { FaultMode, FaultScope } from '../messages.service';
 
-export class SetFaultDto {
+export class SetFaultDto extends FaultSwitchDto {
   /** 429: Graph 130429 with Retry-After; 500: Graph 131000; hang: no answer until the client gives up. */
   @IsIn(['429', '500', 'hang'])
   mode!: FaultMode;
-
-  /** How many requests the fault answers; omitted: until cleared. */
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(100000)
-  count?: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  retry_after_seconds?: number;
 
   /** Which endpoints: message sends (default), template management, or both. */
   @IsOptional()

@@ -1,0 +1,55 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { MESSAGE_KINDS, MESSAGE_STATUSES } from '@app/contracts';
+import type { MessageStatusView } from '../messages.service';
+
+export class MessageFailureDto {
+  @ApiProperty({ type: String, nullable: true, example: 'recipient_unreachable' })
+  code: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  reason: string | null;
+}
+
+export class MessageTimelineEntryDto {
+  @ApiProperty({ enum: MESSAGE_STATUSES })
+  status: string;
+
+  @ApiProperty({ example: 1763700000, description: 'Unix seconds' })
+  timestamp: number;
+}
+
+/** The answer of GET .../messages/{messageId}: status and timeline, never the content. */
+export class MessageStatusDto implements MessageStatusView {
+  @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
+  id: string;
+
+  @ApiProperty({ enum: MESSAGE_STATUSES })
+  status: string;
+
+  @ApiProperty({ enum: MESSAGE_KINDS })
+  kind: string;
+
+  @ApiProperty({ example: 'UTILITY' })
+  category: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '7999***1122', description: 'Masked' })
+  recipient: string | null;
+
+  @ApiProperty({ example: 0.02 })
+  price: number;
+
+  @ApiProperty({ example: 'USD' })
+  currency: string;
+
+  @ApiProperty({ example: 1763700000, description: 'Unix seconds' })
+  created_at: number;
+
+  @ApiProperty({ example: 1763700005, description: 'Unix seconds' })
+  updated_at: number;
+
+  @ApiProperty({ type: MessageFailureDto, nullable: true })
+  failure: { code: string | null; reason: string | null } | null;
+
+  @ApiProperty({ type: [MessageTimelineEntryDto] })
+  timeline: { status: string; timestamp: number }[];
+}

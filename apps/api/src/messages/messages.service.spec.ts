@@ -1,0 +1,113 @@
+import { Topology } from '@app/contracts';
+import { ProblemError, Clock } from '@app/server';
+import { AppEntity } from '../wa-apps/app.entity';
+import { WaAppsService } from '../wa-apps/wa-apps.service';
+import { BillingService } from '../billing/billing.service';
+import { MessagePrices } from '../billing/message-prices';
+import { ConversationsService } from '../conversations/conversations.service';
+import { MessagesRepository } from './messages.repository';
+import { MessagesService } from './messages.service';
+import { Outbox, OutboxRepository } from './outbox';
+import { SendRecord, SendTransaction } from './send-transaction';
+
+const app = {
+  id: 7,
+  status: 'ACTIVE',
+  isStopped: false,
+  phoneNumberId: '1234',
+  wabaId: '5678',
+  messageLimit: 'TIER_50',
+  isMmLiteSupported: false,
+} as AppEntity;
+
+function setup(opts: { publish?: () => Promise<void>; withdrawn?: boolean; outcome?: unknown } = {}) {
+  const committed: SendRecord[] = [];
+  const sends = {
+    commit: jest.fn(async (send: SendRecord) => {
+      committed.push(send);
+      return opts.outcome ?? { accepted: true, currency: 'USD' };
+    }),
+  };
+  const outbox = { publish: jest.fn(opts.publish ?? (async () => undefined)) };
+  const em = {};
+  const messages = {
+    transaction: jest.fn(async (work: (em: unknown) => Promise<unknown>) => work(em)),
+    advance: jest.fn().mockResolvedValue(true),
+    recordEvent: jest.fn().mockResolvedValue(true),
+    findTemplates: jest.fn().mockResolvedValue([
+      {
+        id: 3,
+        name: 'hello',
+        language: 'en',
+        category: 'UTILITY',
+        type: 'TEXT',
+        status: 'APPROVED',
+        header: null,
+        body: { text: 'Hi' },
+        footer: null,
+        buttons: [],
+      },
+    ]),
+  };
+  const outboxRows = { withdraw: jest.fn().mockResolvedValue(opts.withdrawn ?? true) };
+  const billing = { release: jest.fn().mockResolvedValue(true) };
+  const service = new MessagesService(
+    { getOwnedApp: jest.fn().mockResolvedValue(app) } as unknown as WaAppsService,
+    messages as unknown as MessagesRepository,
+    sends as unknown as SendTransaction,
+    outbox as unknown as Outbox,
+    outboxRows as unknown as OutboxRepository,
+    billing as unknown as BillingService,
+    { priceOf: () => 0.02 } as unknown as MessagePrices,
+    { isOpen: jest.fn().mockResolvedValue(false) } as unknown as ConversationsService,
+    new Topology('t'),
+    { nowMs: () => 1_800_000_000_000, nowSeconds: () => 1_800_000_000 } as Clock,
+  );
+  return { service, committed, outbox, outboxRows, billing, messages };
+}
+
+const template = { phone: '447000000001', type: 'TEMPLATE', template: { name: 'hello' } } as never;
+
+describe('MessagesService.send', () => {
+  it('commits the send with its tier and outbox entry, then publishes that same entry', async () => {
+    const s = setup();
+    const answer = await s.service.send('u1', '7', template);
+    expect(s.committed).toHaveLength(1);
+    const [send] = s.committed;
+    expect(answer).toEqual({ message: { id: send.message.id } });
+    expect(send.tier).toEqual({ cap: 50, label: 'TIER_50' });
+    expect(send.message).toMatchObject({ userId: 'u1', appId: 7, category: 'UTILITY', price: 0.02 });
+    expect(send.outbox).toMatchObject({ id: send.message.id, subject: 't.outbound.service.whatsapp' });
+    expect(s.outbox.publish).toHaveBeenCalledWith(send.outbox);
+    expect(s.billing.release).not.toHaveBeenCalled();
+  });
+
+  it('a refused send (tier, balance) is answered with its problem and never published', async () => {
+    const problem = new ProblemError(422, 'insufficient-balance', 'Insufficient balance');
+    const s = setup({ outcome: { accepted: false, problem } });
+    await expect(s.service.send('u1', '7', template)).rejects.toBe(problem);
+    expect(s.outbox.publish).not.toHaveBeenCalled();
+  });
+
+  it('a publish that fails releases the hold once and fails the message queue_unavailable: 503', async () => {
+    const s = setup({ publish: () => Promise.reject(new Error('no responders')) });
+    await expect(s.service.send('u1', '7', template)).rejects.toMatchObject({ status: 503 });
+    const id = s.committed[0].message.id;
+    expect(s.outboxRows.withdraw).toHaveBeenCalledWith({}, id);
+    expect(s.billing.release).toHaveBeenCalledTimes(1);
+    expect(s.messages.advance).toHaveBeenCalledWith(
+      id,
+      'FAILED',
+      { code: 'queue_unavailable', reason: 'no responders' },
+      {},
+    );
+  });
+
+  it('when the relay published it meanwhile, the send stands: 201, no release', async () => {
+    const s = setup({ publish: () => Promise.reject(new Error('timeout')), withdrawn: false });
+    const answer = await s.service.send('u1', '7', template);
+    expect(answer.message.id).toBe(s.committed[0].message.id);
+    expect(s.billing.release).not.toHaveBeenCalled();
+    expect(s.messages.advance).not.toHaveBeenCalled();
+  });
+});

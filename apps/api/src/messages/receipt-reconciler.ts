@@ -1,0 +1,113 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EventEnvelope, MessageStatusData, newEventId, Topology } from '@app/contracts';
+import { PeriodicJob, Clock } from '@app/server';
+import { BillingService } from '../billing/billing.service';
+import { ApiConfig } from '../config';
+import { MessageEntity } from './message.entity';
+import { MessagesRepository } from './messages.repository';
+import { Outbox, OutboxEntry, OutboxRepository } from './outbox';
+
+export const NO_RECEIPT = 'no_receipt';
+const BATCH = 100;
+/** A failed event that could not be stored this quickly is left to the outbox relay. */
+const RECONCILER_PUBLISH_DEADLINE_MS = 2000;
+
+export interface SettlementPass {
+  /** Outbox rows published by the relay (left behind by a crash or a failed publish). */
+  relayed: number;
+  /** Messages failed as `no_receipt`, their holds released. */
+  expired: number;
+}
+
+/**
+ * Every accepted message settles: the relay publishes outbox rows the request path left behind,
+ * and a message with no final status RECEIPT_TIMEOUT_MINUTES after its acceptance ends FAILED
+ * `no_receipt` (as the channel fails a message past its time to live), its hold released and
+ * `message.failed` published through the outbox. Every replica may run it: rows are claimed with
+ * SKIP LOCKED and each step happens once.
+ */
+@Injectable()
+export class ReceiptReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ReceiptReconciler.name);
+  private readonly job: PeriodicJob<SettlementPass>;
+
+  constructor(
+    private readonly config: ApiConfig,
+    private readonly messages: MessagesRepository,
+    private readonly billing: BillingService,
+    private readonly outbox: Outbox,
+    private readonly outboxRows: OutboxRepository,
+    private readonly topology: Topology,
+    private readonly clock: Clock,
+  ) {
+    this.job = new PeriodicJob('settlement', config.SETTLEMENT_INTERVAL_MS, () => this.pass(), this.logger);
+  }
+
+  onApplicationBootstrap(): void {
+    this.job.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.job.stop();
+  }
+
+  /** One pass (or the one under way). */
+  settle(): Promise<SettlementPass> {
+    return this.job.run();
+  }
+
+  private async pass(): Promise<SettlementPass> {
+    const relayed = await this.outbox.relay(this.config.OUTBOX_RELAY_AFTER_MS);
+    const expired = await this.expire();
+    if (relayed || expired) this.logger.log({ relayed, expired }, 'settlement');
+    return { relayed, expired };
+  }
+
+  private async expire(): Promise<number> {
+    const before = new Date(this.clock.nowMs() - this.config.RECEIPT_TIMEOUT_MINUTES * 60_000);
+    let total = 0;
+    for (;;) {
+      const { claimed, events } = await this.messages.transaction(async (em) => {
+        const stale = await this.messages.claimUnsettled(em, before, BATCH);
+        const failed: OutboxEntry[] = [];
+        for (const message of stale) {
+          // Not yet published: it never will be now.
+          await this.outboxRows.withdraw(em, message.id);
+          const reason = `No final status within ${this.config.RECEIPT_TIMEOUT_MINUTES} minutes of acceptance`;
+          if (!(await this.messages.advance(message.id, 'FAILED', { code: NO_RECEIPT, reason }, em))) continue;
+          await this.messages.recordEvent(message.id, 'FAILED', this.clock.nowSeconds(), em);
+          await this.billing.release(message.id, em);
+          failed.push(this.failedEvent(message, reason));
+        }
+        await this.outboxRows.insert(em, failed);
+        return { claimed: stale.length, events: failed };
+      });
+      // Published now; one that fails stays in the outbox for the relay.
+      await Promise.all(
+        events.map((e) => this.outbox.publish(e, RECONCILER_PUBLISH_DEADLINE_MS).catch(() => undefined)),
+      );
+      total += events.length;
+      if (claimed < BATCH) return total;
+    }
+  }
+
+  private failedEvent(message: MessageEntity, reason: string): OutboxEntry {
+    const now = this.clock.nowSeconds();
+    const event: EventEnvelope<MessageStatusData> = {
+      id: newEventId(),
+      type: 'message.failed',
+      created_at: now,
+      channel: message.channel,
+      app_id: message.appId,
+      user_id: message.userId,
+      data: {
+        message_id: message.id,
+        recipient: message.recipient,
+        status: 'FAILED',
+        error: { code: NO_RECEIPT, title: reason, retryable: false },
+        timestamp: now,
+      },
+    };
+    return { id: event.id, subject: this.topology.eventSubject('message.failed'), payload: event };
+  }
+}

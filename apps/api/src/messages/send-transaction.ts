@@ -1,0 +1,126 @@
+import { GroupCommit } from '@app/database';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ProblemError, TooManyRequestsProblem, UnprocessableProblem } from '@app/server';
+import { BillingService, toUnits, Units } from '../billing/billing.service';
+import { ApiConfig } from '../config';
+import type { MessageEntity } from './message.entity';
+import { MessagesRepository } from './messages.repository';
+import { OutboxEntry, OutboxRepository } from './outbox';
+import { TierGate, TierWindowRepository } from './tier-window';
+
+/** A prepared send: its message row, the tier it is subject to, and what it publishes. */
+export interface SendRecord {
+  message: Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'currency' | 'status'>;
+  /** The app's messaging tier (unique template recipients in 24 hours); null: not counted. */
+  tier: { cap: number; label: string } | null;
+  outbox: OutboxEntry;
+}
+
+export type SendOutcome = { accepted: true; currency: string } | { accepted: false; problem: ProblemError };
+
+/**
+ * The durable half of a send, shared by every intake: the messaging tier, the hold on the
+ * balance, the message with its first timeline step and its outbox row, all in one transaction.
+ * Concurrent sends of one user are grouped into one transaction (group commit): one lock and one
+ * update of the user's balance row, the only hot row, for the whole group; each caller is
+ * answered with its own outcome once the group has committed.
+ */
+@Injectable()
+export class SendTransaction {
+  private readonly groups: GroupCommit<SendRecord, SendOutcome>;
+
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly tiers: TierWindowRepository,
+    private readonly billing: BillingService,
+    private readonly outbox: OutboxRepository,
+    config: ApiConfig,
+  ) {
+    this.groups = new GroupCommit((userId, sends) => this.commitGroup(userId, sends), config.SEND_BATCH_MAX);
+  }
+
+  /** Resolves once this send's rows are committed (accepted) or it was refused. */
+  commit(send: SendRecord): Promise<SendOutcome> {
+    return this.groups.submit(send.message.userId, send);
+  }
+
+  private commitGroup(userId: string, sends: SendRecord[]): Promise<SendOutcome[]> {
+    return this.messages.transaction(async (em) => {
+      // Locks in one order everywhere: the apps' tier counters (by id), then the balance.
+      const gates = await this.tierGates(em, sends);
+      const balance = await this.billing.lockForHolds(em, userId);
+      const outcomes: SendOutcome[] = [];
+      const accepted: SendRecord[] = [];
+      const holds: { messageId: string; amount: Units }[] = [];
+      let held: Units = 0n;
+      for (const send of sends) {
+        const gate = send.tier ? gates.get(send.message.appId) : undefined;
+        if (gate && !gate.allows(send.message.recipient) && !gate.exact) {
+          // The counter includes recipients that left the window: sweep them, then decide exactly.
+          await this.tiers.sweepApp(em, gate.appId);
+          gate.replace(await this.tiers.snapshot(em, gate.appId, this.recipientsOf(sends, gate.appId), true));
+        }
+        if (gate && !gate.allows(send.message.recipient)) {
+          outcomes.push({ accepted: false, problem: await this.tierExceeded(em, send) });
+          continue;
+        }
+        const price = toUnits(send.message.price);
+        if (!balance || !this.billing.covers(balance, held, price)) {
+          outcomes.push({ accepted: false, problem: insufficientBalance(send) });
+          continue;
+        }
+        held += price;
+        gate?.admit(send.message.recipient);
+        holds.push({ messageId: send.message.id, amount: price });
+        accepted.push(send);
+        outcomes.push({ accepted: true, currency: balance.currency });
+      }
+      if (accepted.length && balance) {
+        await this.messages.insertQueued(
+          em,
+          accepted.map((s) => ({ ...s.message, currency: balance.currency })),
+        );
+        await this.outbox.insert(
+          em,
+          accepted.map((s) => s.outbox),
+        );
+        await this.billing.hold(em, balance, holds);
+        for (const gate of gates.values()) await this.tiers.record(em, gate);
+      }
+      return outcomes;
+    });
+  }
+
+  private recipientsOf(sends: SendRecord[], appId: number): string[] {
+    return [...new Set(sends.filter((s) => s.tier && s.message.appId === appId).map((s) => s.message.recipient))];
+  }
+
+  private async tierGates(em: EntityManager, sends: SendRecord[]): Promise<Map<number, TierGate>> {
+    const gates = new Map<number, TierGate>();
+    const apps = [...new Set(sends.filter((s) => s.tier).map((s) => s.message.appId))].sort((a, b) => a - b);
+    for (const appId of apps) {
+      const cap = sends.find((s) => s.message.appId === appId)!.tier!.cap;
+      gates.set(appId, new TierGate(appId, cap, await this.tiers.snapshot(em, appId, this.recipientsOf(sends, appId))));
+    }
+    return gates;
+  }
+
+  private async tierExceeded(em: EntityManager, send: SendRecord): Promise<ProblemError> {
+    const tier = send.tier!;
+    return new TooManyRequestsProblem(
+      'messaging-tier-exceeded',
+      'Messaging tier exceeded',
+      `The app's tier (${tier.label}) allows template messages to ${tier.cap} unique recipients in 24 hours.`,
+      await this.tiers.freesInSeconds(em, send.message.appId),
+    );
+  }
+}
+
+function insufficientBalance(send: SendRecord): ProblemError {
+  return new UnprocessableProblem(
+    'insufficient-balance',
+    'Insufficient balance',
+    `The available balance does not cover the price of this ${send.message.category} message (${send.message.price}).`,
+  );
+}

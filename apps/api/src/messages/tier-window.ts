@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { returnedRows } from '@app/database';
+
+/** What the window knows about some recipients of one app, read under the app's counter lock. */
+export interface TierSnapshot {
+  /** Rows of the app's window, live or expired but not yet swept: never below the live count. */
+  rows: number;
+  /** Recipients sent a template within the last 24 hours. */
+  live: Set<string>;
+  /** Recipients whose last template is older than 24 hours (their row is still counted in `rows`). */
+  expired: Set<string>;
+  /** Whether expired rows were just swept, so `rows` is the exact live count. */
+  exact: boolean;
+}
+
+/**
+ * The messaging-tier decision of one app inside one send transaction: a repeat recipient always
+ * passes; a new one (or one whose last template is over 24 hours old) only while the unique
+ * recipients of the last 24 hours stay within the cap. Exact once the snapshot is.
+ */
+export class TierGate {
+  private readonly admitted = new Set<string>();
+
+  constructor(
+    readonly appId: number,
+    readonly cap: number,
+    private snapshot: TierSnapshot,
+  ) {}
+
+  get exact(): boolean {
+    return this.snapshot.exact;
+  }
+
+  /** Rows this transaction adds to the window (recipients it has never seen). */
+  get addedRows(): number {
+    let n = 0;
+    for (const r of this.admitted) if (!this.snapshot.live.has(r) && !this.snapshot.expired.has(r)) n++;
+    return n;
+  }
+
+  get recipients(): string[] {
+    return [...this.admitted];
+  }
+
+  allows(recipient: string): boolean {
+    if (this.snapshot.live.has(recipient) || this.admitted.has(recipient)) return true;
+    // An expired row refreshed by this transaction is counted in `rows` already.
+    return this.snapshot.rows + this.addedRows < this.cap;
+  }
+
+  admit(recipient: string): void {
+    this.admitted.add(recipient);
+  }
+
+  /** A fresh snapshot after a sweep: what was admitted stays admitted. */
+  replace(snapshot: TierSnapshot): void {
+    this.snapshot = snapshot;
+  }
+}
+
+/** The only place that queries tier_recipients and tier_usage. */
+@Injectable()
+export class TierWindowRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * Locks the app's counter until the transaction ends (one short statement; only sends of the
+   * app's own user wait on it) and reads the window's rows about these recipients.
+   */
+  async snapshot(em: EntityManager, appId: number, recipients: string[], exact = false): Promise<TierSnapshot> {
+    const usage = returnedRows<{ recipients: number }>(
+      await em.query(
+        `INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 0)
+         ON CONFLICT (app_id) DO UPDATE SET recipients = tier_usage.recipients
+         RETURNING recipients`,
+        [appId],
+      ),
+    );
+    const rows: { recipient: string; live: boolean }[] = await em.query(
+      `SELECT recipient, last_sent_at > now() - interval '24 hours' AS live
+       FROM tier_recipients WHERE app_id = $1 AND recipient = ANY($2::text[])`,
+      [appId, recipients],
+    );
+    return {
+      rows: Number(usage[0].recipients),
+      live: new Set(rows.filter((r) => r.live).map((r) => r.recipient)),
+      expired: new Set(rows.filter((r) => !r.live).map((r) => r.recipient)),
+      exact,
+    };
+  }
+
+  /** Deletes the app's expired rows and takes them off its counter (counter lock held); returns how many. */
+  async sweepApp(em: EntityManager, appId: number): Promise<number> {
+    const rows = returnedRows<{ n: string }>(
+      await em.query(
+        `WITH d AS (
+           DELETE FROM tier_recipients WHERE app_id = $1 AND last_sent_at <= now() - interval '24 hours' RETURNING 1
+         ), u AS (
+           UPDATE tier_usage SET recipients = recipients - (SELECT count(*) FROM d) WHERE app_id = $1
+         )
+         SELECT count(*) AS n FROM d`,
+        [appId],
+      ),
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Seconds until the oldest live recipient of the app leaves the window (at least 1). */
+  async freesInSeconds(em: EntityManager, appId: number): Promise<number> {
+    const rows: { frees_in: string | null }[] = await em.query(
+      `SELECT extract(epoch FROM min(last_sent_at) + interval '24 hours' - now()) AS frees_in
+       FROM tier_recipients WHERE app_id = $1 AND last_sent_at > now() - interval '24 hours'`,
+      [appId],
+    );
+    return Math.max(1, Math.ceil(Number(rows[0]?.frees_in ?? 1)));
+  }
+
+  /** Records the admitted recipients (a refreshed expired row starts a new first send) and the counter. */
+  async record(em: EntityManager, gate: TierGate): Promise<void> {
+    if (gate.recipients.length === 0) return;
+    await em.query(
+      `WITH r AS (
+         INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at)
+         SELECT $1, unnest($2::text[]), now(), now()
+         ON CONFLICT (app_id, recipient) DO UPDATE SET
+           last_sent_at = now(),
+           first_sent_at = CASE WHEN tier_recipients.last_sent_at <= now() - interval '24 hours'
+                                THEN now() ELSE tier_recipients.first_sent_at END
+       )
+       UPDATE tier_usage SET recipients = recipients + $3 WHERE app_id = $1`,
+      [gate.appId, gate.recipients, gate.addedRows],
+    );
+  }
+
+  /**
+   * Housekeeping: deletes every app's expired rows in small transactions (each takes one app's
+   * counter lock briefly); returns how many.
+   */
+  async sweep(): Promise<number> {
+    const apps: { app_id: number }[] = await this.ds.query(
+      `SELECT app_id FROM tier_usage u WHERE EXISTS (
+         SELECT 1 FROM tier_recipients r WHERE r.app_id = u.app_id AND r.last_sent_at <= now() - interval '24 hours')`,
+    );
+    let total = 0;
+    for (const { app_id } of apps) {
+      total += await this.ds.transaction(async (em) => {
+        await em.query(`SELECT recipients FROM tier_usage WHERE app_id = $1 FOR UPDATE`, [app_id]);
+        return this.sweepApp(em, app_id);
+      });
+    }
+    return total;
+  }
+}

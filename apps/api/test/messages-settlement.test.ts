@@ -1,0 +1,142 @@
+import { EventEnvelope, MessageStatusData, newMessageId, OutboundMessage, Topology } from '@app/contracts';
+import { NatsClients } from '@app/messaging';
+import { AppEntity } from '../src/wa-apps/app.entity';
+import { ReceiptReconciler } from '../src/messages/receipt-reconciler';
+import { SendTransaction } from '../src/messages/send-transaction';
+import { ApiFactory, TestUser } from '../../../test/support/factories';
+import { Platform, startPlatform } from '../../../test/support/platform';
+import { client } from './support/http';
+
+/** Every accepted message settles: a send whose publish never happened, and one that never gets a receipt. */
+describe('settlement: outbox relay and receipt reconciler', () => {
+  let platform: Platform;
+  let factory: ApiFactory;
+  let nats: NatsClients;
+  let topology: Topology;
+  let call: ReturnType<typeof client>;
+  let user: TestUser;
+  let app: AppEntity;
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      suite: 'messages-settlement',
+      services: ['api'],
+      // The passes are driven by the test; the relay takes any row left behind at once.
+      env: { SETTLEMENT_INTERVAL_MS: '0', OUTBOX_RELAY_AFTER_MS: '0', RECEIPT_TIMEOUT_MINUTES: '60' },
+    });
+    topology = platform.infra.topology;
+    nats = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'settlement-test' });
+    factory = await ApiFactory.connect(platform.infra.databaseUrl);
+    call = client(`${platform.urls.api}/api`);
+    user = await factory.user('system', { balance: 10 });
+    app = await factory.activeApp(user.userId, { message_limit: 'TIER_UNLIMITED' });
+  });
+
+  afterAll(async () => {
+    await nats?.drain();
+    await factory?.close();
+    await platform?.stop();
+  });
+
+  const sql = (query: string, params: unknown[] = []) => factory.dataSource.query(query, params);
+  const balance = async () => (await call('GET', `/v1/users/${user.userId}/balances`, { auth: user.auth })).body;
+  const settle = () => platform.apps.api!.get(ReceiptReconciler).settle();
+
+  /** A send committed (message, hold, outbox row) by the api's own send transaction, its publish skipped as a crash would. */
+  const commitWithoutPublish = async (): Promise<OutboundMessage> => {
+    const id = newMessageId();
+    const outbound: OutboundMessage = {
+      id,
+      channel: 'whatsapp',
+      priority: 'service',
+      category: 'UTILITY',
+      user_id: user.userId,
+      app_id: app.id,
+      sender: { connection_id: app.phoneNumberId!, waba_id: app.wabaId },
+      recipient: '79990002233',
+      kind: 'TEMPLATE',
+      content: { template: { name: 'crash_tpl', language: 'en', components: [] } } as OutboundMessage['content'],
+      queued_at: Date.now(),
+    };
+    const outcome = await platform.apps.api!.get(SendTransaction).commit({
+      message: {
+        id,
+        userId: user.userId,
+        appId: app.id,
+        channel: 'whatsapp',
+        recipient: outbound.recipient,
+        kind: 'TEMPLATE',
+        category: 'UTILITY',
+        priority: 'service',
+        templateId: null,
+        providerMessageId: null,
+        price: 0.02,
+        idempotencyKey: null,
+        requestHash: null,
+        failureCode: null,
+        failureReason: null,
+      },
+      tier: null,
+      outbox: { id, subject: topology.outboundSubject('service', 'whatsapp'), payload: outbound },
+    });
+    expect(outcome).toEqual({ accepted: true, currency: 'USD' });
+    return outbound;
+  };
+
+  it('a send committed but never published is published by the relay with its id, and its content leaves Postgres', async () => {
+    const before = await balance();
+    const outbound = await commitWithoutPublish();
+    expect(await sql(`SELECT id FROM outbox`)).toEqual([{ id: outbound.id }]);
+    expect(await balance()).toMatchObject({ balance: before.balance - 0.02 });
+
+    expect(await settle()).toMatchObject({ relayed: 1 });
+    const jsm = await nats.jsm();
+    const stored = await jsm.streams.getMessage(topology.outboundStream('service'), {
+      last_by_subj: topology.outboundSubject('service', 'whatsapp'),
+    });
+    expect(stored?.header.get('Nats-Msg-Id')).toBe(outbound.id);
+    expect(stored?.json<OutboundMessage>()).toMatchObject({ id: outbound.id, recipient: outbound.recipient });
+    expect(await sql(`SELECT id FROM outbox`)).toEqual([]);
+    // A second pass (or a second replica) finds nothing: the message is on the stream once.
+    expect(await settle()).toMatchObject({ relayed: 0 });
+    const info = await jsm.streams.info(topology.outboundStream('service'));
+    expect(info.state.messages).toBe(1);
+  });
+
+  it('a message with no final status past the timeout fails as no_receipt: hold released once, message.failed published', async () => {
+    const start = await balance();
+    const outbound = await commitWithoutPublish();
+    await settle(); // published, as any accepted send
+    await sql(`UPDATE messages SET status = 'SENT' WHERE id = $1`, [outbound.id]);
+    // Accepted 61 minutes ago: past RECEIPT_TIMEOUT_MINUTES.
+    await sql(`UPDATE messages SET created_at = now() - interval '61 minutes' WHERE id = $1`, [outbound.id]);
+    // A younger message is left alone.
+    const young = await commitWithoutPublish();
+
+    expect(await settle()).toMatchObject({ expired: 1 });
+    const [m] = await sql(
+      `SELECT m.status, m.failure_code, h.status AS hold FROM messages m JOIN holds h ON h.message_id = m.id WHERE m.id = $1`,
+      [outbound.id],
+    );
+    expect(m).toEqual({ status: 'FAILED', failure_code: 'no_receipt', hold: 'RELEASED' });
+    const [y] = await sql(`SELECT status FROM messages WHERE id = $1`, [young.id]);
+    expect(y.status).toBe('QUEUED');
+    // Only the young message's price is still held.
+    expect(await balance()).toMatchObject({ balance: start.balance - 0.02 });
+    expect(await settle()).toMatchObject({ expired: 0 });
+
+    const jsm = await nats.jsm();
+    const event = await jsm.streams.getMessage(topology.stream('events'), {
+      last_by_subj: topology.eventSubject('message.failed'),
+    });
+    const envelope = event!.json<EventEnvelope<MessageStatusData>>();
+    expect(envelope).toMatchObject({
+      type: 'message.failed',
+      app_id: app.id,
+      data: { message_id: outbound.id, status: 'FAILED', error: { code: 'no_receipt' } },
+    });
+    expect(await sql(`SELECT id FROM outbox`)).toEqual([]);
+    const [{ n }] = await sql(`SELECT count(*)::int AS n FROM transactions WHERE message_id = $1`, [outbound.id]);
+    expect(n).toBe(0);
+  });
+});

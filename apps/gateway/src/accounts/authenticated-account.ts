@@ -1,0 +1,14 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+
+/** Who is calling the gateway: the connected account behind the bearer token. */
+export interface AuthenticatedAccount {
+  id: string;
+  name: string;
+  /** The api user the account bills to; null for an account not linked to a user yet. */
+  userId: string | null;
+}
+
+/** Injects the authenticated account into a handler. */
+export const CurrentAccount = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedAccount => {
+  return ctx.switchToHttp().getRequest<{ user: AuthenticatedAccount }>().user;
+});

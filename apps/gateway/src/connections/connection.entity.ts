@@ -1,0 +1,49 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export const CONNECTION_CHANNELS = ['whatsapp', 'telegram', 'max'] as const;
+export type ConnectionChannel = (typeof CONNECTION_CHANNELS)[number];
+export type BotChannel = Exclude<ConnectionChannel, 'whatsapp'>;
+
+/** active: sends and callbacks flow; failing: the channel refuses the connection's credentials; disconnected: deleted. */
+export type ConnectionState = 'active' | 'failing' | 'disconnected';
+
+/** A channel an account connected: a linked WhatsApp app, or a Telegram or MAX bot. */
+@Entity({ name: 'connections' })
+export class ConnectionEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column('uuid', { name: 'account_id' })
+  accountId: string;
+
+  @Column('text')
+  channel: ConnectionChannel;
+
+  @Column('text')
+  state: ConnectionState;
+
+  /** WhatsApp: the linked api app. */
+  @Column('integer', { name: 'app_id', nullable: true })
+  appId: number | null;
+
+  /** Bots: the bot's id and username at the channel. */
+  @Column('text', { name: 'bot_id', nullable: true })
+  botId: string | null;
+
+  @Column('text', { name: 'bot_username', nullable: true })
+  botUsername: string | null;
+
+  /** Bots: the token, sealed (AES-256-GCM); dropped when the connection is deleted. */
+  @Column('text', { nullable: true })
+  credential: string | null;
+
+  /** Bots: SHA-256 of the secret the channel sends back with every update. */
+  @Column('char', { length: 64, name: 'inbound_secret_hash', nullable: true })
+  inboundSecretHash: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}

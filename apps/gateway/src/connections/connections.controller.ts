@@ -1,0 +1,40 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { AccountTokenGuard } from '../accounts/account-token.guard';
+import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
+import { ConnectionsService, ConnectionView } from './connections.service';
+import { CreateConnectionDto } from './dto/create-connection.dto';
+
+/** The account's channels: `POST/GET /v1/connections`, `GET/DELETE /v1/connections/{id}`. */
+@ApiTags('connections')
+@ApiBearerAuth()
+@Controller('v1/connections')
+@UseGuards(AccountTokenGuard)
+export class ConnectionsController {
+  constructor(private readonly connections: ConnectionsService) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Body() dto: CreateConnectionDto,
+  ): Promise<ConnectionView> {
+    return this.connections.view(await this.connections.create(account, dto));
+  }
+
+  @Get()
+  async list(@CurrentAccount() account: AuthenticatedAccount): Promise<ConnectionView[]> {
+    return (await this.connections.list(account)).map((c) => this.connections.view(c));
+  }
+
+  @Get(':id')
+  async get(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<ConnectionView> {
+    return this.connections.view(await this.connections.get(account, id));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<void> {
+    await this.connections.remove(account, id);
+  }
+}

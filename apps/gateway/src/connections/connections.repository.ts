@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, Not } from 'typeorm';
+import { ConnectionChannel, ConnectionEntity } from './connection.entity';
+
+/** Postgres unique_violation: another live connection holds the account's channel, the bot or the app. */
+const UNIQUE_VIOLATION = '23505';
+
+export class ConnectionTakenError extends Error {
+  constructor(readonly constraint: string) {
+    super(`connection conflicts with ${constraint}`);
+  }
+}
+
+/** The only place that queries connections. */
+@Injectable()
+export class ConnectionsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  private get repo() {
+    return this.ds.getRepository(ConnectionEntity);
+  }
+
+  async insert(row: Omit<ConnectionEntity, 'createdAt' | 'updatedAt'>): Promise<ConnectionEntity> {
+    try {
+      await this.repo.insert(row);
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === UNIQUE_VIOLATION) throw new ConnectionTakenError(e.constraint ?? 'a unique index');
+      throw err;
+    }
+    return (await this.repo.findOneBy({ id: row.id }))!;
+  }
+
+  findById(id: string): Promise<ConnectionEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
+  /** The account's connections, live ones first, newest first. */
+  listForAccount(accountId: string): Promise<ConnectionEntity[]> {
+    return this.repo
+      .createQueryBuilder('c')
+      .where('c.account_id = :accountId', { accountId })
+      .orderBy("c.state = 'disconnected'", 'ASC')
+      .addOrderBy('c.created_at', 'DESC')
+      .limit(200)
+      .getMany();
+  }
+
+  /** The account's live connection of a channel (a send names only the channel). */
+  liveForAccount(accountId: string, channel: ConnectionChannel): Promise<ConnectionEntity | null> {
+    return this.repo.findOneBy({ accountId, channel, state: Not('disconnected') });
+  }
+
+  /** Marks a connection disconnected and forgets its secrets; false when it was already. */
+  async disconnect(id: string): Promise<boolean> {
+    const result = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ state: 'disconnected', credential: null, inboundSecretHash: null })
+      .where("id = :id AND state <> 'disconnected'", { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+}

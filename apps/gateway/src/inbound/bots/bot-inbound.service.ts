@@ -1,0 +1,85 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Update as TelegramUpdate } from '@grammyjs/types';
+import type { Update as MaxUpdate } from '@maxhub/max-bot-api/types';
+import { constantTimeEqual, hashToken } from '@app/auth';
+import { normalizeMaxUpdate, normalizeTelegramUpdate } from '@app/channels';
+import { EventEnvelope, MessageReceivedData } from '@app/contracts';
+import { EventPublisher } from '@app/messaging';
+import { counter, ProblemError, ServiceUnavailableProblem } from '@app/server';
+import { AccountsRepository } from '../../accounts/accounts.repository';
+import { BotChannel } from '../../connections/connection.entity';
+import { ConnectionsRepository } from '../../connections/connections.repository';
+
+/** 401 for a bot update without the connection's secret (or for no such live connection). */
+export class InvalidBotSecretProblem extends ProblemError {
+  constructor(header: string) {
+    super(401, 'invalid-secret', 'Invalid secret', `${header} is missing or does not match the connection.`);
+  }
+}
+
+const updates = () =>
+  counter('bot_updates_total', 'Bot channel updates by channel and outcome', ['channel', 'outcome']);
+
+const NORMALIZE: Record<
+  BotChannel,
+  (update: unknown, connectionId: string) => EventEnvelope<MessageReceivedData> | null
+> = {
+  telegram: (u, id) => normalizeTelegramUpdate(u as TelegramUpdate, id),
+  max: (u, id) => normalizeMaxUpdate(u as MaxUpdate, id),
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Updates of connected bots: the connection's secret checked in constant time, the update turned into
+ * `message.received` for the connection's owner (known here, from the gateway's own connections: no
+ * call to the api) and stored in JetStream before the answer, so a 200 means it is kept. The event
+ * id comes from the update, so a repeated update is stored once.
+ */
+@Injectable()
+export class BotInboundService {
+  private readonly logger = new Logger('BotInbound');
+
+  constructor(
+    private readonly connections: ConnectionsRepository,
+    private readonly accounts: AccountsRepository,
+    private readonly publisher: EventPublisher,
+  ) {}
+
+  async receive(
+    channel: BotChannel,
+    connectionId: string,
+    secretHeader: string,
+    secret: string | undefined,
+    update: unknown,
+  ): Promise<{ events: number }> {
+    const connection = UUID.test(connectionId) ? await this.connections.findById(connectionId.toLowerCase()) : null;
+    if (
+      !connection ||
+      connection.channel !== channel ||
+      connection.state === 'disconnected' ||
+      !connection.inboundSecretHash ||
+      typeof secret !== 'string' ||
+      !constantTimeEqual(hashToken(secret), connection.inboundSecretHash)
+    ) {
+      updates().inc({ channel, outcome: 'bad_secret' });
+      throw new InvalidBotSecretProblem(secretHeader);
+    }
+    const event = NORMALIZE[channel](update, connection.id);
+    if (!event) {
+      updates().inc({ channel, outcome: 'ignored' });
+      return { events: 0 };
+    }
+    const account = await this.accounts.findAccount(connection.accountId);
+    event.user_id = account?.userId ?? null;
+    try {
+      await this.publisher.publish(event as unknown as EventEnvelope);
+    } catch (err) {
+      updates().inc({ channel, outcome: 'unavailable' });
+      this.logger.error({ err: String(err), connectionId: connection.id }, 'could not store a bot update');
+      throw new ServiceUnavailableProblem('The update could not be stored; retry later.');
+    }
+    updates().inc({ channel, outcome: 'stored' });
+    return { events: 1 };
+  }
+}

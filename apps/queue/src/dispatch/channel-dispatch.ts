@@ -1,0 +1,294 @@
+import { Logger } from '@nestjs/common';
+import { ChannelConnector, SendFailure } from '@app/channels';
+import { Channel, EventEnvelope, isChannel, OutboundMessage, Priority } from '@app/contracts';
+import {
+  backoffDelay,
+  BackoffOptions,
+  DeliveryMeta,
+  DeliveryState,
+  DeliveryStateConflictError,
+  DeliveryStateEntry,
+  isDelivered,
+  settle,
+  Settlement,
+} from '@app/messaging';
+import { messageFailedEvent, messageSentEvent } from './dispatch-events';
+import { DeliveryOutcome, queueMessages, queuePacedWait, queueSendDuration } from './dispatch.metrics';
+import { PacingAbortedError, SendPacer } from './send-pacer';
+
+/** The part of a pulled message the delivery decisions read. */
+export interface DeliveryItem {
+  readonly meta: DeliveryMeta;
+  json<T>(): T;
+}
+
+/** The delivery-state bucket as the decisions use it (DeliveryStateStore in production). */
+export interface DeliveryStates {
+  read(messageId: string): Promise<DeliveryStateEntry>;
+  claim(messageId: string, revision: number, state: DeliveryState): Promise<number>;
+  write(messageId: string, state: DeliveryState): Promise<number>;
+}
+
+/** Time as the decisions see it: injected so that specs run without waiting. */
+export interface DeliveryClock {
+  now(): number;
+  /** Resolves at `at` (unix ms); rejects with PacingAbortedError when `signal` aborts. */
+  sleepUntil(at: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface ChannelDeliveryOptions {
+  backoff: BackoffOptions;
+  /** Extra wait for a provider callback before an uncertain send is repeated. */
+  uncertainGraceMs: number;
+  /** Consecutive channel failures after which the whole channel pauses. */
+  failureThreshold: number;
+}
+
+export interface ChannelDispatchDeps {
+  channel: Channel;
+  connector: ChannelConnector;
+  pacer: SendPacer;
+  store: DeliveryStates;
+  publish: (event: EventEnvelope) => Promise<unknown>;
+  clock: DeliveryClock;
+  options: ChannelDeliveryOptions;
+  /** The stream of the marketing lane (a message's lane when its body does not say). */
+  marketingStream: string;
+  /** The consumer's max_deliver for a stream (0: unlimited): the last delivery must end the message. */
+  maxDeliver: (stream: string) => number;
+  /** Aborted when the worker stops: every wait ends. */
+  signal: AbortSignal;
+}
+
+const POLL_MS = 200;
+
+/**
+ * What happens to one outbound message, whatever the channel: earlier attempts first (crash-safe
+ * resume from the delivery state), then pacing, a claim, the connector call and a settlement chosen
+ * from the connector's own classification of a refusal (final, or whom it concerns: this message,
+ * the recipient, the sender, the channel; and whether the outcome is unknown).
+ */
+export class ChannelDispatch {
+  private readonly logger: Logger;
+  private consecutiveFailures = 0;
+  private backedOffUntil = 0;
+  private lastError?: { at: number; message: string };
+
+  constructor(private readonly deps: ChannelDispatchDeps) {
+    this.logger = new Logger(`ChannelDispatch:${deps.channel}`);
+  }
+
+  /** End of the whole channel's pause after repeated channel failures (0: none). */
+  get channelBackedOffUntil(): number {
+    return this.backedOffUntil;
+  }
+
+  recentError(withinMs = 30_000): string | undefined {
+    const e = this.lastError;
+    return e && this.deps.clock.now() - e.at < withinMs ? e.message : undefined;
+  }
+
+  noteError(err: unknown): void {
+    this.lastError = { at: this.deps.clock.now(), message: err instanceof Error ? err.message : String(err) };
+  }
+
+  async deliver(item: DeliveryItem): Promise<Settlement> {
+    const lane: Priority = item.meta.stream === this.deps.marketingStream ? 'marketing' : 'service';
+    let msg: OutboundMessage;
+    try {
+      msg = item.json<OutboundMessage>();
+    } catch {
+      this.count(lane, 'invalid');
+      return settle.dead('the outbound message is not valid JSON');
+    }
+    const problem = describeInvalid(msg, this.deps.channel);
+    if (problem) {
+      this.count(lane, 'invalid');
+      if (typeof msg?.id === 'string' && msg.id && problem !== 'no id') {
+        await this.deps.publish(messageFailedEvent(msg, { code: 'invalid_message', title: problem }));
+      }
+      return settle.dead(`invalid outbound message: ${problem}`);
+    }
+    const priority: Priority = msg.priority === 'marketing' ? 'marketing' : lane;
+    try {
+      return await this.deliverMessage(item, msg, priority);
+    } catch (err) {
+      if (err instanceof PacingAbortedError) return settle.retry('the worker is stopping', 0);
+      this.noteError(err);
+      this.logger.warn({ err, message_id: msg.id, channel: this.deps.channel }, 'delivery attempt failed');
+      if (!this.isLastDelivery(item)) throw err; // the runner retries with backoff
+      return this.giveUpAfterError(msg, priority, err);
+    }
+  }
+
+  private isLastDelivery(item: DeliveryItem): boolean {
+    const max = this.deps.maxDeliver(item.meta.stream);
+    return max > 0 && item.meta.deliveryCount >= max;
+  }
+
+  private count(priority: Priority, outcome: DeliveryOutcome): void {
+    queueMessages().labels(this.deps.channel, priority, outcome).inc();
+  }
+
+  /** The last delivery ended in an unexpected error: say so with message.failed, unless it was sent. */
+  private async giveUpAfterError(msg: OutboundMessage, priority: Priority, err: unknown): Promise<Settlement> {
+    const reason = err instanceof Error ? err.message : String(err);
+    const known = await this.deps.store.read(msg.id).catch(() => undefined);
+    if (known && isDelivered(known.state)) return settle.retry(reason); // exhausted: dead-lettered; the state keeps the truth
+    await this.deps.publish(messageFailedEvent(msg, { code: 'delivery_error', title: reason.slice(0, 200) }));
+    this.count(priority, 'failed');
+    return settle.dead(`delivery_error: ${reason}`);
+  }
+
+  private async deliverMessage(item: DeliveryItem, msg: OutboundMessage, priority: Priority): Promise<Settlement> {
+    const { store, clock, connector, signal } = this.deps;
+
+    // 1. What happened to this message before (a redelivery after a crash or a timeout)? On a first
+    // delivery nothing can have: the claim's compare-and-set below catches the impossible otherwise.
+    let entry: DeliveryStateEntry =
+      item.meta.deliveryCount > 1 ? await store.read(msg.id) : { state: null, revision: 0 };
+    if (entry.state?.status === 'sending') entry = await this.awaitUncertain(msg.id, entry, entry.state.since);
+    const earlier = entry.state;
+    if (isDelivered(earlier)) return this.finishSent(msg, priority, earlier.providerMessageId, 'resumed');
+    if (earlier?.status === 'failed') {
+      await this.deps.publish(messageFailedEvent(msg, { code: earlier.code, title: earlier.title }));
+      this.count(priority, 'failed');
+      return settle.ack();
+    }
+
+    // 2. Pace: the channel's backoff, then the sender's rate (service lane first) and the recipient's interval.
+    await clock.sleepUntil(this.backedOffUntil, signal);
+    const lease = await this.deps.pacer.acquire(msg.sender.connection_id, msg.recipient, signal, priority);
+    queuePacedWait()
+      .labels(this.deps.channel)
+      .observe(lease.waitedMs / 1000);
+
+    let result;
+    try {
+      // 3. Claim: from here on a crash leaves `sending`, and a redelivery knows the outcome is unknown.
+      try {
+        await store.claim(msg.id, entry.revision, { status: 'sending', since: clock.now() });
+      } catch (err) {
+        if (!(err instanceof DeliveryStateConflictError)) throw err;
+        const now = await store.read(msg.id);
+        if (isDelivered(now.state)) return this.finishSent(msg, priority, now.state.providerMessageId, 'resumed');
+        // Another worker holds the same message (ack timer ran out): let the state settle first.
+        this.count(priority, 'retry');
+        return settle.retry('another delivery attempt is under way', connector.sendTimeoutMs);
+      }
+      // 4. The channel call.
+      const started = clock.now();
+      try {
+        result = await connector.send(msg);
+      } finally {
+        queueSendDuration()
+          .labels(this.deps.channel)
+          .observe((clock.now() - started) / 1000);
+      }
+    } finally {
+      // The recipient's interval counts from here: the channel has the message (or refused it).
+      lease.done();
+    }
+
+    if (result.ok) {
+      this.consecutiveFailures = 0;
+      this.backedOffUntil = 0;
+      await store.write(msg.id, { status: 'sent', providerMessageId: result.provider_message_id });
+      return this.finishSent(msg, priority, result.provider_message_id, 'sent');
+    }
+    return this.settleFailure(item, msg, priority, result);
+  }
+
+  /** Settles a refusal from the connector's classification alone. */
+  private async settleFailure(
+    item: DeliveryItem,
+    msg: OutboundMessage,
+    priority: Priority,
+    result: SendFailure,
+  ): Promise<Settlement> {
+    const { store, options } = this.deps;
+    const reason = `${result.code}: ${result.title}`;
+    const last = this.isLastDelivery(item);
+    if (!result.retryable || last) {
+      await store.write(msg.id, { status: 'failed', code: result.code, title: result.title });
+      await this.deps.publish(messageFailedEvent(msg, { code: result.code, title: result.title }));
+      this.count(priority, 'failed');
+      this.logger.warn({ message_id: msg.id, channel: this.deps.channel, code: result.code, last }, 'message failed');
+      // A final refusal is settled; an exhausted retryable one keeps a copy in the dead letter stream.
+      return result.retryable
+        ? settle.dead(`exhausted ${item.meta.deliveryCount} deliveries: ${reason}`)
+        : settle.ack();
+    }
+    // A call that may have been taken leaves `sending`, so the retry looks for a callback first.
+    if (!result.outcomeUnknown) await store.write(msg.id, { status: 'rejected', code: result.code });
+    const backoff = backoffDelay(item.meta.deliveryCount, options.backoff);
+    if (result.scope === 'sender') {
+      // The channel asked this sender to slow down: pause it (on every replica), not the channel.
+      await this.deps.pacer.pause(msg.sender.connection_id, this.deps.clock.now() + (result.retryAfterMs ?? backoff));
+    } else if (result.scope === 'channel') {
+      this.noteChannelFailure();
+    }
+    this.count(priority, 'retry');
+    return settle.retry(reason, result.retryAfterMs !== undefined ? Math.max(result.retryAfterMs, backoff) : undefined);
+  }
+
+  /** Repeated channel failures pause the whole channel, longer each time, until a send succeeds. */
+  private noteChannelFailure(): void {
+    const { failureThreshold, backoff } = this.deps.options;
+    this.consecutiveFailures++;
+    if (this.consecutiveFailures < failureThreshold) return;
+    const until = this.deps.clock.now() + backoffDelay(this.consecutiveFailures - failureThreshold + 1, backoff);
+    if (until > this.backedOffUntil) {
+      this.backedOffUntil = until;
+      this.logger.warn(
+        { channel: this.deps.channel, until: new Date(until).toISOString(), failures: this.consecutiveFailures },
+        'channel backed off',
+      );
+    }
+  }
+
+  /**
+   * A previous attempt started a channel call and never recorded its outcome (its worker died, or
+   * the call timed out). The channel may have taken the message: wait until that call must have
+   * ended plus the grace period, watching for the state to become sent or observed.
+   */
+  private async awaitUncertain(
+    messageId: string,
+    entry: DeliveryStateEntry,
+    since: number,
+  ): Promise<DeliveryStateEntry> {
+    const { store, clock, connector, options, signal } = this.deps;
+    const deadline = since + connector.sendTimeoutMs + options.uncertainGraceMs;
+    let current = entry;
+    while (!isDelivered(current.state) && clock.now() < deadline) {
+      await clock.sleepUntil(Math.min(deadline, clock.now() + POLL_MS), signal);
+      current = await store.read(messageId);
+      if (current.state?.status !== 'sending' && !isDelivered(current.state)) break;
+    }
+    return current;
+  }
+
+  private async finishSent(
+    msg: OutboundMessage,
+    priority: Priority,
+    providerMessageId: string,
+    outcome: 'sent' | 'resumed',
+  ): Promise<Settlement> {
+    // Same event id on every attempt: a republish after a crash is dropped as a duplicate.
+    await this.deps.publish(messageSentEvent(msg, providerMessageId));
+    this.count(priority, outcome);
+    return settle.ack();
+  }
+}
+
+/** Why a work item cannot be delivered at all, or null when it has what the worker needs. */
+function describeInvalid(msg: unknown, channel: Channel): string | null {
+  if (!msg || typeof msg !== 'object') return 'not an object';
+  const m = msg as Partial<OutboundMessage>;
+  if (typeof m.id !== 'string' || !/^[-_=A-Za-z0-9]{1,200}$/.test(m.id)) return 'no id';
+  if (!isChannel(m.channel) || m.channel !== channel) return `channel "${String(m.channel)}" on the ${channel} stream`;
+  if (!m.sender || typeof m.sender.connection_id !== 'string' || !m.sender.connection_id) return 'no sender';
+  if (typeof m.recipient !== 'string' || !m.recipient) return 'no recipient';
+  if (!m.content || typeof m.content !== 'object') return 'no content';
+  return null;
+}

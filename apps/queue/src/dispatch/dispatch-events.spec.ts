@@ -1,0 +1,47 @@
+import { OutboundMessage } from '@app/contracts';
+import { messageFailedEvent, messageSentEvent, outcomeEventId } from './dispatch-events';
+
+const msg: OutboundMessage = {
+  id: '0193a1b2-0000-7000-8000-000000000001',
+  channel: 'whatsapp',
+  priority: 'service',
+  category: 'UTILITY',
+  user_id: 'u-1',
+  app_id: 7,
+  sender: { connection_id: '1000001' },
+  recipient: '79990001122',
+  kind: 'TEXT',
+  content: { text: { body: 'hi' } },
+  queued_at: 1,
+};
+
+describe('outcome events', () => {
+  it('derive one stable event id per message and outcome, so a republish is a duplicate', () => {
+    expect(outcomeEventId(msg.id, 'sent')).toBe(outcomeEventId(msg.id, 'sent'));
+    expect(outcomeEventId(msg.id, 'sent')).not.toBe(outcomeEventId(msg.id, 'failed'));
+    expect(outcomeEventId(msg.id, 'sent')).not.toBe(outcomeEventId(`${msg.id}x`, 'sent'));
+    expect(outcomeEventId(msg.id, 'sent')).toMatch(/^evt_[0-9a-f]{32}$/);
+  });
+
+  it('carry the tenant, channel and status data', () => {
+    const sent = messageSentEvent(msg, 'wamid.X');
+    expect(sent).toMatchObject({
+      type: 'message.sent',
+      channel: 'whatsapp',
+      app_id: 7,
+      user_id: 'u-1',
+      data: {
+        message_id: msg.id,
+        recipient: msg.recipient,
+        status: 'SENT',
+        provider_message_id: 'wamid.X',
+        category: 'UTILITY',
+      },
+    });
+    const failed = messageFailedEvent(msg, { code: '131026', title: 'Message undeliverable' });
+    expect(failed.data).toMatchObject({
+      status: 'FAILED',
+      error: { code: '131026', title: 'Message undeliverable', retryable: false },
+    });
+  });
+});

@@ -1,0 +1,116 @@
+import { PacingAbortedError, SendPacer } from './send-pacer';
+
+async function grants(pacer: SendPacer, calls: [string, string][]): Promise<number[]> {
+  const t0 = Date.now();
+  return Promise.all(
+    calls.map(([s, r]) =>
+      pacer.acquire(s, r).then((lease) => {
+        lease.done();
+        return Date.now() - t0;
+      }),
+    ),
+  );
+}
+
+describe('SendPacer', () => {
+  it('spaces one sender evenly at its rate, and leaves another sender unaffected', async () => {
+    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 });
+    const calls: [string, string][] = Array.from({ length: 11 }, (_, i) => ['s1', `r${i}`]);
+    const [times, other] = await Promise.all([grants(pacer, calls), grants(pacer, [['s2', 'r0']])]);
+    const sorted = [...times].sort((a, b) => a - b);
+    // 11 messages at 50/s: the k-th goes no sooner than k slots of 20 ms. (Pairwise gaps are not
+    // asserted: a timer that fires late narrows the next gap without any slot being early.)
+    sorted.forEach((t, k) => expect(t).toBeGreaterThanOrEqual(k * 20 - 2));
+    // The other sender's first message does not wait for the first sender's slots.
+    expect(other[0]).toBeLessThan(sorted[10]);
+  });
+
+  it('lets a burst through at once, then applies the rate', async () => {
+    const pacer = new SendPacer({ ratePerSender: 20, burst: 5, recipientIntervalMs: 0 });
+    const times = await grants(
+      pacer,
+      Array.from({ length: 6 }, (_, i) => ['s', `r${i}`] as [string, string]),
+    );
+    // Five go at once (the burst); the sixth waits for the next slot, 50 ms after the first.
+    const sorted = [...times].sort((a, b) => a - b);
+    expect(sorted[5]).toBeGreaterThanOrEqual(48);
+    expect(sorted[4]).toBeLessThan(sorted[5]);
+  });
+
+  it('keeps the least interval between two messages to one recipient from one sender', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const times = await grants(pacer, [
+      ['s', 'a'],
+      ['s', 'a'],
+      ['s', 'a'],
+      ['s', 'b'],
+    ]);
+    const a = times.slice(0, 3).sort((x, y) => x - y);
+    expect(a[1] - a[0]).toBeGreaterThanOrEqual(95);
+    expect(a[2] - a[1]).toBeGreaterThanOrEqual(95);
+    // Another recipient of the same sender is not held behind recipient a.
+    expect(times[3]).toBeLessThan(50);
+  });
+
+  it('holds a paused sender until the pause ends and reports it', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
+    pacer.pause('s', Date.now() + 150);
+    expect(Object.keys(pacer.pausedSenders())).toEqual(['s']);
+    const [t] = await grants(pacer, [['s', 'x']]);
+    expect(t).toBeGreaterThanOrEqual(145);
+    expect(pacer.pausedSenders()).toEqual({});
+  });
+
+  it('gives up a wait when the worker stops', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
+    pacer.pause('s', Date.now() + 10_000);
+    const ctl = new AbortController();
+    const pending = pacer.acquire('s', 'x', ctl.signal);
+    ctl.abort();
+    await expect(pending).rejects.toBeInstanceOf(PacingAbortedError);
+  });
+
+  it('counts the recipient interval from the end of the previous call, however long it took', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const t0 = Date.now();
+    const first = await pacer.acquire('s', 'a');
+    const second = pacer.acquire('s', 'a').then((lease) => {
+      lease.done();
+      return Date.now() - t0;
+    });
+    // The first call takes 250 ms (a slow channel): the second waits for it, then the interval.
+    await new Promise((r) => setTimeout(r, 250));
+    first.done();
+    expect(await second).toBeGreaterThanOrEqual(345);
+  });
+
+  it('frees the recipient lane when a wait is given up, so the next message is not stuck behind it', async () => {
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    pacer.pause('s', Date.now() + 200);
+    const ctl = new AbortController();
+    const given = pacer.acquire('s', 'x', ctl.signal);
+    ctl.abort();
+    await expect(given).rejects.toBeInstanceOf(PacingAbortedError);
+    const t0 = Date.now();
+    const next = await pacer.acquire('s', 'x');
+    next.done();
+    // It waits for the sender's pause only, not for an interval after the abandoned message.
+    expect(Date.now() - t0).toBeLessThan(300);
+  });
+});
+
+describe('SendPacer lanes', () => {
+  it('gives the next slot of a sender to a service message over marketing messages already waiting', async () => {
+    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 });
+    const order: string[] = [];
+    const take = (id: string, lane: 'service' | 'marketing') =>
+      pacer.acquire('s', id, undefined, lane).then(() => order.push(id));
+    const marketing = Array.from({ length: 6 }, (_, i) => take(`m${i}`, 'marketing'));
+    await new Promise((r) => setTimeout(r, 30)); // the marketing backlog is in hand and paced
+    const service = take('utility', 'service');
+    await Promise.all([...marketing, service]);
+    // At most the slot already being waited on goes to marketing before the service message.
+    expect(order.indexOf('utility')).toBeLessThanOrEqual(3);
+    expect(order.indexOf('utility')).toBeLessThan(order.indexOf('m5'));
+  });
+});

@@ -1,0 +1,228 @@
+import { PacingLimits } from '@app/channels';
+import { Priority } from '@app/contracts';
+import { LocalSenderSlots, SenderSlots } from './sender-slots';
+
+export type { PacingLimits };
+
+/** Raised when a wait is cut short because the worker is stopping. */
+export class PacingAbortedError extends Error {
+  constructor() {
+    super('pacing wait aborted: the worker is stopping');
+    this.name = 'PacingAbortedError';
+  }
+}
+
+interface RecipientLane {
+  /** When the last call to the channel for this recipient finished, unix ms. */
+  lastDone: number;
+  /** Resolves when the message currently holding the lane has finished its call. */
+  tail: Promise<void>;
+  waiters: number;
+}
+
+interface SlotWaiter {
+  grant: () => void;
+  fail: (err: unknown) => void;
+}
+
+/** A sender's messages waiting for a slot, service ahead of marketing, and the slots reserved for them. */
+interface SenderLine {
+  waiting: Record<Priority, SlotWaiter[]>;
+  slots: number[];
+  pausedUntil: number;
+  pumping: boolean;
+}
+
+/** Permission to send one message: how long it waited, and what to call when the send is over. */
+export interface PacingLease {
+  waitedMs: number;
+  done: () => void;
+}
+
+/** Slots are reserved at most this far ahead per block (one bucket write per block when shared). */
+const BLOCK_MS = 50;
+
+/**
+ * Paces one channel's sends. Per sender, slots come from a SenderSlots store (this replica's own,
+ * or one bucket shared by every replica) at the connector's rate; each slot goes to the sender's
+ * oldest waiting service message, and to a marketing message only when no service message waits,
+ * so a UTILITY message overtakes a marketing backlog already in hand. Per sender and recipient, a
+ * least interval between two messages. A paced message waits here, in the worker, rather than going
+ * back to the stream.
+ */
+export class SendPacer {
+  private readonly lines = new Map<string, SenderLine>();
+  private readonly lanes = new Map<string, RecipientLane>();
+  private readonly block: number;
+  private sweptAt = 0;
+
+  constructor(
+    private readonly limits: PacingLimits,
+    private readonly now: () => number = Date.now,
+    private readonly slots: SenderSlots = new LocalSenderSlots(limits, now),
+  ) {
+    this.block = Math.max(1, Math.floor((limits.ratePerSender * BLOCK_MS) / 1000), Math.min(limits.burst, 100));
+  }
+
+  /**
+   * Resolves when a message from `sender` to `recipient` may go, with how long it waited (ms) and
+   * `done`, to call once the channel call has finished (whatever its outcome). The next message
+   * to the same recipient waits for `done` and then the interval, so the channel sees two arrivals
+   * at least the interval apart however long each call took. Rejects with PacingAbortedError when
+   * `signal` aborts first.
+   */
+  async acquire(
+    sender: string,
+    recipient: string,
+    signal?: AbortSignal,
+    priority: Priority = 'service',
+  ): Promise<PacingLease> {
+    const started = this.now();
+    if (this.limits.recipientIntervalMs <= 0) {
+      await this.takeSenderSlot(sender, priority, signal);
+      return { waitedMs: this.now() - started, done: () => undefined };
+    }
+    const key = `${sender}\u0000${recipient}`;
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { lastDone: -Infinity, tail: Promise.resolve(), waiters: 0 };
+      this.lanes.set(key, lane);
+    }
+    // One message at a time per recipient: wait for the one ahead to finish its call.
+    const ahead = lane.tail;
+    let release!: () => void;
+    lane.tail = new Promise<void>((resolve) => (release = resolve));
+    lane.waiters++;
+    const current = lane;
+    let finished = false;
+    const done = () => {
+      if (finished) return;
+      finished = true;
+      current.lastDone = this.now();
+      current.waiters--;
+      release();
+      this.sweep();
+    };
+    try {
+      await ahead;
+      await sleepUntil(lane.lastDone + this.limits.recipientIntervalMs, this.now, signal);
+      await this.takeSenderSlot(sender, priority, signal);
+    } catch (err) {
+      // Never let through: the next message measures from the previous call, not from this wait.
+      finished = true;
+      current.waiters--;
+      release();
+      throw err;
+    }
+    return { waitedMs: this.now() - started, done };
+  }
+
+  /** Stops every send of `sender` until `until` (unix ms), e.g. after the channel answered 429. */
+  async pause(sender: string, until: number): Promise<void> {
+    const line = this.line(sender);
+    line.pausedUntil = Math.max(line.pausedUntil, until);
+    await this.slots.pause(sender, until);
+  }
+
+  /** Senders currently paused, with the time their pause ends. */
+  pausedSenders(): Record<string, number> {
+    const now = this.now();
+    const out: Record<string, number> = {};
+    for (const [sender, line] of this.lines) if (line.pausedUntil > now) out[sender] = line.pausedUntil;
+    return out;
+  }
+
+  private line(sender: string): SenderLine {
+    let line = this.lines.get(sender);
+    if (!line) {
+      line = { waiting: { service: [], marketing: [] }, slots: [], pausedUntil: 0, pumping: false };
+      this.lines.set(sender, line);
+    }
+    return line;
+  }
+
+  /** Queues for the sender's next slot in the message's lane; the sender's pump hands slots out. */
+  private takeSenderSlot(sender: string, priority: Priority, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(new PacingAbortedError());
+    const line = this.line(sender);
+    return new Promise<void>((resolve, reject) => {
+      const waiter: SlotWaiter = {
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        fail: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      const onAbort = () => {
+        const queue = line.waiting[priority];
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
+        reject(new PacingAbortedError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      line.waiting[priority].push(waiter);
+      if (!line.pumping) void this.pump(sender, line);
+    });
+  }
+
+  /** Gives the sender's slots, in time order, to its waiting messages, service first; ends when none wait. */
+  private async pump(sender: string, line: SenderLine): Promise<void> {
+    line.pumping = true;
+    const waiting = () => line.waiting.service.length + line.waiting.marketing.length;
+    try {
+      while (waiting() > 0) {
+        if (line.pausedUntil > this.now()) {
+          line.slots = []; // reserved before the pause: not ours to use any more
+          await sleepUntil(line.pausedUntil, this.now);
+          continue;
+        }
+        if (line.slots.length === 0) line.slots = await this.slots.reserve(sender, Math.min(waiting(), this.block));
+        const at = line.slots.shift() as number;
+        await sleepUntil(at, this.now);
+        if (line.pausedUntil > this.now()) continue;
+        const next = line.waiting.service.shift() ?? line.waiting.marketing.shift();
+        next?.grant();
+      }
+    } catch (err) {
+      // The shared store is unreachable: the waiting messages fail and are retried by the worker.
+      for (const w of [...line.waiting.service.splice(0), ...line.waiting.marketing.splice(0)]) w.fail(err);
+    } finally {
+      line.pumping = false;
+      // Unused slots are dropped: reserving them again later keeps the shared rate exact.
+      line.slots = [];
+      if (waiting() === 0 && line.pausedUntil <= this.now()) this.lines.delete(sender);
+      else if (waiting() > 0) void this.pump(sender, line);
+    }
+  }
+
+  /** Forgets recipient lanes nobody waits on and whose interval has passed (bounded memory). */
+  private sweep(): void {
+    const now = this.now();
+    if (now - this.sweptAt < 1000) return;
+    this.sweptAt = now;
+    for (const [key, lane] of this.lanes) {
+      if (lane.waiters === 0 && lane.lastDone + this.limits.recipientIntervalMs <= now) this.lanes.delete(key);
+    }
+  }
+}
+
+/** Sleeps until `at` (unix ms); rejects with PacingAbortedError when `signal` aborts. */
+export function sleepUntil(at: number, now: () => number = Date.now, signal?: AbortSignal): Promise<void> {
+  const ms = at - now();
+  if (signal?.aborted) return Promise.reject(new PacingAbortedError());
+  if (ms <= 0) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new PacingAbortedError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,123 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import { NotFoundProblem, ValidationProblem } from '@app/server';
+import {
+  EmulatedBotChannel,
+  BotEmulator,
+  BotFault,
+  EmulatedBot,
+  MAX_EMULATOR,
+  RecordedBotCall,
+  TELEGRAM_EMULATOR,
+  UpdateDelivery,
+} from './bot-emulator';
+import { EmulateBotInboundDto, RegisterBotDto, SetBotFaultDto } from './dto/bot-controls.dto';
+import { maxUpdate } from './max-bot-api.controller';
+import { telegramUpdate } from './telegram-bot-api.controller';
+
+/** Controls of the Telegram and MAX emulators, `/_sandbox/telegram/...` and `/_sandbox/max/...` (docs/sandbox.md). */
+@Controller('_sandbox/:channel')
+export class BotControlsController {
+  private updateSeq = 0;
+  private readonly sentUpdates = new Map<number, { channel: EmulatedBotChannel; bot: EmulatedBot; update: object }>();
+
+  constructor(
+    @Inject(TELEGRAM_EMULATOR) private readonly telegram: BotEmulator,
+    @Inject(MAX_EMULATOR) private readonly max: BotEmulator,
+  ) {}
+
+  private emulator(channel: string): BotEmulator {
+    if (channel === 'telegram') return this.telegram;
+    if (channel === 'max') return this.max;
+    throw new NotFoundException();
+  }
+
+  @Post('bots')
+  register(@Param('channel') channel: string, @Body() dto: RegisterBotDto): EmulatedBot {
+    return this.emulator(channel).register(dto);
+  }
+
+  @Get('bots')
+  bots(@Param('channel') channel: string): EmulatedBot[] {
+    return this.emulator(channel).allBots();
+  }
+
+  /** Requests that reached the bot API, in arrival order; `include=all` adds refused and faulted ones. */
+  @Get('calls')
+  calls(
+    @Param('channel') channel: string,
+    @Query('include') include?: string,
+    @Query('bot_id') botId?: string,
+    @Query('method') method?: string,
+  ): RecordedBotCall[] {
+    return this.emulator(channel).listCalls({ include, bot_id: botId, method });
+  }
+
+  @Delete('calls')
+  @HttpCode(204)
+  clearCalls(@Param('channel') channel: string): void {
+    this.emulator(channel).clearCalls();
+  }
+
+  @Post('faults')
+  setFault(@Param('channel') channel: string, @Body() dto: SetBotFaultDto): BotFault {
+    return this.emulator(channel).setFault({
+      mode: dto.mode,
+      count: dto.count ?? null,
+      retry_after_seconds: dto.retry_after_seconds ?? 1,
+      bot: dto.bot ?? null,
+    });
+  }
+
+  @Get('faults')
+  fault(@Param('channel') channel: string): { fault: BotFault | null } {
+    return { fault: this.emulator(channel).currentFault() };
+  }
+
+  @Delete('faults')
+  @HttpCode(204)
+  clearFault(@Param('channel') channel: string): void {
+    this.emulator(channel).clearFault();
+  }
+
+  /** Posts an update to the bot's webhook as the channel would: a message, a photo, a document or a button press. */
+  @Post('inbound')
+  async inbound(
+    @Param('channel') channel: string,
+    @Body() dto: EmulateBotInboundDto,
+  ): Promise<{ update_id: number; update: object; webhook: UpdateDelivery }> {
+    const emulator = this.emulator(channel);
+    if (dto.repeat_update_id !== undefined) {
+      const sent = this.sentUpdates.get(dto.repeat_update_id);
+      if (!sent || sent.channel !== channel) throw new NotFoundProblem('update');
+      return {
+        update_id: dto.repeat_update_id,
+        update: sent.update,
+        webhook: await emulator.deliverUpdate(sent.bot, sent.update),
+      };
+    }
+    const bot = emulator.allBots().find((b) => b.token === dto.bot || String(b.id) === dto.bot);
+    if (!bot) throw new NotFoundProblem('bot');
+    if (
+      dto.text === undefined &&
+      dto.photo_url === undefined &&
+      dto.document_url === undefined &&
+      dto.callback_data === undefined
+    ) {
+      throw new ValidationProblem([{ field: 'text', message: 'give text, photo_url, document_url or callback_data' }]);
+    }
+    const updateId = ++this.updateSeq;
+    const update =
+      channel === 'telegram'
+        ? telegramUpdate(updateId, bot, { chat_id: dto.from, ...dto })
+        : maxUpdate(bot, { user_id: dto.from, ...dto }, updateId);
+    this.sentUpdates.set(updateId, { channel: emulator.channel, bot, update });
+    return { update_id: updateId, update, webhook: await emulator.deliverUpdate(bot, update) };
+  }
+
+  /** Forgets bots, calls and faults of this channel. */
+  @Post('reset')
+  @HttpCode(204)
+  reset(@Param('channel') channel: string): void {
+    this.emulator(channel).reset();
+  }
+}

@@ -1,0 +1,236 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Bot, MaxError } from '@maxhub/max-bot-api';
+import type { Api } from '@maxhub/max-bot-api';
+import { OutboundMessage } from '@app/contracts';
+import { BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
+import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
+import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+
+export interface MaxConnectorConfig {
+  /** MAX Bot API base URL: https://platform-api.max.ru in production, `{sandbox}/max` locally. */
+  apiUrl: string;
+  timeoutMs?: number;
+  pacing?: Partial<PacingLimits>;
+  /** Opens the bot token a message carries sealed (`sender.credential`). */
+  openCredential: (sealed: string) => string;
+  /** Fetches media to upload (video, audio, files); injected in unit specs. */
+  fetch?: typeof fetch;
+}
+
+export const MAX_DEFAULT_API_URL = 'https://platform-api.max.ru';
+export const MAX_DEFAULT_TIMEOUT_MS = 10_000;
+/** MAX allows 30 requests per second per bot; it documents no per-chat limit. */
+export const MAX_DEFAULT_PACING: PacingLimits = { ratePerSender: 30, burst: 1, recipientIntervalMs: 0 };
+/** Largest media the connector moves from a URL into a MAX upload. */
+const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; failure: BotApiFailure };
+type MaxAttachmentRequest = { type: string; payload: Record<string, unknown> };
+
+/** Per call: the Retry-After of a 429, which the client library does not surface. */
+const callContext = new AsyncLocalStorage<{ retryAfterMs?: number; timedOut?: boolean }>();
+
+/**
+ * MAX Bot API connector through the official client (`@maxhub/max-bot-api`, its base URL and fetch
+ * set here so that every call has a timeout and its 429 keeps `Retry-After`): templates become HTML
+ * text with an `inline_keyboard` attachment; images go by URL, video and documents through MAX's
+ * upload (`POST /uploads`, then the bytes, then the token in the message). MAX has no delivery
+ * receipts: a sent message stays SENT.
+ */
+export class MaxConnector implements ChannelConnector {
+  readonly channel = 'max' as const;
+  readonly pacing: PacingLimits;
+  readonly sendTimeoutMs: number;
+  private readonly apis = new Map<string, Api>();
+  private readonly fetchFn: typeof fetch;
+
+  constructor(private readonly config: MaxConnectorConfig) {
+    this.sendTimeoutMs = config.timeoutMs ?? MAX_DEFAULT_TIMEOUT_MS;
+    this.pacing = { ...MAX_DEFAULT_PACING, ...config.pacing };
+    this.fetchFn = config.fetch ?? fetch;
+  }
+
+  getMe(token: string): Promise<Outcome<{ user_id: number; name: string; username: string | null }>> {
+    return this.call('me', () => this.api(token).getMyInfo());
+  }
+
+  /** Subscribes the bot's updates to our inbound URL with the secret MAX will send back. */
+  subscribe(token: string, url: string, secret: string): Promise<Outcome<unknown>> {
+    return this.call('subscriptions', () =>
+      this.api(token).subscribe(url, secret, ['message_created', 'message_callback']),
+    );
+  }
+
+  unsubscribe(token: string, url: string): Promise<Outcome<unknown>> {
+    return this.call('subscriptions', () => this.api(token).unsubscribe(url));
+  }
+
+  async send(msg: OutboundMessage): Promise<SendResult> {
+    if (msg.channel !== 'max') throw new Error(`MaxConnector cannot send a ${msg.channel} message`);
+    const input = botSendInput(msg.sender.credential, this.config.openCredential, toMaxRequest(msg));
+    if ('ok' in input) return input;
+    const { token, request } = input;
+    const api = this.api(token);
+    const attachments: MaxAttachmentRequest[] = [];
+    if (request.media) {
+      const media = await this.mediaAttachment(api, token, request.media);
+      if (!media.ok) return classifyBotFailure(media.failure);
+      attachments.push(media.value);
+    }
+    if (request.keyboard.length) attachments.push({ type: 'inline_keyboard', payload: { buttons: request.keyboard } });
+    const extra = { format: 'html' as const, ...(attachments.length ? { attachments } : {}) } as Parameters<
+      Api['sendMessageToUser']
+    >[2];
+    const recipient = Number(msg.recipient);
+    const outcome = await this.call('messages', () =>
+      recipient < 0
+        ? api.sendMessageToChat(recipient, request.text, extra)
+        : api.sendMessageToUser(recipient, request.text, extra),
+    );
+    if (!outcome.ok) return classifyBotFailure(outcome.failure);
+    return { ok: true, provider_message_id: outcome.value.body.mid };
+  }
+
+  /** An image goes by URL; video, audio and files are uploaded first, as MAX requires. */
+  private async mediaAttachment(
+    api: Api,
+    token: string,
+    media: { type: 'image' | 'video' | 'file'; url: string },
+  ): Promise<Outcome<MaxAttachmentRequest>> {
+    if (media.type === 'image') return { ok: true, value: { type: 'image', payload: { url: media.url } } };
+    const slot = await this.call(
+      'uploads',
+      () => api.raw.uploads.getUploadUrl({ type: media.type }) as Promise<{ url: string; token?: string }>,
+    );
+    if (!slot.ok) return slot;
+    return this.call('uploads', async () => {
+      const source = await this.fetchFn(media.url, { signal: AbortSignal.timeout(this.sendTimeoutMs) });
+      if (!source.ok)
+        throw new MaxError(400, { code: 'media.unavailable', message: `the media URL answered ${source.status}` });
+      const bytes = Buffer.from(await source.arrayBuffer());
+      if (bytes.length > UPLOAD_LIMIT_BYTES)
+        throw new MaxError(400, { code: 'media.too.large', message: 'the media is larger than 50 MiB' });
+      const put = await this.fetchFn(slot.value.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream', Authorization: token },
+        body: bytes,
+        signal: AbortSignal.timeout(this.sendTimeoutMs),
+      });
+      const answer = (await put.json().catch(() => ({}))) as { token?: string };
+      if (!put.ok)
+        throw new MaxError(put.status, { code: 'upload.failed', message: `the upload answered ${put.status}` });
+      return { type: media.type, payload: { token: slot.value.token ?? answer.token } };
+    });
+  }
+
+  private api(token: string): Api {
+    let api = this.apis.get(token);
+    if (!api) {
+      const timeoutMs = this.sendTimeoutMs;
+      const fetchFn = this.fetchFn;
+      // The client resolves method names against the base URL, so it must end in a slash.
+      // The client's own fetch: a timeout on every call, and the Retry-After of a 429 kept for classification.
+      const timedFetch: typeof fetch = async (input, init) => {
+        const ctx = callContext.getStore();
+        try {
+          const res = await fetchFn(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+          const retryAfter = Number(res.headers.get('retry-after'));
+          if (ctx && res.status === 429 && retryAfter > 0) ctx.retryAfterMs = retryAfter * 1000;
+          return res;
+        } catch (err) {
+          if (ctx && (err as { name?: unknown })?.name === 'TimeoutError') ctx.timedOut = true;
+          throw err;
+        }
+      };
+      api = new Bot(token, {
+        clientOptions: { baseUrl: `${this.config.apiUrl.replace(/\/+$/, '')}/`, fetch: timedFetch },
+      }).api;
+      if (this.apis.size >= 10_000) this.apis.clear();
+      this.apis.set(token, api);
+    }
+    return api;
+  }
+
+  private call<T>(method: string, fn: () => Promise<T>): Promise<Outcome<T>> {
+    const ctx: { retryAfterMs?: number; timedOut?: boolean } = {};
+    return callContext.run(ctx, async () => {
+      try {
+        return { ok: true as const, value: await fn() };
+      } catch (err) {
+        return { ok: false as const, failure: maxFailure(method, err, ctx) };
+      }
+    });
+  }
+}
+
+/** Maps the MAX client's errors to the bot failure every bot channel is classified from. */
+export function maxFailure(
+  method: string,
+  err: unknown,
+  ctx: { retryAfterMs?: number; timedOut?: boolean } = {},
+): BotApiFailure {
+  if (err instanceof MaxError) {
+    const recipient =
+      err.status === 404 && /chat\.not\.found|user\.not\.found|not\.found/.test(err.code)
+        ? 'not_found'
+        : err.status === 403 && /chat\.denied|blocked/i.test(`${err.code} ${err.description}`)
+          ? 'blocked'
+          : null;
+    return {
+      status: err.status,
+      description: `${method}: ${err.code}: ${err.description}`,
+      retryAfterMs: ctx.retryAfterMs,
+      recipient,
+    };
+  }
+  // Network errors and timeouts (a DOMException from another realm need not be an Error instance).
+  const message = (err as { message?: unknown })?.message;
+  return {
+    status: null,
+    description: `${method}: ${typeof message === 'string' ? message : String(err)}`,
+    timedOut: !!ctx.timedOut,
+  };
+}
+
+type MaxRequest =
+  { text: string; media?: { type: 'image' | 'video' | 'file'; url: string }; keyboard: object[][] } | { error: string };
+
+/** The MAX message for an outbound message: HTML text, an optional media attachment, the buttons. */
+export function toMaxRequest(msg: OutboundMessage): MaxRequest {
+  if (!/^-?\d{1,20}$/.test(msg.recipient))
+    return { error: 'a MAX recipient is a numeric user id (or a negative chat id)' };
+  const c = msg.content;
+  if ('template' in c) {
+    const rendered = c.template.rendered;
+    if (!rendered) return { error: 'the template message was not rendered for a bot channel' };
+    const media = c.template.media;
+    return {
+      text: templateHtml(rendered),
+      keyboard: maxKeyboard(templateButtons(rendered)),
+      ...(media
+        ? {
+            media: {
+              type: media.type === 'IMAGE' ? 'image' : media.type === 'VIDEO' ? 'video' : 'file',
+              url: media.url,
+            },
+          }
+        : {}),
+    };
+  }
+  if ('text' in c) return { text: escapeHtml(c.text.body), keyboard: [] };
+  if ('image' in c)
+    return { text: escapeHtml(c.image.caption ?? ''), media: { type: 'image', url: c.image.url }, keyboard: [] };
+  if ('video' in c)
+    return { text: escapeHtml(c.video.caption ?? ''), media: { type: 'video', url: c.video.url }, keyboard: [] };
+  if ('document' in c)
+    return { text: escapeHtml(c.document.caption ?? ''), media: { type: 'file', url: c.document.url }, keyboard: [] };
+  return { error: `${msg.kind} messages cannot be sent to MAX` };
+}
+
+function maxKeyboard(buttons: BotButton[]): object[][] {
+  return buttons.map((b) => [
+    b.kind === 'url'
+      ? { type: 'link', text: b.text, url: b.url }
+      : { type: 'callback', text: b.text, payload: b.payload },
+  ]);
+}

@@ -1,0 +1,176 @@
+import { Api, GrammyError, HttpError } from 'grammy';
+import type { InlineKeyboardButton, UserFromGetMe } from '@grammyjs/types';
+import { OutboundMessage } from '@app/contracts';
+import { BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
+import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
+import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+
+export interface TelegramConnectorConfig {
+  /** Bot API root: https://api.telegram.org in production, `{sandbox}/telegram` locally. */
+  apiUrl: string;
+  /** Per request; a call that takes longer is abandoned with its outcome unknown. */
+  timeoutMs?: number;
+  pacing?: Partial<PacingLimits>;
+  /** Opens the bot token a message carries sealed (`sender.credential`). */
+  openCredential: (sealed: string) => string;
+}
+
+export const TELEGRAM_DEFAULT_API_URL = 'https://api.telegram.org';
+export const TELEGRAM_DEFAULT_TIMEOUT_MS = 10_000;
+/** Telegram's documented limits: about 30 messages per second per bot, one per second per chat. */
+export const TELEGRAM_DEFAULT_PACING: PacingLimits = { ratePerSender: 30, burst: 1, recipientIntervalMs: 1000 };
+/** Longest caption of a photo, video or document. */
+const CAPTION_LIMIT = 1024;
+
+/** What a bot call came to: its result, or the failure to classify. */
+type Outcome<T> = { ok: true; value: T } | { ok: false; failure: BotApiFailure };
+
+/**
+ * Telegram Bot API connector, through grammY's `Api` client (its API root and timeout set here, its
+ * errors mapped here): templates become HTML text with an inline keyboard, media templates a photo,
+ * video or document with that text as caption. Telegram has no delivery receipts: a sent message
+ * stays SENT.
+ */
+export class TelegramConnector implements ChannelConnector {
+  readonly channel = 'telegram' as const;
+  readonly pacing: PacingLimits;
+  readonly sendTimeoutMs: number;
+  private readonly apis = new Map<string, Api>();
+
+  constructor(private readonly config: TelegramConnectorConfig) {
+    this.sendTimeoutMs = config.timeoutMs ?? TELEGRAM_DEFAULT_TIMEOUT_MS;
+    this.pacing = { ...TELEGRAM_DEFAULT_PACING, ...config.pacing };
+  }
+
+  /** The bot behind a token (connection check). */
+  getMe(token: string): Promise<Outcome<UserFromGetMe>> {
+    return this.call('getMe', () => this.api(token).getMe());
+  }
+
+  /** Points the bot's updates at our inbound URL, with the secret Telegram will send back. */
+  setWebhook(token: string, url: string, secret: string): Promise<Outcome<true>> {
+    return this.call('setWebhook', () =>
+      this.api(token).setWebhook(url, { secret_token: secret, allowed_updates: ['message', 'callback_query'] }),
+    );
+  }
+
+  deleteWebhook(token: string): Promise<Outcome<true>> {
+    return this.call('deleteWebhook', () => this.api(token).deleteWebhook());
+  }
+
+  async send(msg: OutboundMessage): Promise<SendResult> {
+    if (msg.channel !== 'telegram') throw new Error(`TelegramConnector cannot send a ${msg.channel} message`);
+    const input = botSendInput(msg.sender.credential, this.config.openCredential, toTelegramRequest(msg));
+    if ('ok' in input) return input;
+    const { token, request } = input;
+    const api = this.api(token);
+    const other = {
+      parse_mode: 'HTML' as const,
+      ...(request.keyboard.length ? { reply_markup: { inline_keyboard: request.keyboard } } : {}),
+    };
+    const outcome = await this.call<{ message_id: number }>(request.method, () => {
+      switch (request.method) {
+        case 'sendPhoto':
+          return api.sendPhoto(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+        case 'sendVideo':
+          return api.sendVideo(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+        case 'sendDocument':
+          return api.sendDocument(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+        default:
+          return api.sendMessage(msg.recipient, request.text, other);
+      }
+    });
+    if (!outcome.ok) return classifyBotFailure(outcome.failure);
+    return { ok: true, provider_message_id: `${msg.recipient}:${outcome.value.message_id}` };
+  }
+
+  private api(token: string): Api {
+    let api = this.apis.get(token);
+    if (!api) {
+      api = new Api(token, {
+        apiRoot: this.config.apiUrl.replace(/\/+$/, ''),
+        timeoutSeconds: Math.max(1, Math.ceil(this.sendTimeoutMs / 1000)),
+      });
+      if (this.apis.size >= 10_000) this.apis.clear();
+      this.apis.set(token, api);
+    }
+    return api;
+  }
+
+  private async call<T>(method: string, fn: () => Promise<T>): Promise<Outcome<T>> {
+    try {
+      return { ok: true, value: await fn() };
+    } catch (err) {
+      return { ok: false, failure: telegramFailure(method, err) };
+    }
+  }
+}
+
+/** Maps grammY's errors to the bot failure every bot channel is classified from. */
+export function telegramFailure(method: string, err: unknown): BotApiFailure {
+  if (err instanceof GrammyError) {
+    const description = err.description;
+    const recipient =
+      err.error_code === 403 && /blocked by the user|user is deactivated|bot can't initiate/i.test(description)
+        ? 'blocked'
+        : err.error_code === 400 && /chat not found|user not found|PEER_ID_INVALID/i.test(description)
+          ? 'not_found'
+          : null;
+    return {
+      status: err.error_code,
+      description: `${method}: ${description}`,
+      retryAfterMs: err.parameters?.retry_after !== undefined ? err.parameters.retry_after * 1000 : undefined,
+      recipient,
+    };
+  }
+  if (err instanceof HttpError) {
+    const inner = err.error as { status?: number; message?: string } | undefined;
+    if (typeof inner?.status === 'number') return { status: inner.status, description: `${method}: ${err.message}` };
+    return {
+      status: null,
+      description: `${method}: ${inner?.message ?? err.message}`,
+      timedOut: /timed out/i.test(inner?.message ?? ''),
+    };
+  }
+  throw err;
+}
+
+type TelegramRequest =
+  | {
+      method: 'sendMessage' | 'sendPhoto' | 'sendVideo' | 'sendDocument';
+      text: string;
+      media?: string;
+      keyboard: InlineKeyboardButton[][];
+    }
+  | { error: string };
+
+/** The Bot API call for a message: text with a keyboard, or a media message with the text as caption. */
+export function toTelegramRequest(msg: OutboundMessage): TelegramRequest {
+  const c = msg.content;
+  if ('template' in c) {
+    const rendered = c.template.rendered;
+    if (!rendered) return { error: 'the template message was not rendered for a bot channel' };
+    const text = templateHtml(rendered);
+    const keyboard = telegramKeyboard(templateButtons(rendered));
+    const media = c.template.media;
+    if (!media) return { method: 'sendMessage', text, keyboard };
+    if (text.length > CAPTION_LIMIT)
+      return { error: `the rendered template is longer than a ${CAPTION_LIMIT}-character caption` };
+    const method = media.type === 'IMAGE' ? 'sendPhoto' : media.type === 'VIDEO' ? 'sendVideo' : 'sendDocument';
+    return { method, text, media: media.url, keyboard };
+  }
+  if ('text' in c) return { method: 'sendMessage', text: escapeHtml(c.text.body), keyboard: [] };
+  if ('image' in c)
+    return { method: 'sendPhoto', text: escapeHtml(c.image.caption ?? ''), media: c.image.url, keyboard: [] };
+  if ('video' in c)
+    return { method: 'sendVideo', text: escapeHtml(c.video.caption ?? ''), media: c.video.url, keyboard: [] };
+  if ('document' in c)
+    return { method: 'sendDocument', text: escapeHtml(c.document.caption ?? ''), media: c.document.url, keyboard: [] };
+  return { error: `${msg.kind} messages cannot be sent to Telegram` };
+}
+
+function telegramKeyboard(buttons: BotButton[]): InlineKeyboardButton[][] {
+  return buttons.map((b) => [
+    b.kind === 'url' ? { text: b.text, url: b.url } : { text: b.text, callback_data: b.payload },
+  ]);
+}

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+
+/**
+ * The values the local stack and the sandbox use for the channel's secrets. They are in the
+ * source, so in production a secret equal to any of them is as good as none.
+ */
+export const SANDBOX_SECRETS = {
+  whatsappAppSecret: 'sandbox-app-secret',
+  whatsappVerifyToken: 'sandbox-verify-token',
+  whatsappAccessToken: 'sandbox-access-token',
+  whatsappTwoStepPin: '000000',
+} as const;
+
+const SECRETS = Symbol('config:secrets');
+
+interface SecretEntry {
+  name: string;
+  /** Only then is the secret needed (a queue replica that does not deliver WhatsApp needs no token). */
+  when?: (config: never) => boolean;
+}
+
+/**
+ * Marks a configuration property as a secret: with NODE_ENV=production it must be set explicitly
+ * in the environment and differ from every sandbox default and from its own default, or the
+ * service does not start. Errors name the variable, never its value.
+ */
+export function Secret<C>(opts: { when?: (config: C) => boolean } = {}): PropertyDecorator {
+  return (target, property) => {
+    const ctor = target.constructor;
+    const own: SecretEntry[] = Reflect.getOwnMetadata(SECRETS, ctor) ?? [...secretEntries(ctor)];
+    own.push({ name: String(property), when: opts.when as SecretEntry['when'] });
+    Reflect.defineMetadata(SECRETS, own, ctor);
+  };
+}
+
+function secretEntries(cls: object): SecretEntry[] {
+  return (Reflect.getMetadata(SECRETS, cls) as SecretEntry[] | undefined) ?? [];
+}
+
+/** The secret variables of a configuration class, its parents' included. */
+export function secretVariables(cls: object): string[] {
+  return secretEntries(cls).map((e) => e.name);
+}
+
+/**
+ * Problems with the secrets of a production configuration: each names a variable that is unset,
+ * left at its default, or equal to a sandbox default.
+ */
+export function productionSecretProblems(
+  cls: new () => object,
+  config: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const defaults = new cls() as Record<string, unknown>;
+  const sandbox = new Set<unknown>(Object.values(SANDBOX_SECRETS));
+  const problems: string[] = [];
+  for (const { name, when } of secretEntries(cls)) {
+    if (when && !when(config as never)) continue;
+    const value = config[name];
+    if (env[name] === undefined || env[name] === '') {
+      problems.push(`${name}: must be set explicitly in production`);
+    } else if (sandbox.has(value) || (defaults[name] !== undefined && value === defaults[name])) {
+      problems.push(`${name}: must not be a sandbox default in production`);
+    }
+  }
+  return problems;
+}

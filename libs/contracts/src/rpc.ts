@@ -1,0 +1,79 @@
+import {
+  APPS_RPC,
+  DescribeAppReply,
+  DescribeAppRequest,
+  ResolveConnectionReply,
+  ResolveConnectionRequest,
+} from './apps';
+import {
+  AttemptView,
+  CreatedSubscriptionView,
+  CreateSubscriptionRequest,
+  DeliveryView,
+  ListAttemptsRequest,
+  ListDeliveriesRequest,
+  ResendRequest,
+  ResendView,
+  RotatedSecretView,
+  SubscriptionRef,
+  SUBSCRIPTIONS_RPC,
+  SubscriptionView,
+  TenantScoped,
+  TestEventView,
+  UpdateSubscriptionRequest,
+} from './subscriptions';
+import {
+  CompleteSignupReply,
+  CompleteSignupRequest,
+  DeleteTemplateReply,
+  DeleteTemplateRequest,
+  ListTemplatesReply,
+  ListTemplatesRequest,
+  SubmitTemplateReply,
+  SubmitTemplateRequest,
+  UpdateTemplateReply,
+  UpdateTemplateRequest,
+  WHATSAPP_RPC,
+} from './whatsapp';
+
+/**
+ * A refusal returned as data over request/reply, in RFC 9457 terms, so the caller answers its own
+ * client with the same problem. `code` is the answering side's own error code (the channel's, for
+ * templates).
+ */
+export interface RpcProblem {
+  status: number;
+  slug: string;
+  title: string;
+  detail?: string;
+  code?: string;
+  errors?: { field: string; message: string }[];
+}
+
+/** What every request/reply handler answers: its result, or the problem that stopped it. */
+export type RpcReply<T> = { result: T; problem?: undefined } | { problem: RpcProblem; result?: undefined };
+
+/** Every request/reply subject with the request it takes and the result it answers. */
+export interface RpcMethods {
+  [APPS_RPC.resolveConnection]: { request: ResolveConnectionRequest; result: ResolveConnectionReply };
+  [APPS_RPC.describe]: { request: DescribeAppRequest; result: DescribeAppReply };
+  [WHATSAPP_RPC.submitTemplate]: { request: SubmitTemplateRequest; result: SubmitTemplateReply };
+  [WHATSAPP_RPC.updateTemplate]: { request: UpdateTemplateRequest; result: UpdateTemplateReply };
+  [WHATSAPP_RPC.deleteTemplate]: { request: DeleteTemplateRequest; result: DeleteTemplateReply };
+  [WHATSAPP_RPC.listTemplates]: { request: ListTemplatesRequest; result: ListTemplatesReply };
+  [WHATSAPP_RPC.completeSignup]: { request: CompleteSignupRequest; result: CompleteSignupReply };
+  [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
+  [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
+  [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };
+  [SUBSCRIPTIONS_RPC.update]: { request: UpdateSubscriptionRequest; result: null };
+  [SUBSCRIPTIONS_RPC.remove]: { request: SubscriptionRef; result: null };
+  [SUBSCRIPTIONS_RPC.rotateSecret]: { request: SubscriptionRef; result: RotatedSecretView };
+  [SUBSCRIPTIONS_RPC.sendTest]: { request: SubscriptionRef; result: TestEventView };
+  [SUBSCRIPTIONS_RPC.listAttempts]: { request: ListAttemptsRequest; result: AttemptView[] };
+  [SUBSCRIPTIONS_RPC.listDeliveries]: { request: ListDeliveriesRequest; result: DeliveryView[] };
+  [SUBSCRIPTIONS_RPC.resend]: { request: ResendRequest; result: ResendView };
+}
+
+export type RpcSubject = keyof RpcMethods;
+export type RpcRequest<S extends RpcSubject> = RpcMethods[S]['request'];
+export type RpcResult<S extends RpcSubject> = RpcMethods[S]['result'];

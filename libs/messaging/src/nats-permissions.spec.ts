@@ -1,0 +1,56 @@
+import { APPS_RPC, CHANNELS, SUBSCRIPTIONS_RPC, Topology, WHATSAPP_RPC } from '@app/contracts';
+import { natsAuth } from './nats-connection';
+import { natsAuthorizationConfig, natsPermissions, natsUsers } from './nats-permissions';
+
+describe('NATS permissions from the topology', () => {
+  const t = new Topology('p1');
+  const perms = natsPermissions(t);
+  const publishers = (subject: string) => natsUsers().filter((u) => perms[u].publish.includes(subject));
+  const subscribers = (subject: string) => natsUsers().filter((u) => perms[u].subscribe.includes(subject));
+
+  it('lets only the api send the webhooks service its requests, and only the webhooks service take them', () => {
+    for (const pattern of Object.values(SUBSCRIPTIONS_RPC)) {
+      expect(publishers(t.rpc(pattern))).toEqual(['api']);
+      expect(subscribers(t.rpc(pattern))).toEqual(['webhooks']);
+    }
+    for (const pattern of Object.values(WHATSAPP_RPC)) {
+      expect(publishers(t.rpc(pattern))).toEqual(['api']);
+      expect(subscribers(t.rpc(pattern))).toEqual(['gateway']);
+    }
+    for (const pattern of Object.values(APPS_RPC)) {
+      expect(publishers(t.rpc(pattern))).toEqual(['gateway']);
+      expect(subscribers(t.rpc(pattern))).toEqual(['api']);
+    }
+  });
+
+  it("gives each channel's queue user that channel's consumers only", () => {
+    for (const channel of CHANNELS) {
+      const next = `$JS.API.CONSUMER.MSG.NEXT.${t.outboundStream('service')}.${t.outboundConsumer('service', channel)}`;
+      expect(publishers(next).sort()).toEqual(['queue', `queue_${channel}`].sort());
+    }
+  });
+
+  it('keeps every subject under the prefix, and the JetStream API whole for the setup user only', () => {
+    for (const user of natsUsers()) {
+      for (const s of [...perms[user].publish, ...perms[user].subscribe]) {
+        expect(s.startsWith('p1.') || s.startsWith('$') || s === '_INBOX.>').toBe(true);
+      }
+    }
+    expect(publishers('$JS.API.>')).toEqual(['setup']);
+  });
+
+  it('writes password variables, never passwords, into the server configuration', () => {
+    const conf = natsAuthorizationConfig(t);
+    expect(conf).toContain('password: $NATS_PASSWORD_API');
+    expect(conf).toContain('password: $NATS_PASSWORD_QUEUE_WHATSAPP');
+    expect(conf.match(/user: /g)).toHaveLength(natsUsers().length);
+  });
+
+  it('reads the credentials of the process from NATS_USER and NATS_PASSWORD', () => {
+    expect(natsAuth({ NATS_USER: 'api', NATS_PASSWORD: 'x'.repeat(20) })).toEqual({
+      user: 'api',
+      pass: 'x'.repeat(20),
+    });
+    expect(natsAuth({})).toEqual({});
+  });
+});

@@ -1,0 +1,216 @@
+import {
+  APPS_RPC,
+  Channel,
+  CHANNELS,
+  EventConsumer,
+  EVENT_TYPES,
+  EventType,
+  KV_BUCKETS,
+  Priority,
+  STREAMS,
+  SUBSCRIPTIONS_RPC,
+  Topology,
+  WHATSAPP_RPC,
+} from '@app/contracts';
+import { randomBytes } from 'node:crypto';
+import { deliveryStateBucket } from './delivery-state';
+
+/**
+ * Who may publish and subscribe to what on NATS, derived from the Topology so that no subject is
+ * spelled by hand. One user per service; `queue_<channel>` users are the per-channel queue
+ * Deployments, `queue` the all-channel worker of the local stack and docker compose, `setup` the
+ * deploy step that declares streams, consumers and buckets (the only user with the whole JetStream API).
+ *
+ * Request/reply trust follows from publish rights: only the api may publish the webhooks service's
+ * subscription requests (which carry the tenant's user_id) and the gateway's template requests;
+ * only the gateway may ask the api which tenant owns a connection.
+ */
+export interface NatsPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+export type NatsServiceUser = 'api' | 'gateway' | 'webhooks' | 'queue' | `queue_${Channel}` | 'setup';
+
+/** The event types each service publishes to the EVENTS stream. */
+const EVENT_PUBLISHERS: Record<'api' | 'gateway' | 'webhooks' | 'queue', readonly EventType[]> = {
+  // message.failed: the receipt reconciler ends messages that never got a final status.
+  api: ['app.updated', 'template.status_changed', 'message.failed'],
+  // Every message status and inbound message comes in through the gateway's channel callbacks.
+  gateway: [...EVENT_TYPES.filter((e) => e.startsWith('message.')), 'template.status_changed'],
+  queue: ['message.sent', 'message.delivered', 'message.failed'],
+  webhooks: ['endpoint.disabled'],
+};
+
+const PRIORITIES: readonly Priority[] = ['service', 'marketing'];
+
+const rpcSubjects = (t: Topology, patterns: Record<string, string>): string[] =>
+  Object.values(patterns).map((p) => t.rpc(p));
+
+/** Pulling, acking and dead-lettering from one durable consumer. */
+function consumerRights(t: Topology, stream: string, consumer: string): NatsPermissions {
+  return {
+    publish: [
+      `$JS.API.CONSUMER.INFO.${stream}.${consumer}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
+      `$JS.ACK.${stream}.${consumer}.>`,
+      t.deadLetterSubject(stream, consumer),
+    ],
+    subscribe: [],
+  };
+}
+
+function eventConsumerRights(t: Topology, service: EventConsumer): NatsPermissions {
+  const own = consumerRights(t, t.stream('events'), t.eventConsumer(service));
+  // The runner listens on the stream's subjects only to wake up when new work arrives.
+  return { publish: own.publish, subscribe: [t.eventsWildcard()] };
+}
+
+/** Reading and writing one Key-Value bucket (the delivery state, the senders' shared pacing). */
+function bucketRights(bucket: string): NatsPermissions {
+  return {
+    publish: [
+      `$KV.${bucket}.>`,
+      `$JS.API.STREAM.INFO.KV_${bucket}`,
+      `$JS.API.STREAM.MSG.GET.KV_${bucket}`,
+      `$JS.API.DIRECT.GET.KV_${bucket}.>`,
+    ],
+    subscribe: [],
+  };
+}
+
+function queueRights(t: Topology, channels: readonly Channel[]): NatsPermissions {
+  return merge(
+    {
+      publish: EVENT_PUBLISHERS.queue.map((e) => t.eventSubject(e)),
+      subscribe: channels.map((c) => t.outboundWildcard(c)),
+    },
+    bucketRights(deliveryStateBucket(t)),
+    bucketRights(t.kvBucket(KV_BUCKETS.senderPacing)),
+    ...channels.flatMap((c) => PRIORITIES.map((p) => consumerRights(t, t.outboundStream(p), t.outboundConsumer(p, c)))),
+  );
+}
+
+/** Every connection may reach the JetStream API's account info and get replies in its own inbox. */
+const BASE: NatsPermissions = { publish: ['$JS.API.INFO'], subscribe: ['_INBOX.>'] };
+
+function merge(...parts: NatsPermissions[]): NatsPermissions {
+  const uniq = (xs: string[]) => [...new Set(xs)];
+  return {
+    publish: uniq([...BASE.publish, ...parts.flatMap((p) => p.publish)]),
+    subscribe: uniq([...BASE.subscribe, ...parts.flatMap((p) => p.subscribe)]),
+  };
+}
+
+/** The permissions of every service user under one topology prefix. */
+export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermissions> {
+  const streamInfo = (key: keyof typeof STREAMS) => `$JS.API.STREAM.INFO.${t.stream(key)}`;
+  const events = (service: keyof typeof EVENT_PUBLISHERS) => EVENT_PUBLISHERS[service].map((e) => t.eventSubject(e));
+  const perChannel = Object.fromEntries(CHANNELS.map((c) => [`queue_${c}`, queueRights(t, [c])])) as Record<
+    `queue_${Channel}`,
+    NatsPermissions
+  >;
+  return {
+    api: merge(
+      {
+        publish: [
+          ...events('api'),
+          ...PRIORITIES.flatMap((p) => CHANNELS.map((c) => t.outboundSubject(p, c))),
+          streamInfo('outboundService'),
+          streamInfo('outboundMarketing'),
+          ...rpcSubjects(t, SUBSCRIPTIONS_RPC),
+          ...rpcSubjects(t, WHATSAPP_RPC),
+        ],
+        subscribe: rpcSubjects(t, APPS_RPC),
+      },
+      eventConsumerRights(t, 'api'),
+    ),
+    gateway: merge(
+      { publish: [...events('gateway'), ...rpcSubjects(t, APPS_RPC)], subscribe: rpcSubjects(t, WHATSAPP_RPC) },
+      eventConsumerRights(t, 'gateway'),
+      bucketRights(deliveryStateBucket(t)),
+    ),
+    webhooks: merge(
+      { publish: events('webhooks'), subscribe: rpcSubjects(t, SUBSCRIPTIONS_RPC) },
+      eventConsumerRights(t, 'webhooks'),
+    ),
+    queue: queueRights(t, CHANNELS),
+    ...perChannel,
+    setup: merge({ publish: ['$JS.API.>'], subscribe: [] }),
+  };
+}
+
+/** The users of the generated configuration, in a stable order. */
+export function natsUsers(): NatsServiceUser[] {
+  return ['api', 'gateway', 'webhooks', 'queue', ...CHANNELS.map((c) => `queue_${c}` as const), 'setup'];
+}
+
+/** The environment variable that carries a user's password to nats-server (`$NATS_PASSWORD_API`). */
+export function natsPasswordVariable(user: NatsServiceUser): string {
+  return `NATS_PASSWORD_${user.toUpperCase()}`;
+}
+
+export interface NatsAuthorizationUser {
+  user: NatsServiceUser;
+  password: string;
+  permissions: { publish: { allow: string[] }; subscribe: { allow: string[] }; allow_responses: boolean };
+}
+
+/**
+ * The nats-server `authorization` users. Passwords are never in it: `password` names where each
+ * comes from (a variable nats-server resolves from its own environment: a Kubernetes Secret, or
+ * the random passwords `pnpm stack` makes). Replies to requests are allowed for one response
+ * (`allow_responses`), so a service answers RPCs without publish rights on anyone's inbox.
+ */
+export function natsAuthorization(
+  t: Topology,
+  password: (variable: string) => string = (v) => `$${v}`,
+): { users: NatsAuthorizationUser[] } {
+  const perms = natsPermissions(t);
+  return {
+    users: natsUsers().map((user) => ({
+      user,
+      password: password(natsPasswordVariable(user)),
+      permissions: {
+        publish: { allow: perms[user].publish },
+        subscribe: { allow: perms[user].subscribe },
+        allow_responses: true,
+      },
+    })),
+  };
+}
+
+const quote = (s: string) => JSON.stringify(s);
+
+/** The same authorization as nats-server configuration text (`nats-server -c`). */
+export function natsAuthorizationConfig(t: Topology): string {
+  const lines = ['authorization {', '  users = ['];
+  for (const u of natsAuthorization(t).users) {
+    lines.push(
+      '    {',
+      `      user: ${quote(u.user)}`,
+      `      password: ${u.password}`,
+      '      permissions: {',
+      `        publish: { allow: [${u.permissions.publish.allow.map(quote).join(', ')}] }`,
+      `        subscribe: { allow: [${u.permissions.subscribe.allow.map(quote).join(', ')}] }`,
+      '        allow_responses: true',
+      '      }',
+      '    }',
+    );
+  }
+  lines.push('  ]', '}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Fresh random passwords for every user (the local stack makes new ones at each start). */
+export function randomNatsPasswords(): Record<NatsServiceUser, string> {
+  return Object.fromEntries(natsUsers().map((u) => [u, randomBytes(24).toString('base64url')])) as Record<
+    NatsServiceUser,
+    string
+  >;
+}
+
+/** The environment nats-server needs to resolve the password variables of the configuration. */
+export function natsServerEnv(passwords: Record<NatsServiceUser, string>): Record<string, string> {
+  return Object.fromEntries(natsUsers().map((u) => [natsPasswordVariable(u), passwords[u]]));
+}

@@ -1,0 +1,241 @@
+// End to end: template sends through the public API, over ten sender numbers, until every message's
+// DELIVERED status is applied by the api; against the queue alone (queue and sandbox, no callbacks)
+// draining the same number of messages published straight onto the outbound stream, same run.
+// A second figure: the fastest sender's rate at the channel with three queue replicas against one.
+import { once } from 'node:events';
+import { Client } from 'pg';
+import { NatsClients } from '@app/messaging';
+import { spawnTs } from '@app/testing';
+import { outbound, publishOutbound, SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
+import { apiClient, connectSandboxApp, ensureApprovedTemplate, TEMPLATE } from '../seed';
+import { Bench, BenchFigure, BenchOptions } from './report';
+import { SpawnedPlatform, spawnPlatform } from './spawned-platform';
+
+const SENDERS = 10;
+const RATE = 200;
+const CONNECTIONS = 50;
+/** Unique recipients per app: under the default tier's 250, so no send is refused for the tier. */
+const RECIPIENTS_PER_APP = 240;
+/** Scale-out: two senders at a rate the sandbox can exceed on a 2-core machine. */
+const SCALE_SENDERS = 2;
+const SCALE_RATE = 50;
+const QUEUE_ENV = {
+  CHANNELS: 'whatsapp',
+  QUEUE_WHATSAPP_RATE_PER_SENDER: String(RATE),
+  QUEUE_CONCURRENCY: '200',
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Recipient `i` of app `a`; ending in 1111, the sandbox reports sent then delivered. */
+const recipient = (a: number, i: number) => `7${String(a).padStart(2, '0')}${String(i).padStart(4, '0')}1111`;
+
+/** Runs an operator CLI command of the stack and returns its JSON answer. */
+async function cli(env: Record<string, string>, args: string[]): Promise<Record<string, string>> {
+  const child = spawnTs('scripts/cli.ts', env, [...args, '--json']);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number];
+  if (code !== 0) throw new Error(`cli ${args[0]} exited with ${code}: ${err.slice(-500)}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, string>;
+}
+
+/** Accepted sends across every sender of the sandbox. */
+async function arrivedTotal(sandbox: SandboxWhatsApp, senders: string[]): Promise<number> {
+  return (await sandbox.arrivals()).filter((a) => senders.includes(a.phone_number_id)).reduce((n, a) => n + a.count, 0);
+}
+
+/** Publishes `n` outbound messages over `senders` and waits until the sandbox has them all: msg/s and per-sender peak. */
+async function drain(platform: SpawnedPlatform, opts: BenchOptions, n: number, senders: string[]) {
+  const clients = await NatsClients.connect({ url: opts.natsUrl, name: 'bench-e2e-drain' });
+  const sandbox = new SandboxWhatsApp(platform.urls.sandbox);
+  try {
+    const started = Date.now();
+    const msgs = Array.from({ length: n }, (_, k) =>
+      outbound({
+        sender: senders[k % senders.length],
+        category: 'UTILITY',
+        recipient: recipient(90 + (k % senders.length), Math.floor(k / senders.length) % RECIPIENTS_PER_APP),
+      }),
+    );
+    for (let i = 0; i < n; i += 1000) {
+      await Promise.all(msgs.slice(i, i + 1000).map((m) => publishOutbound(clients, platform.infra.topology, m)));
+    }
+    while ((await arrivedTotal(sandbox, senders)) < n) {
+      if (Date.now() - started > 600_000) throw new Error('the queue did not drain within 10 minutes');
+      await sleep(100);
+    }
+    const arrivals = (await sandbox.arrivals()).filter((a) => senders.includes(a.phone_number_id));
+    const last = Math.max(...arrivals.map((a) => a.last_at));
+    return {
+      perSecond: n / ((last - started) / 1000),
+      /** The fastest sender's average rate at the channel over the whole run, and its busiest second. */
+      senderRate: Math.max(...arrivals.map((a) => ((a.count - 1) * 1000) / Math.max(1, a.last_at - a.first_at))),
+      peak: Math.max(...arrivals.map((a) => a.max_per_second)),
+    };
+  } finally {
+    await clients.drain();
+  }
+}
+
+/** Sends `n` templates over the apps with CONNECTIONS concurrent clients; the time of the first request. */
+async function sendAll(apiUrl: string, token: string, appIds: number[], n: number): Promise<number> {
+  const api = apiClient(apiUrl, token);
+  let next = 0;
+  const started = Date.now();
+  const worker = async () => {
+    for (let k = next++; k < n; k = next++) {
+      const a = k % appIds.length;
+      const res = await api.call('POST', `/wa/apps/${appIds[a]}/messages`, {
+        phone: recipient(a, Math.floor(k / appIds.length) % RECIPIENTS_PER_APP),
+        type: 'TEMPLATE',
+        template: { name: TEMPLATE.name, components: { body: { values: ['Anna', String(k)] } } },
+      });
+      api.must(res, `send ${k}`, [201]);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  return started;
+}
+
+/** Waits until `n` messages are DELIVERED (or READ) in the api: the time the last one was applied. */
+async function lastDelivered(databaseUrl: string, n: number): Promise<number> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const { rows } = await db.query<{ done: string; last: number }>(
+        `SELECT count(*) AS done, extract(epoch FROM max(updated_at)) * 1000 AS last
+           FROM api.messages WHERE status IN ('DELIVERED', 'READ')`,
+      );
+      if (Number(rows[0].done) >= n) return Number(rows[0].last);
+      if (Date.now() > deadline) throw new Error(`only ${rows[0].done} of ${n} messages DELIVERED after 10 minutes`);
+      await sleep(200);
+    }
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Baseline: the queue alone (with the sandbox, no status callbacks) draining `n` messages of as many
+ * senders at the same pacing, published straight onto the service stream.
+ */
+async function queueAlone(opts: BenchOptions, n: number) {
+  const platform = await spawnPlatform(opts, {
+    suite: 'bench_e2e_queue',
+    services: ['sandbox', 'queue'],
+    env: { ...QUEUE_ENV, SANDBOX_STATUS_DELAY_MS: '600000' },
+  });
+  try {
+    return await drain(
+      platform,
+      opts,
+      n,
+      Array.from({ length: SENDERS }, (_, i) => `${7_000_001 + i}`),
+    );
+  } finally {
+    await platform.stop();
+  }
+}
+
+/** The API's sends to DELIVERED over every service, against the queue alone draining as many messages. */
+async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
+  const oneQueue = await queueAlone(opts, n);
+  const platform = await spawnPlatform(opts, {
+    suite: 'bench_e2e',
+    services: ['sandbox', 'webhooks', 'gateway', 'queue', 'api'],
+    env: {
+      ...QUEUE_ENV,
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+      SANDBOX_MODERATION_DELAY_MS: '100',
+    },
+  });
+  try {
+    const user = await cli(platform.env, ['users:create', '--name', 'bench e2e']);
+    await cli(platform.env, ['balance:credit', '--user', user.user_id, '--amount', '1000000']);
+    const api = apiClient(platform.urls.api, user.token);
+    const appIds: number[] = [];
+    for (let i = 0; i < SENDERS; i++) {
+      const appId = await connectSandboxApp(
+        platform.urls.api,
+        api,
+        `bench ${i}`,
+        `1555100${String(i).padStart(4, '0')}`,
+      );
+      await ensureApprovedTemplate(api, appId, TEMPLATE);
+      appIds.push(appId);
+    }
+    const first = await sendAll(platform.urls.api, user.token, appIds, n);
+    const accepted = Date.now();
+    const last = await lastDelivered(platform.infra.databaseUrl, n);
+    const value = n / ((last - first) / 1000);
+    return [
+      {
+        bench: 'e2e',
+        figure: `${n} template sends over ${SENDERS} sender numbers (${RATE}/s each): first accept to last DELIVERED applied`,
+        value: Math.round(value),
+        unit: 'msg/s',
+        baseline: {
+          name: `the queue alone draining ${n} messages published onto the outbound stream to the sandbox`,
+          value: Math.round(oneQueue.perSecond),
+        },
+        ratio: Number((value / oneQueue.perSecond).toFixed(2)),
+        detail: {
+          accepted_per_second: Math.round(n / ((accepted - first) / 1000)),
+          connections: CONNECTIONS,
+          pacing_cap_per_second: SENDERS * RATE,
+        },
+      },
+    ];
+  } finally {
+    await platform.stop();
+  }
+}
+
+/**
+ * One sender's rate at the channel with three queue replicas against one. The rate is set below what
+ * the sandbox can take on this machine, so that unshared pacing would show as a higher rate.
+ */
+async function scaleOut(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
+  const platform = await spawnPlatform(opts, {
+    suite: 'bench_scale_out',
+    services: ['sandbox', 'queue'],
+    env: { ...QUEUE_ENV, QUEUE_WHATSAPP_RATE_PER_SENDER: String(SCALE_RATE), SANDBOX_STATUS_DELAY_MS: '600000' },
+  });
+  const senders = (base: number) => Array.from({ length: SCALE_SENDERS }, (_, i) => `${base + i}`);
+  try {
+    const one = await drain(platform, opts, Math.ceil(n / 5), senders(8_000_001));
+    await platform.addQueueReplicas(2);
+    const three = await drain(platform, opts, n, senders(8_100_001));
+    return [
+      {
+        bench: 'e2e',
+        figure: `scale-out: the fastest sender's rate at the channel (configured ${SCALE_RATE}/s), 3 queue replicas, ${n} messages over ${SCALE_SENDERS} senders`,
+        value: Number(three.senderRate.toFixed(1)),
+        unit: 'msg/s',
+        baseline: {
+          name: `the same with 1 queue replica (${Math.ceil(n / 5)} messages)`,
+          value: Number(one.senderRate.toFixed(1)),
+        },
+        ratio: Number((three.senderRate / one.senderRate).toFixed(2)),
+        detail: {
+          configured_rate: SCALE_RATE,
+          busiest_second_3_replicas: three.peak,
+          busiest_second_1_replica: one.peak,
+        },
+      },
+    ];
+  } finally {
+    await platform.stop();
+  }
+}
+
+export const e2eBench: Bench = async (opts) => {
+  const n = opts.smoke ? 500 : 10_000;
+  return [...(await endToEnd(opts, n)), ...(await scaleOut(opts, opts.smoke ? 300 : 10_000))];
+};

@@ -1,0 +1,60 @@
+// What every benchmark reports: one figure per line, always beside a baseline measured in the same
+// run, so the ratio means something on a noisy machine.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface BenchOptions {
+  /** CI's smoke run: a few seconds per bench, asserting only that it completes with a figure. */
+  smoke: boolean;
+  /** Seconds a sustained measurement lasts (60 by default, 5 in a smoke run). */
+  seconds: number;
+  natsUrl: string;
+  databaseUrl: string;
+}
+
+export interface BenchFigure {
+  /** The bench that produced it: send, e2e, priority, webhooks, usage, consumer. */
+  bench: string;
+  /** What was measured, in words a reader of docs/performance.md understands. */
+  figure: string;
+  value: number;
+  unit: string;
+  /** The same measure of the baseline, taken in the same run. */
+  baseline?: { name: string; value: number };
+  /** value / baseline.value (or its inverse for lower-is-better units, stated in `figure`). */
+  ratio?: number;
+  /** Anything else worth keeping: latency percentiles, peak RSS, counts. */
+  detail?: Record<string, number | string>;
+}
+
+export type Bench = (opts: BenchOptions) => Promise<BenchFigure[]>;
+
+export const RESULTS_FILE = join(__dirname, '..', '..', 'bench', 'results.json');
+
+/** Prints one JSON line per figure and merges them into bench/results.json (by bench and figure). */
+export function report(figures: BenchFigure[], machine: Record<string, unknown>): void {
+  for (const f of figures) process.stdout.write(`${JSON.stringify(f)}\n`);
+  let previous: { figures: BenchFigure[] } = { figures: [] };
+  try {
+    previous = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as { figures: BenchFigure[] };
+  } catch {
+    // first run
+  }
+  const key = (f: BenchFigure) => `${f.bench}\u0000${f.figure}`;
+  const fresh = new Set(figures.map(key));
+  const merged = [...previous.figures.filter((f) => !fresh.has(key(f))), ...figures];
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify({ at: new Date().toISOString(), machine, figures: merged }, null, 2)}\n`,
+  );
+}
+
+/** The p-th percentile (0..100) of a list of numbers. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export const median = (values: number[]): number => percentile(values, 50);

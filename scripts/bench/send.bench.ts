@@ -1,0 +1,454 @@
+// Accepted template sends per second through the api's POST /api/v1/wa/apps/{id}/messages: one app,
+// one user, 50 connections, against a bare Fastify + pg + JetStream server doing the essential work
+// (token lookup by hash, conditional hold, message and hold rows in one transaction, publish with
+// Nats-Msg-Id), measured in the same run; then the same with 1,000,000 template messages of the app
+// in the last 24 hours. The api runs built (node dist/...), and its peak RSS is reported.
+import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'pg';
+import { Topology } from '@app/contracts';
+import { hashToken } from '@app/auth';
+import { migrateSchema } from '@app/database';
+import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, publishDurable, setupTopology } from '@app/messaging';
+import { ApiFactory } from '../../test/support/factories';
+import { Bench, percentile } from './report';
+
+const REPO_ROOT = join(__dirname, '..', '..');
+const CONNECTIONS = 50;
+let SEEDED_MESSAGES = 1_000_000;
+/** Recipients the seeded messages went to, and the pool the bench sends to (half of them seeded). */
+const SEEDED_RECIPIENTS = 50_000;
+const BENCH_RECIPIENTS = 40_000;
+const phone = (i: number) => `4470${String(i).padStart(8, '0')}`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** The peak resident set of a process so far (VmHWM), in MiB. */
+function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr().slice(-2000)}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`server not ready at ${url}: ${stderr().slice(-2000)}`);
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+interface LoadResult {
+  seconds: number;
+  latencies: number[];
+  accepted: number;
+  refused: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  statuses: string;
+}
+
+/** `CONNECTIONS` keep-alive connections, each sending one request after another for `seconds`. */
+async function load(url: string, auth: string, seconds: number, body: (i: number) => string): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let n = 0;
+  const post = (payload: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: {
+            authorization: auth,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  // Warm up the connections and the server's caches before measuring.
+  await Promise.all(Array.from({ length: CONNECTIONS }, () => post(body(n++)).catch(() => 0)));
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const status = await post(body(n++)).catch(() => 0);
+        const t1 = performance.now();
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status === 201) latencies.push(t1 - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  const accepted = statuses.get(201) ?? 0;
+  return {
+    seconds: elapsed,
+    latencies,
+    accepted,
+    refused: [...statuses.entries()].filter(([s]) => s !== 201).reduce((a, [, c]) => a + c, 0),
+    perSecond: Math.round(accepted / elapsed),
+    p50: Math.round(percentile(latencies, 50) * 10) / 10,
+    p99: Math.round(percentile(latencies, 99) * 10) / 10,
+    statuses: [...statuses.entries()].map(([s, c]) => `${s}:${c}`).join(' '),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The baseline: the essential work of an accepted send and nothing else, in its own process.
+
+async function baselineServer(): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const env = process.env as Record<string, string>;
+  const pool = new Pool({ connectionString: env.BENCH_DATABASE_URL, max: 10, options: '-c search_path=api' });
+  const clients = await NatsClients.connect({ url: env.BENCH_NATS_URL, name: 'bench-baseline' });
+  const topology = new Topology(env.BENCH_PREFIX);
+  const subject = topology.outboundSubject('service', 'whatsapp');
+  const app = Fastify({ logger: false });
+  app.get('/healthz', async () => ({ ok: true }));
+  app.post('/send', async (req, reply) => {
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const users = await pool.query<{ user_id: string }>(
+      `SELECT user_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`,
+      [hashToken(token)],
+    );
+    if (!users.rows[0]) return reply.code(401).send({ title: 'Unauthorized' });
+    const userId = users.rows[0].user_id;
+    const { phone: recipient } = req.body as { phone: string };
+    const id = randomUUID();
+    const price = 0.02;
+    const db = await pool.connect();
+    try {
+      await db.query('BEGIN');
+      const held = await db.query(
+        `UPDATE balances SET available = available - $2, held = held + $2 WHERE user_id = $1 AND available >= $2 RETURNING currency`,
+        [userId, price],
+      );
+      if (!held.rows[0]) {
+        await db.query('ROLLBACK');
+        return reply.code(422).send({ title: 'Insufficient balance' });
+      }
+      await db.query(
+        `INSERT INTO messages (id, user_id, app_id, channel, recipient, kind, category, priority, status, price, currency)
+         VALUES ($1, $2, $3, 'whatsapp', $4, 'TEMPLATE', 'UTILITY', 'service', 'QUEUED', $5, $6)`,
+        [id, userId, Number(env.BENCH_APP_ID), recipient, price, held.rows[0].currency],
+      );
+      await db.query(
+        `INSERT INTO holds (message_id, user_id, amount, currency, status) VALUES ($1, $2, $3, $4, 'HELD')`,
+        [id, userId, price, held.rows[0].currency],
+      );
+      await db.query('COMMIT');
+    } catch (err) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      db.release();
+    }
+    await publishDurable(clients.js, subject, { id, recipient, template: { name: 'bench_tpl' } }, id);
+    return reply.code(201).send({ message: { id } });
+  });
+  await app.listen({ port: Number(env.BENCH_PORT), host: '127.0.0.1' });
+}
+
+if (require.main === module && process.env.BENCH_BASELINE_SERVER === '1') {
+  baselineServer().catch((err: unknown) => {
+    process.stderr.write(`baseline server failed: ${String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** One user with one app and its template: the sender of one measured case. */
+interface Sender {
+  appId: number;
+  userId: string;
+  auth: string;
+}
+
+interface Fixture {
+  databaseUrl: string;
+  prefix: string;
+  /** The app with no messages today (also the baseline's sender). */
+  fresh: Sender;
+  /** The app with SEEDED_MESSAGES template messages in the last 24 hours. */
+  busy: Sender;
+  pool: Pool;
+}
+
+async function setUp(opts: { databaseUrl: string; natsUrl: string }, clients: NatsClients): Promise<Fixture> {
+  const id = randomBytes(3).toString('hex');
+  const dbName = `bench_send_${id}`;
+  const admin = new Pool({ connectionString: opts.databaseUrl, max: 1 });
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  await admin.end();
+  const databaseUrl = withDatabase(opts.databaseUrl, dbName);
+  const { apiSchema } = await import('../../apps/api/src/database/schema');
+  await migrateSchema(databaseUrl, apiSchema);
+  const prefix = `bsend${id}`;
+  await setupTopology(await clients.jsm(), new Topology(prefix), DEFAULT_TOPOLOGY_OPTIONS);
+  const pool = new Pool({ connectionString: databaseUrl, max: 2, options: '-c search_path=api' });
+  const factory = await ApiFactory.connect(databaseUrl);
+  const sender = async (): Promise<Sender> => {
+    const user = await factory.user('system', { name: 'bench', balance: 100_000_000 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_100K' });
+    await factory.sendableTemplate(app.id, { name: 'bench_tpl', category: 'UTILITY', body: 'Your code is ready' });
+    return { appId: app.id, userId: user.userId, auth: user.auth };
+  };
+  try {
+    return { databaseUrl, prefix, fresh: await sender(), busy: await sender(), pool };
+  } finally {
+    await factory.close();
+  }
+}
+
+/** One bulk INSERT ... SELECT of template messages of the last 24 hours, and the tier's window to match. */
+async function seedDay(f: Fixture, app: Sender): Promise<void> {
+  await f.pool.query(
+    `INSERT INTO messages (id, user_id, app_id, channel, recipient, kind, category, priority, status, price, currency, created_at, updated_at)
+     SELECT 'seed-' || g, $1, $2, 'whatsapp', '4470' || lpad((g % ${SEEDED_RECIPIENTS})::text, 8, '0'), 'TEMPLATE',
+            'UTILITY', 'service', 'DELIVERED', 0.02, 'USD', now() - (g * interval '80 ms'), now()
+     FROM generate_series(1, ${SEEDED_MESSAGES}) g`,
+    [app.userId, app.appId],
+  );
+  const window = await f.pool.query<{ exists: boolean }>(
+    `SELECT to_regclass('api.tier_recipients') IS NOT NULL AS exists`,
+  );
+  if (window.rows[0].exists) {
+    await f.pool.query(
+      `INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at)
+       SELECT app_id, recipient, min(created_at), max(created_at) FROM messages
+       WHERE app_id = $1 AND kind = 'TEMPLATE' AND created_at > now() - interval '24 hours' GROUP BY app_id, recipient
+       ON CONFLICT (app_id, recipient) DO UPDATE SET
+         first_sent_at = least(tier_recipients.first_sent_at, excluded.first_sent_at),
+         last_sent_at = greatest(tier_recipients.last_sent_at, excluded.last_sent_at)`,
+      [app.appId],
+    );
+    await f.pool.query(
+      `INSERT INTO tier_usage (app_id, recipients) SELECT $1, count(*) FROM tier_recipients WHERE app_id = $1
+       ON CONFLICT (app_id) DO UPDATE SET recipients = excluded.recipients`,
+      [app.appId],
+    );
+  }
+  // The seed's own write-back and vacuum must not land inside the measurement.
+  await f.pool.query(`VACUUM ANALYZE messages`);
+  await f.pool.query(`CHECKPOINT`);
+}
+
+/** Compiles the services as `pnpm build` does (without its type check), unless dist is current. */
+function build(): void {
+  process.stderr.write('building dist/ (swc)\n');
+  execFileSync(
+    join(REPO_ROOT, 'node_modules', '.bin', 'swc'),
+    ['apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--copy-files', '--ignore', '**/*.spec.ts,**/test/**'],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+/** The api as deploy/Dockerfile runs it. */
+async function startApi(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const main = join(REPO_ROOT, 'dist', 'apps', 'api', 'src', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} missing after the build`);
+  const port = await freePort();
+  const adminPort = await freePort();
+  let stderr = '';
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', ...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), main],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        DATABASE_URL: f.databaseUrl,
+        NATS_URL: natsUrl,
+        NATS_PREFIX: f.prefix,
+        API_PORT: String(port),
+        ADMIN_PORT: String(adminPort),
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_SECOND: '1000000',
+        RATE_LIMIT_BURST: '1000000',
+        HOUSEKEEPING_INTERVAL_MS: '0',
+        TEMPLATE_SYNC_INTERVAL_MS: '0',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
+  await waitReady(`http://127.0.0.1:${adminPort}/readyz`, child, () => stderr);
+  return { child, url: `http://127.0.0.1:${port}/api/v1/wa/apps` };
+}
+
+async function startBaseline(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  let stderr = '';
+  const child = fork(__filename, [], {
+    env: {
+      ...process.env,
+      BENCH_BASELINE_SERVER: '1',
+      BENCH_DATABASE_URL: f.databaseUrl,
+      BENCH_NATS_URL: natsUrl,
+      BENCH_PREFIX: f.prefix,
+      BENCH_PORT: String(port),
+      BENCH_APP_ID: String(f.fresh.appId),
+    },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
+  await waitReady(`http://127.0.0.1:${port}/healthz`, child, () => stderr);
+  return { child, url: `http://127.0.0.1:${port}/send` };
+}
+
+/** The slices of one case taken together. */
+function total(slices: LoadResult[]): LoadResult {
+  const seconds = slices.reduce((a, r) => a + r.seconds, 0);
+  const all = slices.flatMap((r) => r.latencies);
+  const statuses = new Map<string, number>();
+  for (const r of slices) {
+    for (const part of r.statuses.split(' ').filter(Boolean)) {
+      const [status, count] = part.split(':');
+      statuses.set(status, (statuses.get(status) ?? 0) + Number(count));
+    }
+  }
+  const accepted = slices.reduce((a, r) => a + r.accepted, 0);
+  return {
+    accepted,
+    refused: slices.reduce((a, r) => a + r.refused, 0),
+    perSecond: Math.round(accepted / seconds),
+    p50: Math.round(percentile(all, 50) * 10) / 10,
+    p99: Math.round(percentile(all, 99) * 10) / 10,
+    seconds,
+    latencies: [],
+    statuses: [...statuses.entries()].map(([st, c]) => `${st}:${c}`).join(' '),
+  };
+}
+
+export const sendBench: Bench = async (opts) => {
+  build();
+  // The smoke run only proves the bench works: a smaller day keeps it to seconds.
+  if (opts.smoke) SEEDED_MESSAGES = 20_000;
+  const clients = await NatsClients.connect({ url: opts.natsUrl, name: 'bench-send' });
+  const f = await setUp(opts, clients);
+  const children: ChildProcess[] = [];
+  let offset = 0;
+  // Recipients cycle over a pool: half known to the busy app's tier window, half new, as in a campaign.
+  const body = () =>
+    JSON.stringify({
+      phone: phone((offset++ % BENCH_RECIPIENTS) + SEEDED_RECIPIENTS / 2),
+      type: 'TEMPLATE',
+      template: { name: 'bench_tpl' },
+    });
+  // On a shared machine the load moves: the cases take turns in short slices, so each sees the same.
+  const rounds = opts.smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
+  const slice = opts.seconds / rounds;
+  try {
+    process.stderr.write(`seeding ${SEEDED_MESSAGES} template messages of the busy app in the last 24 h\n`);
+    await seedDay(f, f.busy);
+    const baseline = await startBaseline(f, opts.natsUrl);
+    children.push(baseline.child);
+    const api = await startApi(f, opts.natsUrl);
+    children.push(api.child);
+    const cases = {
+      baseline: { url: baseline.url, auth: f.fresh.auth },
+      fresh: { url: `${api.url}/${f.fresh.appId}/messages`, auth: f.fresh.auth },
+      busy: { url: `${api.url}/${f.busy.appId}/messages`, auth: f.busy.auth },
+    };
+    const slices: Record<keyof typeof cases, LoadResult[]> = { baseline: [], fresh: [], busy: [] };
+    for (let round = 1; round <= rounds; round++) {
+      for (const name of Object.keys(cases) as (keyof typeof cases)[]) {
+        process.stderr.write(`round ${round}/${rounds}: ${name}, ${slice} s\n`);
+        slices[name].push(await load(cases[name].url, cases[name].auth, slice, body));
+      }
+    }
+    const rss = peakRssMiB(api.child.pid!);
+    await stop(api.child);
+    await stop(baseline.child);
+    const [base, fresh, busy] = (['baseline', 'fresh', 'busy'] as const).map((n) => total(slices[n]));
+    const detail = (r: LoadResult) => ({ p50_ms: r.p50, p99_ms: r.p99, accepted: r.accepted, answers: r.statuses });
+    return [
+      {
+        bench: 'send',
+        figure: 'accepted template sends/s, 1 app, 1 user, 50 connections',
+        value: fresh.perSecond,
+        unit: 'sends/s',
+        baseline: { name: 'bare Fastify + pg + JetStream, same run', value: base.perSecond },
+        ratio: Math.round((fresh.perSecond / Math.max(1, base.perSecond)) * 100) / 100,
+        detail: { ...detail(fresh), baseline_p50_ms: base.p50, baseline_p99_ms: base.p99, rounds },
+      },
+      {
+        bench: 'send',
+        figure: `accepted template sends/s with ${SEEDED_MESSAGES} template messages of the app in the last 24 h`,
+        value: busy.perSecond,
+        unit: 'sends/s',
+        baseline: { name: 'the same api, an app with no messages today, same run', value: fresh.perSecond },
+        ratio: Math.round((busy.perSecond / Math.max(1, fresh.perSecond)) * 100) / 100,
+        detail: detail(busy),
+      },
+      {
+        bench: 'send',
+        figure: 'api peak RSS through the accept bench (built, node dist/)',
+        value: rss,
+        unit: 'MiB',
+      },
+    ];
+  } finally {
+    await Promise.all(children.map(stop));
+    await f.pool.end();
+    await deleteTopology(await clients.jsm(), new Topology(f.prefix)).catch(() => undefined);
+    await clients.drain();
+    const admin = new Pool({ connectionString: opts.databaseUrl, max: 1 });
+    await admin.query(`DROP DATABASE IF EXISTS "${new URL(f.databaseUrl).pathname.slice(1)}" WITH (FORCE)`);
+    await admin.end();
+  }
+};

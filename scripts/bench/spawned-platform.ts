@@ -1,0 +1,92 @@
+import { ADMIN_PORT_OFFSET } from '@app/server';
+// The services a benchmark measures, each in its own process (as deployed), on free loopback ports
+// with the run's own database and stream prefix; stopped and removed afterwards.
+import { ChildProcess } from 'node:child_process';
+import { migrateSchema } from '@app/database';
+import { killHard, spawnTs, startTestInfra, TestInfra } from '@app/testing';
+import { freePort, platformEnv, ServiceName } from '../../test/support/platform-env';
+import { ALL_SCHEMAS } from '../schemas';
+import { BenchOptions } from './report';
+
+export interface SpawnedPlatform {
+  infra: TestInfra;
+  urls: Record<ServiceName, string>;
+  env: Record<string, string>;
+  /** Starts `count` more queue processes, each on a port of its own, and waits until their workers run. */
+  addQueueReplicas(count: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const STARTUP_MS = 180_000;
+
+async function waitReady(name: string, url: string, child: ChildProcess, isReady: (body: unknown) => boolean) {
+  const deadline = Date.now() + STARTUP_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} while starting`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.ok && isReady(await res.json())) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${name} not ready within ${STARTUP_MS} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** A queue is ready to measure once its WhatsApp worker runs, not merely once it listens. */
+function whatsappRunning(body: unknown): boolean {
+  const b = body as { checks?: { dispatch?: { channels?: { whatsapp?: { state?: string } } } } };
+  return b.checks?.dispatch?.channels?.whatsapp?.state === 'running';
+}
+
+/** Starts `services` (the sandbox first, the api last) as child processes. */
+export async function spawnPlatform(
+  opts: BenchOptions,
+  o: { suite: string; services: ServiceName[]; env?: Record<string, string> },
+): Promise<SpawnedPlatform> {
+  process.env.NATS_URL ??= opts.natsUrl;
+  process.env.DATABASE_URL ??= opts.databaseUrl;
+  const infra = await startTestInfra({
+    suite: o.suite,
+    database: o.services.some((s) => s !== 'sandbox' && s !== 'queue'),
+  });
+  const { urls, env } = await platformEnv(infra, { LOG_LEVEL: 'warn', ...o.env });
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const c of children.reverse()) await killHard(c);
+    await infra.stop();
+  };
+  // Further queue replicas get ports of their own; everything else is shared.
+  const start = async (name: ServiceName, port: string): Promise<void> => {
+    // Readiness is on the admin listener: its own free port (the sandbox's is its port + the offset).
+    const adminPort = name === 'sandbox' ? Number(port) + ADMIN_PORT_OFFSET : await freePort();
+    const child = spawnTs(`apps/${name}/src/main.ts`, {
+      ...env,
+      ADMIN_PORT: String(adminPort),
+      ...(name === 'queue' ? { QUEUE_PORT: port } : {}),
+    });
+    // Logs are drained so that a full pipe never blocks the service; the tail explains a failed start.
+    let tail = '';
+    const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-2000));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.once('exit', (code) => code !== null && code !== 0 && process.stderr.write(`${name}: ${tail}\n`));
+    children.push(child);
+    await waitReady(name, `http://127.0.0.1:${adminPort}`, child, name === 'queue' ? whatsappRunning : () => true);
+  };
+  const addQueueReplicas = async (count: number) => {
+    await Promise.all(Array.from({ length: count }, async () => start('queue', String(await freePort()))));
+  };
+  try {
+    if (o.services.some((s) => s !== 'sandbox' && s !== 'queue')) {
+      for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
+    }
+    const order: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api'];
+    for (const name of order.filter((n) => o.services.includes(n))) await start(name, new URL(urls[name]).port);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { infra, urls, env, addQueueReplicas, stop };
+}

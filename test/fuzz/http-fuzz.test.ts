@@ -1,0 +1,296 @@
+import fc from 'fast-check';
+import { performance } from 'node:perf_hooks';
+import { hubSignature } from '@app/channels';
+import { ApiFactory, TestUser } from '../support/factories';
+import { Platform, startPlatform } from '../support/platform';
+import {
+  bodyArbitrary,
+  hostileString,
+  hostileValue,
+  OpenApiDocument,
+  Operation,
+  segmentArbitrary,
+} from './support/openapi-arbitraries';
+
+/**
+ * Property-based fuzzing of every operation of the api (driven by its OpenAPI document) and of the
+ * gateway's HTTP operations: whatever the request, the answer is a success or a 4xx problem+json
+ * with a documented status, never a 5xx; a refused request is answered within 1 s and in under
+ * 1 MiB; every service stays ready.
+ */
+
+/** Requests per operation: enough to reach every check of an operation, within the suite's minute. */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
+/** Room for FUZZ_RUNS raised by hand to hunt for more. */
+const TIMEOUT_MS = Math.max(60_000, RUNS * 2_000);
+const MAX_ANSWER_BYTES = 1024 * 1024;
+const MAX_REFUSAL_MS = 1000;
+
+interface Sent {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  bytes: number;
+  ms: number;
+  text: string;
+}
+
+async function send(req: Sent): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
+  const buf = Buffer.from(await res.arrayBuffer());
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    bytes: buf.length,
+    ms: performance.now() - started,
+    text: buf.toString('utf8'),
+  };
+}
+
+/** What every answer must be; returns the reason it is not, for fast-check to report with the request. */
+function judge(answer: Answer, documented: string[] | null): string | null {
+  if (answer.status >= 500) return `a ${answer.status}`;
+  if (answer.bytes > MAX_ANSWER_BYTES) return `an answer of ${answer.bytes} bytes`;
+  if (answer.status >= 400) {
+    if (!answer.contentType.startsWith('application/problem+json'))
+      return `a ${answer.status} as ${answer.contentType}`;
+    let body: { status?: unknown; type?: unknown; title?: unknown };
+    try {
+      body = JSON.parse(answer.text) as typeof body;
+    } catch {
+      return 'a problem body that is not JSON';
+    }
+    if (body.status !== answer.status || typeof body.type !== 'string' || typeof body.title !== 'string') {
+      return `a problem body that is not RFC 9457: ${answer.text.slice(0, 200)}`;
+    }
+    if (answer.ms > MAX_REFUSAL_MS) return `a refusal after ${Math.round(answer.ms)} ms`;
+  }
+  if (documented && !documented.includes(String(answer.status))) return `an undocumented ${answer.status}`;
+  return null;
+}
+
+async function check(req: Sent, documented: string[] | null): Promise<void> {
+  const answer = await send(req);
+  const wrong = judge(answer, documented);
+  if (wrong) {
+    const shown = { ...req, body: req.body && req.body.length > 300 ? `${req.body.slice(0, 300)}…` : req.body };
+    throw new Error(`${wrong} for ${JSON.stringify(shown)}: ${answer.text.slice(0, 300)}`);
+  }
+}
+
+describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or readiness', () => {
+  let platform: Platform;
+  let factory: ApiFactory;
+  let sys: TestUser;
+  let realUser: TestUser;
+  let doc: OpenApiDocument;
+  const valid: Record<string, string> = {};
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      suite: 'http-fuzz',
+      services: ['api', 'gateway', 'sandbox', 'webhooks'],
+      // The rate limit would answer most requests 429 before they reach anything worth fuzzing.
+      env: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', TEMPLATE_SYNC_INTERVAL_MS: '0' },
+    });
+    factory = await ApiFactory.connect(platform.infra.databaseUrl);
+    sys = await factory.user('system', { balance: 100 });
+    realUser = await factory.user('user');
+    const api = `${platform.urls.api}/api`;
+    doc = (await (await fetch(`${platform.urls.api}/api/openapi.json`)).json()) as OpenApiDocument;
+
+    // Real identifiers, so that requests also get past the lookups to the rules behind them.
+    const app = await factory.activeApp(sys.userId);
+    const template = await factory.sendableTemplate(app.id);
+    const created = await fetch(`${api}/v1/wa/apps`, {
+      method: 'POST',
+      headers: { authorization: sys.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Fuzzed onboarding' }),
+    });
+    const link = new URL(((await created.json()) as { embed_link_url: string }).embed_link_url);
+    const subscription = await fetch(`${api}/v1/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: sys.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://hooks.fuzz.test/receive', events: '*' }),
+    });
+    Object.assign(valid, {
+      appId: String(app.id),
+      tplId: String(template.id),
+      userId: sys.userId,
+      id: ((await subscription.json()) as { id: string }).id,
+      uuid: link.pathname.split('/').pop() as string,
+      t: link.searchParams.get('t') as string,
+    });
+  });
+
+  afterAll(async () => {
+    await factory?.close();
+    await platform?.stop();
+  });
+
+  afterEach(async () => {
+    for (const url of [platform.adminUrls.api, platform.adminUrls.gateway, platform.adminUrls.webhooks]) {
+      expect({ url, status: (await fetch(`${url}/readyz`)).status }).toEqual({ url, status: 200 });
+    }
+  });
+
+  const authArbitrary = () =>
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constant(sys.auth) },
+      { weight: 1, arbitrary: fc.constant(realUser.auth) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(undefined, 'Bearer', 'Bearer x', 'Basic Zm9vOmJhcg==', `Bearer ${'a'.repeat(300)}`),
+      },
+    );
+
+  it(
+    'every operation of the api',
+    async () => {
+      const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op: op as Operation })),
+      );
+      expect(operations.length).toBeGreaterThan(20);
+      for (const { path, method, op } of operations) {
+        const params = op.parameters ?? [];
+        const pathParams = params.filter((p) => p.in === 'path');
+        const queryParams = params.filter((p) => p.in === 'query');
+        const bodySchema = op.requestBody?.content['application/json']?.schema;
+        const linkToken = (op.security ?? []).some((s) => 'link' in s);
+        const documented = Object.keys(op.responses);
+        const request = fc.record({
+          segments: fc.tuple(...pathParams.map((p) => segmentArbitrary(valid[p.name]))),
+          query: fc.tuple(
+            ...queryParams.map((p) =>
+              fc.option(fc.oneof(fc.constantFrom(...(p.schema?.enum ?? ['1', '50'])).map(String), hostileString), {
+                nil: undefined,
+              }),
+            ),
+          ),
+          t: linkToken
+            ? fc.option(fc.oneof(fc.constant(valid.t), hostileString), { nil: undefined })
+            : fc.constant(undefined),
+          auth: linkToken ? fc.constant(undefined) : authArbitrary(),
+          body: bodySchema ? bodyArbitrary(doc, bodySchema) : fc.constant(undefined),
+          contentType: fc.oneof(
+            { weight: 9, arbitrary: fc.constant('application/json') },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom(
+                'text/plain',
+                'application/x-www-form-urlencoded',
+                'application/json; charset=latin1',
+              ),
+            },
+          ),
+        });
+        await fc.assert(
+          fc.asyncProperty(request, async (r) => {
+            let url = path;
+            pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, r.segments[i])));
+            const query = new URLSearchParams();
+            queryParams.forEach((p, i) => r.query[i] !== undefined && query.set(p.name, r.query[i] as string));
+            if (r.t !== undefined) query.set('t', r.t.replace(/[\ud800-\udfff]/g, ''));
+            const qs = query.toString();
+            const headers: Record<string, string> = {};
+            if (r.auth) headers.authorization = r.auth;
+            if (r.body !== undefined) headers['content-type'] = r.contentType;
+            // The HTTP layer answers 400 (bad percent-encoding) and 414 (a long segment) for any
+            // route, and 404 when an empty segment makes the path another route's.
+            const layer = ['400', '414', ...(r.segments.includes('') ? ['404'] : [])];
+            const target = `${platform.urls.api}/api${url}${qs ? `?${qs}` : ''}`;
+            await check({ method, url: target, headers, body: r.body }, [...documented, ...layer]);
+          }),
+          { numRuns: RUNS, endOnFailure: true },
+        );
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "the gateway's HTTP operations: the WhatsApp webhook (signed or not) and its verification",
+    async () => {
+      const gateway = `${platform.urls.gateway}/v1/inbound/whatsapp`;
+      const verify = fc.record({
+        mode: fc.option(fc.oneof(fc.constant('subscribe'), hostileString), { nil: undefined }),
+        token: fc.option(fc.oneof(fc.constant('sandbox-verify-token'), hostileString), { nil: undefined }),
+        challenge: fc.option(hostileString, { nil: undefined }),
+      });
+      await fc.assert(
+        fc.asyncProperty(verify, async (q) => {
+          const query = new URLSearchParams();
+          const clean = (s: string) => s.replace(/[\ud800-\udfff]/g, '');
+          if (q.mode !== undefined) query.set('hub.mode', clean(q.mode));
+          if (q.token !== undefined) query.set('hub.verify_token', clean(q.token));
+          if (q.challenge !== undefined) query.set('hub.challenge', clean(q.challenge));
+          await check({ method: 'GET', url: `${gateway}?${query}`, headers: {} }, null);
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+
+      // Signed bodies reach the normalizer: WhatsApp's shape with hostile values in every place.
+      const change = fc.record({
+        field: fc.oneof(fc.constant('messages'), hostileString),
+        value: fc.oneof(
+          fc.record({
+            messaging_product: fc.constant('whatsapp'),
+            metadata: fc.record({
+              phone_number_id: fc.oneof(fc.constant('123'), hostileString),
+              display_phone_number: hostileString,
+            }),
+            statuses: fc.array(
+              fc.record({
+                id: hostileString,
+                status: fc.oneof(fc.constantFrom('sent', 'delivered', 'read', 'failed'), hostileString),
+                timestamp: fc.oneof(fc.constant('1763700000'), hostileString),
+                recipient_id: hostileString,
+              }),
+              { maxLength: 3 },
+            ),
+            messages: fc.array(
+              fc.record({
+                id: hostileString,
+                from: hostileString,
+                type: hostileString,
+                timestamp: hostileString,
+                text: fc.record({ body: hostileString }),
+              }),
+              { maxLength: 3 },
+            ),
+          }),
+          hostileValue,
+        ),
+      });
+      const webhook = fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.record({
+            object: fc.constant('whatsapp_business_account'),
+            entry: fc.array(fc.record({ id: hostileString, changes: fc.array(change, { maxLength: 3 }) }), {
+              maxLength: 3,
+            }),
+          }),
+        },
+        { weight: 1, arbitrary: hostileValue },
+      );
+      await fc.assert(
+        fc.asyncProperty(webhook, fc.boolean(), async (payload, signed) => {
+          const body = JSON.stringify(payload) ?? 'null';
+          const headers: Record<string, string> = { 'content-type': 'application/json' };
+          if (signed) headers['x-hub-signature-256'] = hubSignature('sandbox-app-secret', Buffer.from(body));
+          await check({ method: 'POST', url: gateway, headers, body }, null);
+        }),
+        { numRuns: RUNS * 2, endOnFailure: true },
+      );
+    },
+    TIMEOUT_MS,
+  );
+});
