@@ -25,36 +25,66 @@ export type WhatsAppMode = (typeof WHATSAPP_MODES)[number];
 export const DEFAULT_MESSAGE_PRICES =
   '{"MARKETING":0.05,"MARKETING_LITE":0.03,"UTILITY":0.02,"AUTHENTICATION":0.02,"SERVICE":0}';
 
+/** A price table: every category with a finite, non-negative price of at most 4 decimals. */
+function isPriceTable(parsed: unknown): boolean {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+  const table = parsed as Record<string, unknown>;
+  return (
+    Object.keys(table).every((k) => (MESSAGE_CATEGORIES as readonly string[]).includes(k)) &&
+    MESSAGE_CATEGORIES.every((c) => {
+      const price = table[c];
+      return (
+        typeof price === 'number' &&
+        Number.isFinite(price) &&
+        price >= 0 &&
+        Math.abs(Math.round(price * 1e4) - price * 1e4) < 1e-6
+      );
+    })
+  );
+}
+
+function parsedJson(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** MESSAGE_PRICES must name every category with a finite, non-negative price of at most 4 decimals. */
 @ValidatorConstraint({ name: 'messagePrices' })
 export class MessagePricesConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    if (typeof value !== 'string') return false;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return false;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
-    const table = parsed as Record<string, unknown>;
-    const keys = Object.keys(table);
-    return (
-      keys.every((k) => (MESSAGE_CATEGORIES as readonly string[]).includes(k)) &&
-      MESSAGE_CATEGORIES.every((c) => {
-        const price = table[c];
-        return (
-          typeof price === 'number' &&
-          Number.isFinite(price) &&
-          price >= 0 &&
-          Math.abs(Math.round(price * 1e4) - price * 1e4) < 1e-6
-        );
-      })
-    );
+    return isPriceTable(parsedJson(value));
   }
 
   defaultMessage(): string {
     return `MESSAGE_PRICES must be a JSON object giving a non-negative price (at most 4 decimals) for each of ${MESSAGE_CATEGORIES.join(', ')}`;
+  }
+}
+
+/** Channels other than WhatsApp whose sends have their own price table (the gateway's bot channels). */
+export const PRICED_BOT_CHANNELS = ['telegram', 'max'] as const;
+export type PricedBotChannel = (typeof PRICED_BOT_CHANNELS)[number];
+
+const FREE = Object.fromEntries(MESSAGE_CATEGORIES.map((c) => [c, 0]));
+export const DEFAULT_CHANNEL_MESSAGE_PRICES = JSON.stringify({ telegram: FREE, max: FREE });
+
+/** CHANNEL_MESSAGE_PRICES: a price table (as MESSAGE_PRICES) for each of telegram and max. */
+@ValidatorConstraint({ name: 'channelMessagePrices' })
+export class ChannelMessagePricesConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    const parsed = parsedJson(value) as Record<string, unknown> | undefined;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+    return (
+      Object.keys(parsed).every((k) => (PRICED_BOT_CHANNELS as readonly string[]).includes(k)) &&
+      PRICED_BOT_CHANNELS.every((c) => isPriceTable(parsed[c]))
+    );
+  }
+
+  defaultMessage(): string {
+    return `CHANNEL_MESSAGE_PRICES must be a JSON object giving, for each of ${PRICED_BOT_CHANNELS.join(', ')}, a price table like MESSAGE_PRICES`;
   }
 }
 
@@ -141,6 +171,14 @@ export class ApiConfig extends DatabaseConfig {
   @Validate(MessagePricesConstraint)
   MESSAGE_PRICES: string = DEFAULT_MESSAGE_PRICES;
 
+  /**
+   * Price per message category of the gateway's bot channels, as a JSON object
+   * `{"telegram": {...}, "max": {...}}` of price tables like MESSAGE_PRICES (WhatsApp uses
+   * MESSAGE_PRICES). By default bot messages are free.
+   */
+  @Validate(ChannelMessagePricesConstraint)
+  CHANNEL_MESSAGE_PRICES: string = DEFAULT_CHANNEL_MESSAGE_PRICES;
+
   /** Requests per second each token may make (refilled continuously), shared by every replica. */
   @IsInt()
   @Min(1)
@@ -196,6 +234,10 @@ export class ApiConfig extends DatabaseConfig {
 
   get messagePrices(): Record<MessageCategory, number> {
     return JSON.parse(this.MESSAGE_PRICES) as Record<MessageCategory, number>;
+  }
+
+  get channelMessagePrices(): Record<PricedBotChannel, Record<MessageCategory, number>> {
+    return JSON.parse(this.CHANNEL_MESSAGE_PRICES) as Record<PricedBotChannel, Record<MessageCategory, number>>;
   }
 
   get whatsappMode(): WhatsAppMode {

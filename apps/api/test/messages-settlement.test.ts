@@ -62,6 +62,7 @@ describe('settlement: outbox relay and receipt reconciler', () => {
       message: {
         id,
         userId: user.userId,
+        accountId: null,
         appId: app.id,
         channel: 'whatsapp',
         recipient: outbound.recipient,

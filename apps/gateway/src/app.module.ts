@@ -6,6 +6,7 @@ import { HealthModule, loggingModule } from '@app/server';
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
+import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
 import { SignupModule } from './signup/signup.module';
 import { ChannelTemplatesModule } from './templates/templates.module';
@@ -23,6 +24,7 @@ export class GatewayModule {
         databaseModule(config.DATABASE_URL, gatewaySchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness]),
         ConnectionsModule,
+        GatewayMessagesModule,
         InboundModule,
         ChannelTemplatesModule,
         SignupModule,

@@ -7,5 +7,6 @@ export * from './whatsapp';
 export * from './subscriptions';
 export * from './apps';
 export * from './rpc';
+export * from './gateway-messages';
 export * from './sandbox';
 export * from './retry-after';

@@ -6,6 +6,15 @@ import {
   ResolveConnectionRequest,
 } from './apps';
 import {
+  GATEWAY_MESSAGES_RPC,
+  GatewaySendRequest,
+  GatewaySendResult,
+  GetMessageReportRequest,
+  GetMessageReportResult,
+  ListMessageReportsRequest,
+  ListMessageReportsResult,
+} from './gateway-messages';
+import {
   AttemptView,
   CreatedSubscriptionView,
   CreateSubscriptionRequest,
@@ -48,6 +57,8 @@ export interface RpcProblem {
   detail?: string;
   code?: string;
   errors?: { field: string; message: string }[];
+  /** Seconds the caller should wait before retrying (a 429 or 503 refusal). */
+  retry_after?: number;
 }
 
 /** What every request/reply handler answers: its result, or the problem that stopped it. */
@@ -62,6 +73,9 @@ export interface RpcMethods {
   [WHATSAPP_RPC.deleteTemplate]: { request: DeleteTemplateRequest; result: DeleteTemplateReply };
   [WHATSAPP_RPC.listTemplates]: { request: ListTemplatesRequest; result: ListTemplatesReply };
   [WHATSAPP_RPC.completeSignup]: { request: CompleteSignupRequest; result: CompleteSignupReply };
+  [GATEWAY_MESSAGES_RPC.send]: { request: GatewaySendRequest; result: GatewaySendResult };
+  [GATEWAY_MESSAGES_RPC.get]: { request: GetMessageReportRequest; result: GetMessageReportResult };
+  [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };
   [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
   [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
   [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };

@@ -16,3 +16,4 @@ export { loggingModule, pathOf, requestLogFields } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
 export { PeriodicJob } from './periodic-job';
 export { Clock } from './clock';
+export { canonicalJson, requestHash, parseIdempotencyKey } from './idempotency-key';

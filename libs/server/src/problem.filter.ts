@@ -92,7 +92,11 @@ export function toProblem(err: unknown): ProblemError {
       p.title,
       p.detail,
       p.errors ? { errors: p.errors } : {},
-      p.status === 503 ? { 'Retry-After': String(RPC_RETRY_AFTER_SECONDS) } : {},
+      p.retry_after !== undefined
+        ? { 'Retry-After': String(p.retry_after) }
+        : p.status === 503
+          ? { 'Retry-After': String(RPC_RETRY_AFTER_SECONDS) }
+          : {},
     );
   }
   if (err instanceof HttpException) {
@@ -123,12 +127,14 @@ export function toProblem(err: unknown): ProblemError {
 export function rpcProblemOf(err: unknown): RpcProblem | undefined {
   if (!(err instanceof ProblemError)) return undefined;
   const errors = err.extensions.errors as FieldError[] | undefined;
+  const retryAfter = Number(err.headers['Retry-After']);
   return {
     status: err.status,
     slug: err.slug,
     title: err.title,
     ...(err.detail ? { detail: err.detail } : {}),
     ...(errors ? { errors } : {}),
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}),
   };
 }
 

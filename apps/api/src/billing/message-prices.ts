@@ -1,17 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import type { MessageCategory } from '@app/contracts';
-import { ApiConfig } from '../config';
+import type { Channel, MessageCategory } from '@app/contracts';
+import { ApiConfig, PricedBotChannel, PRICED_BOT_CHANNELS } from '../config';
 
-/** The configured price of each message category (MESSAGE_PRICES), in the user's currency. */
+/**
+ * The configured price of a message, in the user's currency: by category on WhatsApp
+ * (MESSAGE_PRICES), by channel and category on the bot channels (CHANNEL_MESSAGE_PRICES).
+ */
 @Injectable()
 export class MessagePrices {
   private readonly table: Record<MessageCategory, number>;
+  private readonly channels: Record<PricedBotChannel, Record<MessageCategory, number>>;
 
   constructor(config: ApiConfig) {
     this.table = config.messagePrices;
+    this.channels = config.channelMessagePrices;
   }
 
-  priceOf(category: MessageCategory): number {
+  priceOf(category: MessageCategory, channel: Channel = 'whatsapp'): number {
+    if ((PRICED_BOT_CHANNELS as readonly string[]).includes(channel)) {
+      return this.channels[channel as PricedBotChannel][category];
+    }
     return this.table[category];
   }
 }

@@ -17,6 +17,7 @@ import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
 import { MessagesAndHolds1763740000000 } from './migrations/1763740000000-MessagesAndHolds';
 import { SendWindowAndOutbox1763900000001 } from './migrations/1763900000001-SendWindowAndOutbox';
 import { IdempotentSendLookup1763900000002 } from './migrations/1763900000002-IdempotentSendLookup';
+import { GatewayMessages1763970000000 } from './migrations/1763970000000-GatewayMessages';
 
 /** The api's schema: its entities and migrations, in order. */
 export const apiSchema: SchemaDefinition = {
@@ -42,5 +43,6 @@ export const apiSchema: SchemaDefinition = {
     MessagesAndHolds1763740000000,
     SendWindowAndOutbox1763900000001,
     IdempotentSendLookup1763900000002,
+    GatewayMessages1763970000000,
   ],
 };

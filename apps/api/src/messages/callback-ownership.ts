@@ -16,6 +16,7 @@ export class CallbackOwnership {
     const connection = (event.data as { connection_id?: unknown } | null)?.connection_id;
     if (connection === undefined || connection === null) return true;
     if (event.app_id !== null && event.app_id !== undefined && event.app_id !== message.appId) return false;
+    if (message.appId === null) return false;
     const app = await this.apps.findById(message.appId);
     return app !== null && app.phoneNumberId === connection;
   }

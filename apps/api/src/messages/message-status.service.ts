@@ -1,6 +1,6 @@
 import { Clock } from '@app/server';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EventEnvelope, EventType, MessageStatus, MessageStatusData } from '@app/contracts';
+import { EventEnvelope, EventType, MessageStatus, MessageStatusData, RECEIPTLESS_CHANNELS } from '@app/contracts';
 import { BillingService } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
@@ -72,8 +72,10 @@ export class MessageStatusService implements OnModuleInit {
       observeMessageStatus(message, status, data.error?.code);
     const failure = status === 'FAILED' ? { code: data.error?.code ?? null, reason: data.error?.title ?? null } : null;
     await this.messages.advance(message.id, status, failure);
-    // A read receipt implies delivery: either one captures the charge (once).
-    if (status === 'DELIVERED' || status === 'READ') {
+    // A read receipt implies delivery: either one captures the charge (once). A channel without
+    // receipts ends at SENT, so it is charged there.
+    const receiptless = RECEIPTLESS_CHANNELS.includes(message.channel);
+    if (status === 'DELIVERED' || status === 'READ' || (status === 'SENT' && receiptless)) {
       if (await this.billing.capture(message.id)) {
         this.logger.log({ messageId: message.id }, 'charge captured');
       }

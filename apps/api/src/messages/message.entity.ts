@@ -15,8 +15,13 @@ export class MessageEntity {
   @Column('uuid', { name: 'user_id' })
   userId: string;
 
-  @Column('integer', { name: 'app_id' })
-  appId: number;
+  /** The WhatsApp app that sends it; null for a gateway account's bot-channel message. */
+  @Column('integer', { name: 'app_id', nullable: true })
+  appId: number | null;
+
+  /** The gateway account that sent it; null for a send through the public API. */
+  @Column('uuid', { name: 'account_id', nullable: true })
+  accountId: string | null;
 
   @Column('text')
   channel: Channel;

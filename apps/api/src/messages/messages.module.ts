@@ -8,6 +8,8 @@ import { BillingModule } from '../billing/billing.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CallbackOwnership } from './callback-ownership';
+import { GatewayMessagesRpcController } from './gateway-messages.rpc.controller';
+import { GatewaySendsService } from './gateway-sends';
 import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
@@ -28,7 +30,7 @@ import { TierWindowRepository } from './tier-window';
     ConversationsModule,
     IdempotencyModule,
   ],
-  controllers: [MessagesController],
+  controllers: [MessagesController, GatewayMessagesRpcController],
   providers: [
     Clock,
     MessagesRepository,
@@ -38,6 +40,7 @@ import { TierWindowRepository } from './tier-window';
     Outbox,
     SendTransaction,
     MessagesService,
+    GatewaySendsService,
     MessageStatusService,
     CallbackOwnership,
     ReceiptReconciler,

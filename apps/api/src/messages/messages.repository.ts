@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { MESSAGE_STATUSES, MessageStatus, advancesStatus } from '@app/contracts';
+import { MESSAGE_STATUSES, MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
 import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
@@ -54,13 +54,13 @@ export class MessagesRepository {
     await em.query(
       `WITH x AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
-           id text, user_id uuid, app_id integer, channel text, recipient text, kind text, category text,
+           id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
            idempotency_key text, request_hash text, failure_code text, failure_reason text)
        ), m AS (
-         INSERT INTO messages (id, user_id, app_id, channel, recipient, kind, category, priority, template_id, status,
+         INSERT INTO messages (id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, status,
                                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason)
-         SELECT id, user_id, app_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
+         SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
                 provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason
          FROM x
        )
@@ -72,6 +72,7 @@ export class MessagesRepository {
             id: m.id,
             user_id: m.userId,
             app_id: m.appId,
+            account_id: m.accountId,
             channel: m.channel,
             recipient: m.recipient,
             kind: m.kind,
@@ -93,15 +94,21 @@ export class MessagesRepository {
 
   /** Messages accepted before `before` that have no final status yet, locked for this transaction. */
   claimUnsettled(em: EntityManager, before: Date, limit: number): Promise<MessageEntity[]> {
-    return em
-      .getRepository(MessageEntity)
-      .createQueryBuilder('m')
-      .where(`m.status IN ('QUEUED', 'SENT') AND m.created_at < :before`, { before })
-      .orderBy('m.created_at', 'ASC')
-      .limit(limit)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    return (
+      em
+        .getRepository(MessageEntity)
+        .createQueryBuilder('m')
+        // SENT is final on channels without receipts.
+        .where(
+          `(m.status = 'QUEUED' OR (m.status = 'SENT' AND m.channel <> ALL(:receiptless))) AND m.created_at < :before`,
+          { before, receiptless: [...RECEIPTLESS_CHANNELS] },
+        )
+        .orderBy('m.created_at', 'ASC')
+        .limit(limit)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany()
+    );
   }
 
   findById(id: string): Promise<MessageEntity | null> {
@@ -172,6 +179,28 @@ export class MessagesRepository {
         .addOrderBy('e.recorded_at', 'ASC')
         .getMany()
     );
+  }
+
+  /**
+   * A gateway account's messages, newest first (ids are UUID v7: they sort by acceptance time),
+   * after `afterId` (the last row of the previous page), filtered by channel, status and time.
+   */
+  listForAccount(
+    accountId: string,
+    filter: { channel?: string; status?: MessageStatus; from?: Date; to?: Date },
+    afterId: string | null,
+    limit: number,
+  ): Promise<MessageEntity[]> {
+    const q = this.ds
+      .getRepository(MessageEntity)
+      .createQueryBuilder('m')
+      .where('m.account_id = :accountId', { accountId });
+    if (filter.channel) q.andWhere('m.channel = :channel', { channel: filter.channel });
+    if (filter.status) q.andWhere('m.status = :status', { status: filter.status });
+    if (filter.from) q.andWhere('m.created_at >= :from', { from: filter.from });
+    if (filter.to) q.andWhere('m.created_at < :to', { to: filter.to });
+    if (afterId) q.andWhere('m.id < :afterId', { afterId });
+    return q.orderBy('m.id', 'DESC').limit(limit).getMany();
   }
 
   /** A send committed with this Idempotency-Key and request hash, unless it was compensated (queue_unavailable). */

@@ -75,7 +75,7 @@ describe('MessagesService.send', () => {
     expect(s.committed).toHaveLength(1);
     const [send] = s.committed;
     expect(answer).toEqual({ message: { id: send.message.id } });
-    expect(send.tier).toEqual({ cap: 50, label: 'TIER_50' });
+    expect(send.tier).toEqual({ appId: 7, cap: 50, label: 'TIER_50' });
     expect(send.message).toMatchObject({ userId: 'u1', appId: 7, category: 'UTILITY', price: 0.02 });
     expect(send.outbox).toMatchObject({ id: send.message.id, subject: 't.outbound.service.whatsapp' });
     expect(s.outbox.publish).toHaveBeenCalledWith(send.outbox);

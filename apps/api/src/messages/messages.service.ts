@@ -1,8 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  Channel,
   MessageCategory,
+  MessageKind,
   newMessageId,
   OutboundContent,
+  MessageReport,
   OutboundMessage,
   priorityOf,
   Topology,
@@ -23,6 +26,7 @@ import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
+import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import { Outbox, OutboxRepository } from './outbox';
 import { SendTransaction } from './send-transaction';
@@ -42,6 +46,7 @@ export const TIER_CAPS: Record<MessageLimit, number | null> = {
 /** What the status endpoint shows about a message: never its content. */
 export interface MessageStatusView {
   id: string;
+  channel: string;
   status: string;
   kind: string;
   category: string;
@@ -54,7 +59,7 @@ export interface MessageStatusView {
   timeline: { status: string; timestamp: number }[];
 }
 
-interface PreparedSend {
+export interface PreparedSend {
   category: MessageCategory;
   content: OutboundContent;
   templateId: number | null;
@@ -99,43 +104,76 @@ export class MessagesService {
   ): Promise<SendMessageResponseDto> {
     const app = await this.sendingApp(appIdParam, userId);
     const prepared = await this.prepare(app, dto);
-    const price = this.prices.priceOf(prepared.category);
-    const priority = priorityOf(prepared.category);
-    const id = newMessageId();
-    const cap = TIER_CAPS[app.messageLimit] ?? null;
-    const outbound: OutboundMessage = {
-      id,
+    const id = await this.enqueue({
+      userId,
+      accountId: null,
       channel: 'whatsapp',
-      priority,
-      category: prepared.category,
-      user_id: userId,
-      app_id: app.id,
+      app,
       sender: { connection_id: app.phoneNumberId as string, waba_id: app.wabaId },
       recipient: dto.phone,
       kind: dto.type,
+      prepared,
+      idempotency,
+    });
+    return { message: { id } };
+  }
+
+  /**
+   * The one way a send is accepted, whatever the surface: its price and lane, the send transaction
+   * (tier, hold, message, outbox row), then the publish to its priority stream. Resolves with the
+   * message id once the stream has stored it; a publish that fails is compensated (503).
+   */
+  async enqueue(send: {
+    userId: string;
+    accountId: string | null;
+    channel: Channel;
+    /** The WhatsApp app that sends it (its tier applies); null on a bot channel. */
+    app: AppEntity | null;
+    sender: OutboundMessage['sender'];
+    recipient: string;
+    kind: MessageKind;
+    prepared: PreparedSend;
+    idempotency: { key: string; hash: string } | null;
+  }): Promise<string> {
+    const { prepared, app } = send;
+    const price = this.prices.priceOf(prepared.category, send.channel);
+    const priority = priorityOf(prepared.category);
+    const id = newMessageId();
+    const cap = app ? (TIER_CAPS[app.messageLimit] ?? null) : null;
+    const outbound: OutboundMessage = {
+      id,
+      channel: send.channel,
+      priority,
+      category: prepared.category,
+      user_id: send.userId,
+      app_id: app?.id ?? null,
+      sender: send.sender,
+      recipient: send.recipient,
+      kind: send.kind,
       content: prepared.content,
       queued_at: this.clock.nowMs(),
     };
-    const entry = { id, subject: this.topology.outboundSubject(priority, 'whatsapp'), payload: outbound };
+    const entry = { id, subject: this.topology.outboundSubject(priority, send.channel), payload: outbound };
     const outcome = await this.sends.commit({
       message: {
         id,
-        userId,
-        appId: app.id,
-        channel: 'whatsapp',
-        recipient: dto.phone,
-        kind: dto.type,
+        userId: send.userId,
+        appId: app?.id ?? null,
+        accountId: send.accountId,
+        channel: send.channel,
+        recipient: send.recipient,
+        kind: send.kind,
         category: prepared.category,
         priority,
         templateId: prepared.templateId,
         providerMessageId: null,
         price,
-        idempotencyKey: idempotency?.key ?? null,
-        requestHash: idempotency?.hash ?? null,
+        idempotencyKey: send.idempotency?.key ?? null,
+        requestHash: send.idempotency?.hash ?? null,
         failureCode: null,
         failureReason: null,
       },
-      tier: dto.type === 'TEMPLATE' && cap !== null ? { cap, label: app.messageLimit } : null,
+      tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,
     });
     if (!outcome.accepted) throw outcome.problem;
@@ -147,7 +185,7 @@ export class MessagesService {
         throw new ServiceUnavailableProblem('The message could not be queued; nothing was charged. Retry later.');
       }
     }
-    return { message: { id } };
+    return id;
   }
 
   /** The message a send with this Idempotency-Key and request committed, if one did (not compensated). */
@@ -224,13 +262,20 @@ export class MessagesService {
     const app = await this.apps.getOwnedApp(appIdParam, userId);
     const message = messageId.length <= 64 ? await this.messages.findForApp(app.id, messageId) : null;
     if (!message) throw new NotFoundProblem('message');
+    const report = await this.report(message);
+    const { to, ...rest } = report;
+    return { ...rest, kind: message.kind, recipient: to };
+  }
+
+  /** What anyone may see of a message: status, timeline, price, failure; never its content. */
+  async report(message: MessageEntity): Promise<MessageReport> {
     const timeline = await this.messages.timeline(message.id);
     return {
       id: message.id,
+      channel: message.channel,
       status: message.status,
-      kind: message.kind,
       category: message.category,
-      recipient: maskPhone(message.recipient),
+      to: maskPhone(message.recipient),
       price: message.price,
       currency: message.currency,
       created_at: unixSeconds(message.createdAt),

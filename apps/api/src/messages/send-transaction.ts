@@ -13,7 +13,7 @@ import { TierGate, TierWindowRepository } from './tier-window';
 export interface SendRecord {
   message: Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'currency' | 'status'>;
   /** The app's messaging tier (unique template recipients in 24 hours); null: not counted. */
-  tier: { cap: number; label: string } | null;
+  tier: { appId: number; cap: number; label: string } | null;
   outbox: OutboxEntry;
 }
 
@@ -55,7 +55,7 @@ export class SendTransaction {
       const holds: { messageId: string; amount: Units }[] = [];
       let held: Units = 0n;
       for (const send of sends) {
-        const gate = send.tier ? gates.get(send.message.appId) : undefined;
+        const gate = send.tier ? gates.get(send.tier.appId) : undefined;
         if (gate && !gate.allows(send.message.recipient) && !gate.exact) {
           // The counter includes recipients that left the window: sweep them, then decide exactly.
           await this.tiers.sweepApp(em, gate.appId);
@@ -93,14 +93,14 @@ export class SendTransaction {
   }
 
   private recipientsOf(sends: SendRecord[], appId: number): string[] {
-    return [...new Set(sends.filter((s) => s.tier && s.message.appId === appId).map((s) => s.message.recipient))];
+    return [...new Set(sends.filter((s) => s.tier?.appId === appId).map((s) => s.message.recipient))];
   }
 
   private async tierGates(em: EntityManager, sends: SendRecord[]): Promise<Map<number, TierGate>> {
     const gates = new Map<number, TierGate>();
-    const apps = [...new Set(sends.filter((s) => s.tier).map((s) => s.message.appId))].sort((a, b) => a - b);
+    const apps = [...new Set(sends.flatMap((s) => (s.tier ? [s.tier.appId] : [])))].sort((a, b) => a - b);
     for (const appId of apps) {
-      const cap = sends.find((s) => s.message.appId === appId)!.tier!.cap;
+      const cap = sends.find((s) => s.tier?.appId === appId)!.tier!.cap;
       gates.set(appId, new TierGate(appId, cap, await this.tiers.snapshot(em, appId, this.recipientsOf(sends, appId))));
     }
     return gates;
@@ -112,7 +112,7 @@ export class SendTransaction {
       'messaging-tier-exceeded',
       'Messaging tier exceeded',
       `The app's tier (${tier.label}) allows template messages to ${tier.cap} unique recipients in 24 hours.`,
-      await this.tiers.freesInSeconds(em, send.message.appId),
+      await this.tiers.freesInSeconds(em, tier.appId),
     );
   }
 }

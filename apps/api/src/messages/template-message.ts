@@ -1,4 +1,4 @@
-import type { MessageCategory, TemplateContent } from '@app/contracts';
+import type { MessageCategory, RenderedTemplate, TemplateContent } from '@app/contracts';
 import type { FieldError } from '@app/server';
 import type { TemplateSendDto } from './dto/send-message.dto';
 
@@ -155,4 +155,62 @@ export function resolveTemplate(
       is_mm_lite: liteMode,
     },
   };
+}
+
+/**
+ * The template with its values put in, part by part, for channels without native templates: URL
+ * buttons with their URL rendered, quick replies reporting their text when pressed.
+ */
+export function renderTemplate(template: SendableTemplate, content: TemplateContent): RenderedTemplate {
+  const buttonValues = new Map((content.buttons ?? []).map((b) => [b.index, b.values]));
+  return {
+    header: template.header ? renderText(template.header.text, content.header_values ?? []) : null,
+    body: renderText(template.body.text, content.body_values ?? []),
+    footer: template.footer?.text ?? null,
+    buttons: template.buttons.map((b, index) =>
+      b.type === 'URL'
+        ? { type: 'URL', text: b.text, url: renderText(b.url ?? '', buttonValues.get(index) ?? []) }
+        : { type: 'QUICK_REPLY', text: b.text, payload: b.text },
+    ),
+  };
+}
+
+/**
+ * A flat list of values (the gateway's `params`) as a template send: the header's variables first,
+ * then the body's, then each URL button's, in order. A count that does not match is a field error.
+ */
+export function templateSendOf(
+  template: SendableTemplate,
+  params: string[],
+  mediaUrl: string | undefined,
+): TemplateSendDto | FieldError[] {
+  const header = countVariables(template.header?.text);
+  const body = countVariables(template.body.text);
+  const buttons = template.buttons.map((b) => countVariables(b.url)).filter((n) => n > 0);
+  const wanted = header + body + buttons.reduce((a, n) => a + n, 0);
+  if (params.length !== wanted) {
+    return [
+      {
+        field: 'params',
+        message: `template "${template.name}" has ${wanted} variable(s) (header ${header}, body ${body}, buttons ${wanted - header - body}); ${params.length} value(s) given`,
+      },
+    ];
+  }
+  let at = header + body;
+  const variableButtons = template.buttons.filter((b) => countVariables(b.url) > 0);
+  return {
+    name: template.name,
+    language: template.language,
+    url: mediaUrl,
+    components: {
+      header: { values: params.slice(0, header) },
+      body: { values: params.slice(header, header + body) },
+      buttons: variableButtons.map((b) => {
+        const n = countVariables(b.url);
+        const values = params.slice(at, at + n);
+        at += n;
+        return { type: b.type, values };
+      }),
+    },
+  } as TemplateSendDto;
 }

@@ -23,6 +23,9 @@ export class MessageStatusDto implements MessageStatusView {
   @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
   id: string;
 
+  @ApiProperty({ example: 'whatsapp' })
+  channel: string;
+
   @ApiProperty({ enum: MESSAGE_STATUSES })
   status: string;
 

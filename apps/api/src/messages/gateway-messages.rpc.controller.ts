@@ -1,0 +1,40 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  GATEWAY_MESSAGES_RPC,
+  GatewaySendRequest,
+  GatewaySendResult,
+  GetMessageReportRequest,
+  GetMessageReportResult,
+  ListMessageReportsRequest,
+  ListMessageReportsResult,
+  RpcReply,
+} from '@app/contracts';
+import { rpcAnswer } from '@app/messaging';
+import { rpcProblemOf } from '@app/server';
+import { GatewaySendsService } from './gateway-sends';
+
+/**
+ * Request/reply for the gateway: its accounts' sends and delivery report. The gateway has
+ * authenticated the account and checked its connection; refusals come back as problems the
+ * gateway answers as they are (400 field errors, 403, 422, 429 with Retry-After, 503).
+ */
+@Controller()
+export class GatewayMessagesRpcController {
+  constructor(private readonly sends: GatewaySendsService) {}
+
+  @MessagePattern(GATEWAY_MESSAGES_RPC.send)
+  send(@Payload() req: GatewaySendRequest): Promise<RpcReply<GatewaySendResult>> {
+    return rpcAnswer(() => this.sends.send(req), rpcProblemOf);
+  }
+
+  @MessagePattern(GATEWAY_MESSAGES_RPC.get)
+  get(@Payload() req: GetMessageReportRequest): Promise<RpcReply<GetMessageReportResult>> {
+    return rpcAnswer(() => this.sends.get(req), rpcProblemOf);
+  }
+
+  @MessagePattern(GATEWAY_MESSAGES_RPC.list)
+  list(@Payload() req: ListMessageReportsRequest): Promise<RpcReply<ListMessageReportsResult>> {
+    return rpcAnswer(() => this.sends.list(req), rpcProblemOf);
+  }
+}

@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import {
+  GatewaySendRequest,
+  GatewaySendResult,
+  GetMessageReportRequest,
+  GetMessageReportResult,
+  ListMessageReportsRequest,
+  ListMessageReportsResult,
+  OutboundMessage,
+} from '@app/contracts';
+import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { MessagesRepository } from './messages.repository';
+import { MessagesService } from './messages.service';
+import { chooseTemplate, renderTemplate, resolveTemplate, templateSendOf } from './template-message';
+
+/** The gateway's field names for what the api's template rules name. */
+function gatewayField(field: string): string {
+  if (field === 'template.name') return 'template';
+  if (field === 'template.language') return 'language';
+  if (field === 'template.url') return 'media_url';
+  if (field.startsWith('template.components')) return 'params';
+  return field;
+}
+
+const refused = (errors: FieldError[]) =>
+  new ValidationProblem(errors.map((e) => ({ field: gatewayField(e.field), message: e.message })));
+
+/**
+ * Sends of the gateway's accounts and their delivery report. A send is one of the linked WhatsApp
+ * app's APPROVED templates, read from the api's own templates (so a template paused, rejected or
+ * deleted a moment ago is refused at once), sent natively on WhatsApp and rendered for the bot
+ * channels; it is accepted through the same `enqueue` as the api's sends (price, lane, tier, hold,
+ * outbox, publish) and the same Idempotency-Key store, keyed by account.
+ */
+@Injectable()
+export class GatewaySendsService {
+  constructor(
+    private readonly sends: MessagesService,
+    private readonly messages: MessagesRepository,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  async send(req: GatewaySendRequest): Promise<GatewaySendResult> {
+    const given = req.idempotency ?? null;
+    if (!given) return { id: await this.accept(req, null), status: 'QUEUED', replayed: false };
+    // One key space per account, inside the user's (an account's keys never meet the api's).
+    const scoped = { key: `gateway:${req.account_id}:${given.key}`, hash: given.hash };
+    const answer = await this.idempotency.run(
+      req.user_id,
+      scoped.key,
+      scoped.hash,
+      async () => ({ status: 202, body: { id: await this.accept(req, scoped), status: 'QUEUED' as const } }),
+      async () => {
+        const id = await this.messages.findIdByIdempotencyKey(req.user_id, scoped.key, scoped.hash);
+        return id ? { status: 202, body: { id, status: 'QUEUED' as const } } : null;
+      },
+    );
+    return { ...answer.body, replayed: answer.replayed };
+  }
+
+  private async accept(req: GatewaySendRequest, idempotency: { key: string; hash: string } | null): Promise<string> {
+    const app = await this.sends.sendingApp(String(req.template_app_id), req.user_id);
+    const chosen = chooseTemplate(await this.messages.findTemplates(app.id, req.template), {
+      name: req.template,
+      language: req.language,
+    });
+    if (Array.isArray(chosen)) throw refused(chosen);
+    const request = templateSendOf(chosen, req.params, req.media_url);
+    if (Array.isArray(request)) throw refused(request);
+    const resolved = resolveTemplate(chosen, request, { requested: false, supported: false });
+    if (Array.isArray(resolved)) throw refused(resolved);
+    const bot = req.channel !== 'whatsapp';
+    if (bot && !req.sender) {
+      throw new UnprocessableProblem(
+        'not-connected',
+        'Channel not connected',
+        `No ${req.channel} bot sends for this account.`,
+      );
+    }
+    const content = bot
+      ? { ...resolved.content, rendered: renderTemplate(chosen, resolved.content) }
+      : resolved.content;
+    const sender: OutboundMessage['sender'] = bot
+      ? { connection_id: req.sender!.connection_id, credential: req.sender!.credential }
+      : { connection_id: app.phoneNumberId as string, waba_id: app.wabaId };
+    return this.sends.enqueue({
+      userId: req.user_id,
+      accountId: req.account_id,
+      channel: req.channel,
+      app: bot ? null : app,
+      sender,
+      recipient: req.to,
+      kind: 'TEMPLATE',
+      prepared: { category: resolved.category, content: { template: content }, templateId: chosen.id },
+      idempotency,
+    });
+  }
+
+  async get(req: GetMessageReportRequest): Promise<GetMessageReportResult> {
+    const message = typeof req.id === 'string' && req.id.length <= 64 ? await this.messages.findById(req.id) : null;
+    if (!message || message.accountId === null) return { found: false, other_account: false };
+    if (message.accountId !== req.account_id) return { found: false, other_account: true };
+    return { found: true, report: await this.sends.report(message) };
+  }
+
+  async list(req: ListMessageReportsRequest): Promise<ListMessageReportsResult> {
+    const limit = Math.min(Math.max(1, Math.floor(req.limit) || 50), 100);
+    const rows = await this.messages.listForAccount(
+      req.account_id,
+      {
+        channel: req.channel,
+        status: req.status,
+        from: req.from === undefined ? undefined : new Date(req.from * 1000),
+        to: req.to === undefined ? undefined : new Date(req.to * 1000),
+      },
+      req.cursor ?? null,
+      limit + 1,
+    );
+    const page = rows.slice(0, limit);
+    return {
+      data: await Promise.all(page.map((m) => this.sends.report(m))),
+      next_cursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
+  }
+}

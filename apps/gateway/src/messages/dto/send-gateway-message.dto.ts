@@ -1,0 +1,110 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
+import { GATEWAY_SEND_CHANNELS, GatewaySendChannel, MESSAGE_STATUSES, MessageStatus } from '@app/contracts';
+
+/** An ISO 8601 date, or a date-time with a zone. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** Most values a template takes: header, body and URL buttons together. */
+export const MAX_TEMPLATE_PARAMS = 100;
+
+/** `POST /v1/messages`: one APPROVED template of the linked WhatsApp app, to one recipient of a channel. */
+export class SendGatewayMessageDto {
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS, example: 'telegram' })
+  @IsIn(GATEWAY_SEND_CHANNELS)
+  channel: GatewaySendChannel;
+
+  @ApiProperty({
+    example: '79990001122',
+    description:
+      'whatsapp: the phone number, digits only (8 to 15, not starting with 0); telegram: the chat id (or @channel); max: the user or chat id',
+  })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  to: string;
+
+  @ApiProperty({ example: 'order_ready', description: 'Name of an APPROVED template of the linked WhatsApp app' })
+  @IsString()
+  @Matches(/^[a-z0-9_]{1,512}$/, { message: 'template must be a template name (lowercase letters, digits, _)' })
+  template: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['A-1001'],
+    description: 'One value per variable of the template: the header, then the body, then URL buttons, in order',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_TEMPLATE_PARAMS)
+  @IsString({ each: true })
+  @MaxLength(1024, { each: true })
+  params?: string[];
+
+  @ApiPropertyOptional({ example: 'en', description: 'Needed only when the template exists in several languages' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: 'language must be a language code such as en or pt_BR' })
+  language?: string;
+
+  @ApiPropertyOptional({ description: 'HTTPS URL of the media of an IMAGE, VIDEO or DOCUMENT template' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'media_url must be an https URL' })
+  media_url?: string;
+}
+
+export class SendGatewayMessageResponseDto {
+  @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
+  id: string;
+
+  @ApiProperty({ example: 'QUEUED' })
+  status: 'QUEUED';
+}
+
+/** `GET /v1/messages`: the account's messages, newest first, a page at a time. */
+export class ListGatewayMessagesDto {
+  @ApiPropertyOptional({ enum: GATEWAY_SEND_CHANNELS })
+  @IsOptional()
+  @IsIn(GATEWAY_SEND_CHANNELS)
+  channel?: GatewaySendChannel;
+
+  @ApiPropertyOptional({ enum: MESSAGE_STATUSES })
+  @IsOptional()
+  @IsIn(MESSAGE_STATUSES)
+  status?: MessageStatus;
+
+  @ApiPropertyOptional({ example: '2026-11-01', description: 'Accepted at or after (ISO 8601 date or date-time)' })
+  @IsOptional()
+  @IsString()
+  @Matches(ISO_TIME, { message: 'from must be an ISO 8601 date (YYYY-MM-DD) or date-time' })
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-12-01', description: 'Accepted before (ISO 8601 date or date-time)' })
+  @IsOptional()
+  @IsString()
+  @Matches(ISO_TIME, { message: 'to must be an ISO 8601 date (YYYY-MM-DD) or date-time' })
+  to?: string;
+
+  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9a-f-]{36}$/, { message: 'cursor must be the next_cursor of a previous page' })
+  cursor?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @Matches(/^[1-9][0-9]{0,2}$/, { message: 'limit must be a whole number from 1 to 100' })
+  limit?: string;
+}

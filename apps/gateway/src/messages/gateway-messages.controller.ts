@@ -1,0 +1,58 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ListMessageReportsResult, MessageReport } from '@app/contracts';
+import { parseIdempotencyKey, requestHash } from '@app/server';
+import { AccountTokenGuard } from '../accounts/account-token.guard';
+import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
+import {
+  ListGatewayMessagesDto,
+  SendGatewayMessageDto,
+  SendGatewayMessageResponseDto,
+} from './dto/send-gateway-message.dto';
+import { GatewayMessagesService } from './gateway-messages.service';
+
+/** One send endpoint and one delivery report for every channel of the account. */
+@ApiTags('messages')
+@ApiBearerAuth()
+@Controller('v1/messages')
+@UseGuards(AccountTokenGuard)
+export class GatewayMessagesController {
+  constructor(private readonly messages: GatewayMessagesService) {}
+
+  @Post()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Send a template on a connected channel; 202 once it is queued' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Repeats return the first answer' })
+  @ApiAcceptedResponse({ type: SendGatewayMessageResponseDto })
+  async send(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Body() dto: SendGatewayMessageDto,
+    @Headers('idempotency-key') rawKey: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SendGatewayMessageResponseDto> {
+    const key = parseIdempotencyKey(rawKey);
+    const idempotency =
+      key === undefined ? null : { key, hash: requestHash(request.method, request.url.split('?')[0], request.body) };
+    const answer = await this.messages.send(account, dto, idempotency);
+    if (answer.replayed) void reply.header('Idempotent-Replayed', 'true');
+    void reply.header('Location', `/v1/messages/${answer.id}`);
+    return { id: answer.id, status: answer.status };
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The account's messages on every channel, newest first, paged" })
+  list(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Query() query: ListGatewayMessagesDto,
+  ): Promise<ListMessageReportsResult> {
+    return this.messages.list(account, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: "A message's delivery report: channel, status, timeline, failure (never its content)" })
+  get(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<MessageReport> {
+    return this.messages.get(account, id);
+  }
+}

@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import {
+  GATEWAY_MESSAGES_RPC,
+  GatewaySendChannel,
+  GatewaySendResult,
+  ListMessageReportsResult,
+  MessageReport,
+} from '@app/contracts';
+import { RpcClient } from '@app/messaging';
+import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, ValidationProblem } from '@app/server';
+import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { ConnectionsRepository } from '../connections/connections.repository';
+import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
+
+/** Who a message can go to on each channel. */
+const RECIPIENTS: Record<GatewaySendChannel, { pattern: RegExp; message: string }> = {
+  whatsapp: {
+    pattern: /^[1-9][0-9]{7,14}$/,
+    message:
+      'to must be a phone number in international format: 8 to 15 digits, no plus or spaces, not starting with 0',
+  },
+  telegram: {
+    pattern: /^(-?[1-9][0-9]{0,19}|@[A-Za-z][A-Za-z0-9_]{4,31})$/,
+    message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)',
+  },
+  max: { pattern: /^-?[1-9][0-9]{0,19}$/, message: 'to must be a MAX user or chat id (an integer)' },
+};
+
+/** How long the api may take to accept a send (its transaction and the stream's ack). */
+const SEND_RPC_TIMEOUT_MS = 10_000;
+const REPORT_RPC_TIMEOUT_MS = 5_000;
+
+/**
+ * `POST /v1/messages` and the delivery report. The gateway knows the account and its connections;
+ * the api, which owns templates, balances and messages, accepts the send through the same path as
+ * its own sends and keeps the one report of every channel.
+ */
+@Injectable()
+export class GatewayMessagesService {
+  constructor(
+    private readonly connections: ConnectionsRepository,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  async send(
+    account: AuthenticatedAccount,
+    dto: SendGatewayMessageDto,
+    idempotency: { key: string; hash: string } | null,
+  ): Promise<GatewaySendResult> {
+    const rule = RECIPIENTS[dto.channel];
+    if (!rule.pattern.test(dto.to)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
+    const userId = this.billedUser(account);
+    const whatsapp = await this.connections.liveForAccount(account.id, 'whatsapp');
+    const own = dto.channel === 'whatsapp' ? whatsapp : await this.connections.liveForAccount(account.id, dto.channel);
+    if (!own || (dto.channel !== 'whatsapp' && !own.credential)) {
+      throw new UnprocessableProblem(
+        'not-connected',
+        'Channel not connected',
+        `The account has no ${dto.channel} connection: connect one with POST /v1/connections.`,
+      );
+    }
+    if (!whatsapp?.appId) {
+      throw new UnprocessableProblem(
+        'no-template-source',
+        'No templates',
+        'Templates come from a linked WhatsApp app: link one with POST /v1/connections {"channel":"whatsapp","app_id":…}.',
+      );
+    }
+    return this.rpc.call(
+      GATEWAY_MESSAGES_RPC.send,
+      {
+        account_id: account.id,
+        user_id: userId,
+        channel: dto.channel,
+        to: dto.to,
+        template_app_id: whatsapp.appId,
+        template: dto.template,
+        ...(dto.language ? { language: dto.language } : {}),
+        params: dto.params ?? [],
+        ...(dto.media_url ? { media_url: dto.media_url } : {}),
+        ...(dto.channel !== 'whatsapp' ? { sender: { connection_id: own.id, credential: own.credential! } } : {}),
+        idempotency,
+      },
+      {
+        timeoutMs: SEND_RPC_TIMEOUT_MS,
+        unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
+      },
+    );
+  }
+
+  async get(account: AuthenticatedAccount, id: string): Promise<MessageReport> {
+    const answer = await this.rpc.call(
+      GATEWAY_MESSAGES_RPC.get,
+      { account_id: account.id, id },
+      { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The delivery report cannot be read right now; retry later.' },
+    );
+    if (answer.found) return answer.report;
+    if (answer.other_account) throw new ForbiddenProblem('The message belongs to another account.');
+    throw new NotFoundProblem('message');
+  }
+
+  async list(account: AuthenticatedAccount, q: ListGatewayMessagesDto): Promise<ListMessageReportsResult> {
+    const from = q.from === undefined ? undefined : unixSeconds(q.from, 'from');
+    const to = q.to === undefined ? undefined : unixSeconds(q.to, 'to');
+    if (from !== undefined && to !== undefined && from >= to) {
+      throw new ValidationProblem([{ field: 'to', message: 'to must be later than from' }]);
+    }
+    return this.rpc.call(
+      GATEWAY_MESSAGES_RPC.list,
+      {
+        account_id: account.id,
+        ...(q.channel ? { channel: q.channel } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        ...(from !== undefined ? { from } : {}),
+        ...(to !== undefined ? { to } : {}),
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+        limit: q.limit === undefined ? 50 : Number(q.limit),
+      },
+      { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The delivery report cannot be read right now; retry later.' },
+    );
+  }
+
+  private billedUser(account: AuthenticatedAccount): string {
+    if (!account.userId) {
+      throw new UnprocessableProblem(
+        'account-not-linked',
+        'Account not linked',
+        'The account is not linked to a user of the API, so it has no balance to send from.',
+      );
+    }
+    return account.userId;
+  }
+}
+
+/** An ISO 8601 date or date-time as Unix seconds; an impossible date (2026-02-30) is a field error. */
+function unixSeconds(value: string, field: string): number {
+  const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  const day = value.slice(0, 10);
+  if (!Number.isFinite(ms) || new Date(Date.parse(`${day}T00:00:00Z`)).toISOString().slice(0, 10) !== day) {
+    throw new ValidationProblem([{ field, message: `${field} is not a valid date` }]);
+  }
+  return Math.floor(ms / 1000);
+}

@@ -1,0 +1,90 @@
+import type { MessageCategory } from './channels';
+import type { MessageStatus } from './events';
+
+/**
+ * Sends and the delivery report of the gateway's accounts, served by the api (owner of messages,
+ * templates and balances) so that both surfaces share one send path: the same template rules,
+ * holds, tiers, lanes, idempotency and status handling.
+ */
+export const GATEWAY_MESSAGES_RPC = {
+  send: 'messages.gateway.send',
+  get: 'messages.gateway.get',
+  list: 'messages.gateway.list',
+} as const;
+
+/** Channels a gateway account can send on with `POST /v1/messages`. */
+export const GATEWAY_SEND_CHANNELS = ['whatsapp', 'telegram', 'max'] as const;
+export type GatewaySendChannel = (typeof GATEWAY_SEND_CHANNELS)[number];
+
+/**
+ * Channels that report no delivery or read receipt to a sender: a message ends at SENT there and is
+ * charged when it is sent.
+ */
+export const RECEIPTLESS_CHANNELS: readonly string[] = ['telegram', 'max'];
+
+export interface GatewaySendRequest {
+  account_id: string;
+  user_id: string;
+  channel: GatewaySendChannel;
+  to: string;
+  /** The linked WhatsApp app whose APPROVED templates the account sends (and, on WhatsApp, its number). */
+  template_app_id: number;
+  template: string;
+  language?: string;
+  /** One value per variable of the template: header, then body, then URL buttons, in order. */
+  params: string[];
+  /** IMAGE, VIDEO and DOCUMENT templates: the media to send with it. */
+  media_url?: string;
+  /** Bot channels: the gateway connection that sends and its token, sealed with the shared key. */
+  sender?: { connection_id: string; credential: string };
+  /** An Idempotency-Key given with the request, with the request's hash. */
+  idempotency?: { key: string; hash: string } | null;
+}
+
+export interface GatewaySendResult {
+  id: string;
+  status: 'QUEUED';
+  /** True when this answers an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** The one delivery report of a message, whatever its channel: never its content. */
+export interface MessageReport {
+  id: string;
+  channel: string;
+  status: MessageStatus;
+  category: MessageCategory;
+  /** The recipient, masked. */
+  to: string | null;
+  price: number;
+  currency: string;
+  created_at: number;
+  updated_at: number;
+  failure: { code: string | null; reason: string | null } | null;
+  timeline: { status: string; timestamp: number }[];
+}
+
+export interface GetMessageReportRequest {
+  account_id: string;
+  id: string;
+}
+
+/** The reply tells apart a message of another account (403) from no message at all (404). */
+export type GetMessageReportResult = { found: true; report: MessageReport } | { found: false; other_account: boolean };
+
+export interface ListMessageReportsRequest {
+  account_id: string;
+  channel?: string;
+  status?: MessageStatus;
+  /** Unix seconds, inclusive / exclusive, on the acceptance time. */
+  from?: number;
+  to?: number;
+  cursor?: string;
+  limit: number;
+}
+
+export interface ListMessageReportsResult {
+  data: MessageReport[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
