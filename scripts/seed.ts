@@ -1,12 +1,16 @@
 // The local stack's demo: a system user with a balance, an app onboarded to a sandbox WhatsApp
-// number, an approved template, and the curl line that sends it. Everything but the user goes
-// through the public API, as a client would. Kept across restarts in .data/demo.json.
+// number, an approved template, and the curl line that sends it; a gateway account of that user
+// with the app and a sandbox Telegram bot connected, and the curl lines that send the template on
+// each. Everything but the user and the account (operator CLI steps) goes through the public APIs,
+// as a client would. Kept across restarts in .data/demo.json.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createDataSource } from '@app/database';
 import { BalancesRepository } from '../apps/api/src/billing/balances.repository';
 import { BillingService } from '../apps/api/src/billing/billing.service';
 import { apiSchema } from '../apps/api/src/database/schema';
 import { UsersRepository } from '../apps/api/src/users/users.repository';
+import { AccountsRepository } from '../apps/gateway/src/accounts/accounts.repository';
+import { gatewaySchema } from '../apps/gateway/src/database/schema';
 
 export interface Demo {
   userId: string;
@@ -21,6 +25,8 @@ interface Saved {
   userId: string;
   token: string;
   appId?: number;
+  /** The demo gateway account's token. */
+  accountToken?: string;
 }
 
 export const TEMPLATE = {
@@ -32,6 +38,7 @@ export const TEMPLATE = {
 };
 const DEMO_NUMBER = '15550001234';
 const RECIPIENT = '79990001122';
+const TELEGRAM_CHAT = '424242';
 
 async function userAndToken(databaseUrl: string, file: string): Promise<Saved> {
   const ds = createDataSource(databaseUrl, apiSchema, 2);
@@ -51,19 +58,67 @@ async function userAndToken(databaseUrl: string, file: string): Promise<Saved> {
   }
 }
 
+/** The demo gateway account (as `pnpm cli accounts:create --user` makes it), reused while its token works. */
+async function gatewayAccount(databaseUrl: string, saved: Saved): Promise<string> {
+  const ds = createDataSource(databaseUrl, gatewaySchema, 2);
+  await ds.initialize();
+  try {
+    const accounts = new AccountsRepository(ds);
+    if (saved.accountToken && (await accounts.findByToken(saved.accountToken))) return saved.accountToken;
+    return (await accounts.createAccount('demo shop', saved.userId)).token;
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/**
+ * The account's connections: the demo app on WhatsApp, and a fresh sandbox Telegram bot (the
+ * sandbox forgets its bots when it restarts, so an older bot connection is replaced).
+ */
+async function connectGatewayChannels(urls: { gateway: string; sandbox: string }, token: string, appId: number) {
+  const gw = apiClient(urls.gateway, token, '');
+  type Connection = { id: string; channel: string; state: string; app_id?: number };
+  const live = gw
+    .must(await gw.call<Connection[]>('GET', '/v1/connections'), 'list connections', [200])
+    .filter((c) => c.state !== 'disconnected');
+  if (!live.some((c) => c.channel === 'whatsapp' && c.app_id === appId)) {
+    for (const c of live.filter((c) => c.channel === 'whatsapp')) {
+      gw.must(await gw.call('DELETE', `/v1/connections/${c.id}`), 'disconnect whatsapp', [204]);
+    }
+    gw.must(await gw.call('POST', '/v1/connections', { channel: 'whatsapp', app_id: appId }), 'link the app', [201]);
+  }
+  for (const c of live.filter((c) => c.channel === 'telegram')) {
+    gw.must(await gw.call('DELETE', `/v1/connections/${c.id}`), 'disconnect telegram', [204]);
+  }
+  const bot = (await (
+    await fetch(`${urls.sandbox}/_sandbox/telegram/bots`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'demo_shop_bot' }),
+    })
+  ).json()) as { token: string };
+  gw.must(
+    await gw.call('POST', '/v1/connections', { channel: 'telegram', bot_token: bot.token }),
+    'connect the bot',
+    [201],
+  );
+}
+
 export interface ApiClient {
   call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   must<T>(res: { status: number; body: T }, what: string, ok: number[]): T;
 }
 
-/** Calls the public API under /api/v1 with a user's token, as a client would. */
-export function apiClient(apiUrl: string, token: string): ApiClient {
-  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+/** Calls the public API under /api/v1 (or another base) with a token, as a client would. */
+export function apiClient(apiUrl: string, token: string, base = '/api/v1'): ApiClient {
   return {
     async call<T>(method: string, path: string, body?: unknown) {
-      const res = await fetch(`${apiUrl}/api/v1${path}`, {
+      const res = await fetch(`${apiUrl}${base}${path}`, {
         method,
-        headers,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
@@ -109,7 +164,29 @@ export async function ensureApprovedTemplate(api: ApiClient, appId: number, temp
   }
 }
 
-export async function seedDemo(databaseUrl: string, urls: { api: string }, file: string): Promise<Demo> {
+/** Follows a message's report until it reaches one of `wanted` (or FAILED, or 30 s). */
+async function follow(
+  read: () => Promise<{ status: string }>,
+  wanted: string[],
+  log: (line: string) => void,
+  label: string,
+): Promise<boolean> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const m = await read();
+    if (wanted.includes(m.status) || m.status === 'FAILED' || Date.now() > until) {
+      log(`${label} status: ${m.status}`);
+      return wanted.includes(m.status);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function seedDemo(
+  databaseUrl: string,
+  urls: { api: string; gateway: string; sandbox: string },
+  file: string,
+): Promise<Demo> {
   const saved = await userAndToken(databaseUrl, file);
   const api = `${urls.api}/api/v1`;
   const client = apiClient(urls.api, saved.token);
@@ -120,10 +197,17 @@ export async function seedDemo(databaseUrl: string, urls: { api: string }, file:
   if (!appId || (await call('GET', `/wa/apps/${appId}`)).status !== 200) {
     appId = await connectSandboxApp(urls.api, client, 'Demo shop', DEMO_NUMBER);
   }
-  writeFileSync(file, JSON.stringify({ ...saved, appId }, null, 2), { mode: 0o600 });
-
   // An approved template (the sandbox moderates it within seconds).
   await ensureApprovedTemplate(client, appId, TEMPLATE);
+
+  // A gateway account of the same user, with the app and a Telegram bot connected.
+  const accountToken = await gatewayAccount(databaseUrl, saved);
+  writeFileSync(file, JSON.stringify({ ...saved, appId, accountToken }, null, 2), { mode: 0o600 });
+  await connectGatewayChannels(urls, accountToken, appId);
+  const gw = apiClient(urls.gateway, accountToken, '');
+  const gwSend = (channel: string, to: string) => ({ channel, to, template: TEMPLATE.name, params: ['Anna', '1042'] });
+  const gwCurl = (channel: string, to: string) =>
+    `  curl -s -X POST ${urls.gateway}/v1/messages -H "Authorization: Bearer ${accountToken}" -H "Content-Type: application/json" -d '${JSON.stringify(gwSend(channel, to))}'`;
 
   const send = {
     phone: RECIPIENT,
@@ -144,6 +228,14 @@ export async function seedDemo(databaseUrl: string, urls: { api: string }, file:
       `  curl -s ${api}/users/${saved.userId}/balances -H "Authorization: Bearer ${saved.token}"`,
       `  curl -s "${api}/users/${saved.userId}/transactions?start_date=${new Date().toISOString().slice(0, 10)}" -H "Authorization: Bearer ${saved.token}"`,
       `API docs: ${urls.api}/api/docs`,
+      '',
+      `Gateway account (token in .data/demo.json): ${accountToken}`,
+      'Send the same template on WhatsApp and on Telegram through the gateway:',
+      gwCurl('whatsapp', RECIPIENT),
+      gwCurl('telegram', TELEGRAM_CHAT),
+      'One delivery report for every channel:',
+      `  curl -s ${urls.gateway}/v1/messages/<message id> -H "Authorization: Bearer ${accountToken}"`,
+      `  curl -s ${urls.gateway}/v1/messages -H "Authorization: Bearer ${accountToken}"`,
     ],
     async check(log) {
       const before = must(
@@ -157,22 +249,22 @@ export async function seedDemo(databaseUrl: string, urls: { api: string }, file:
         [201],
       );
       log(`sent message ${sent.message.id}`);
-      const until = Date.now() + 30_000;
-      for (;;) {
-        const m = must(
-          await call<{ status: string }>('GET', `/wa/apps/${appId}/messages/${sent.message.id}`),
-          'status',
-          [200],
+      const read = (id: string) => () =>
+        call<{ status: string }>('GET', `/wa/apps/${appId}/messages/${id}`).then((r) => must(r, 'status', [200]));
+      if (!(await follow(read(sent.message.id), ['DELIVERED', 'READ'], log, 'message'))) return false;
+      // The same template through the gateway, on WhatsApp and on Telegram (which ends at SENT).
+      for (const [channel, to, final] of [
+        ['whatsapp', RECIPIENT, ['DELIVERED', 'READ']],
+        ['telegram', TELEGRAM_CHAT, ['SENT']],
+      ] as const) {
+        const accepted = gw.must(
+          await gw.call<{ id: string }>('POST', '/v1/messages', gwSend(channel, to)),
+          `gateway send on ${channel}`,
+          [202],
         );
-        if (m.status === 'DELIVERED' || m.status === 'READ') {
-          log(`message status: ${m.status}`);
-          break;
-        }
-        if (m.status === 'FAILED' || Date.now() > until) {
-          log(`message status: ${m.status}`);
-          return false;
-        }
-        await new Promise((r) => setTimeout(r, 200));
+        const report = () =>
+          gw.call<{ status: string }>('GET', `/v1/messages/${accepted.id}`).then((r) => gw.must(r, 'report', [200]));
+        if (!(await follow(report, [...final], log, `gateway ${channel} message ${accepted.id}`))) return false;
       }
       const after = must(
         await call<{ balance: number }>('GET', `/users/${saved.userId}/balances`),

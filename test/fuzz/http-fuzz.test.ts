@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { hubSignature } from '@app/channels';
+import { createDataSource } from '@app/database';
+import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
+import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import {
@@ -92,6 +95,8 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
   let realUser: TestUser;
   let doc: OpenApiDocument;
   const valid: Record<string, string> = {};
+  let accountToken = '';
+  let gatewayTemplate = '';
 
   beforeAll(async () => {
     platform = await startPlatform({
@@ -120,6 +125,18 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
       headers: { authorization: sys.auth, 'content-type': 'application/json' },
       body: JSON.stringify({ url: 'https://hooks.fuzz.test/receive', events: '*' }),
     });
+    // A gateway account with the app linked, for the gateway's send and report.
+    const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
+    await gatewayDb.initialize();
+    accountToken = (await new AccountsRepository(gatewayDb).createAccount('fuzz', sys.userId)).token;
+    await gatewayDb.destroy();
+    const linked = await fetch(`${platform.urls.gateway}/v1/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accountToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'whatsapp', app_id: app.id }),
+    });
+    expect(linked.status).toBe(201);
+    gatewayTemplate = template.name;
     Object.assign(valid, {
       appId: String(app.id),
       tplId: String(template.id),
@@ -289,6 +306,55 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
           await check({ method: 'POST', url: gateway, headers, body }, null);
         }),
         { numRuns: RUNS * 2, endOnFailure: true },
+      );
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    "the gateway's send and delivery report: hostile bodies and queries with a valid account token",
+    async () => {
+      const gateway = platform.urls.gateway;
+      const headers = { authorization: `Bearer ${accountToken}`, 'content-type': 'application/json' };
+      const send = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.record(
+            {
+              channel: fc.oneof(fc.constantFrom('whatsapp', 'telegram', 'max'), hostileValue),
+              to: fc.oneof(fc.constant('5511987654321'), hostileValue),
+              template: fc.oneof(fc.constant(gatewayTemplate), hostileValue),
+              params: fc.oneof(fc.array(hostileString, { maxLength: 4 }), hostileValue),
+              language: fc.oneof(fc.constant('en'), hostileValue),
+              media_url: hostileValue,
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        { weight: 1, arbitrary: hostileValue },
+      );
+      await fc.assert(
+        fc.asyncProperty(send, async (payload) => {
+          const body = JSON.stringify(payload) ?? 'null';
+          await check({ method: 'POST', url: `${gateway}/v1/messages`, headers, body }, null);
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+      const query = fc.dictionary(
+        fc.constantFrom('channel', 'status', 'from', 'to', 'cursor', 'limit', 'other'),
+        hostileString,
+        { maxKeys: 4 },
+      );
+      await fc.assert(
+        fc.asyncProperty(query, hostileString, async (q, id) => {
+          const clean = (v: string) => v.replace(/[\ud800-\udfff]/g, '');
+          const search = new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, clean(v)]));
+          await check({ method: 'GET', url: `${gateway}/v1/messages?${search}`, headers, body: undefined }, null);
+          await check(
+            { method: 'GET', url: `${gateway}/v1/messages/${encodeURIComponent(clean(id))}`, headers, body: undefined },
+            null,
+          );
+        }),
+        { numRuns: RUNS, endOnFailure: true },
       );
     },
     TIMEOUT_MS,

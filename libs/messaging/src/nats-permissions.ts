@@ -1,5 +1,6 @@
 import {
   APPS_RPC,
+  GATEWAY_MESSAGES_RPC,
   Channel,
   CHANNELS,
   EventConsumer,
@@ -121,12 +122,15 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, SUBSCRIPTIONS_RPC),
           ...rpcSubjects(t, WHATSAPP_RPC),
         ],
-        subscribe: rpcSubjects(t, APPS_RPC),
+        subscribe: [...rpcSubjects(t, APPS_RPC), ...rpcSubjects(t, GATEWAY_MESSAGES_RPC)],
       },
       eventConsumerRights(t, 'api'),
     ),
     gateway: merge(
-      { publish: [...events('gateway'), ...rpcSubjects(t, APPS_RPC)], subscribe: rpcSubjects(t, WHATSAPP_RPC) },
+      {
+        publish: [...events('gateway'), ...rpcSubjects(t, APPS_RPC), ...rpcSubjects(t, GATEWAY_MESSAGES_RPC)],
+        subscribe: rpcSubjects(t, WHATSAPP_RPC),
+      },
       eventConsumerRights(t, 'gateway'),
       bucketRights(deliveryStateBucket(t)),
     ),
