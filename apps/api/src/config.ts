@@ -15,7 +15,7 @@ import {
   ValidatorConstraintInterface,
 } from 'class-validator';
 import { createHash } from 'node:crypto';
-import { DatabaseConfig, Secret } from '@app/config';
+import { PublicApiConfig, Secret } from '@app/config';
 import { MESSAGE_CATEGORIES, MessageCategory } from '@app/contracts';
 
 export const WHATSAPP_MODES = ['sandbox', 'cloud'] as const;
@@ -100,7 +100,7 @@ export class NoSandboxInProductionConstraint implements ValidatorConstraintInter
   }
 }
 
-export class ApiConfig extends DatabaseConfig {
+export class ApiConfig extends PublicApiConfig {
   @IsInt()
   @Min(1)
   @Max(65535)
@@ -178,18 +178,6 @@ export class ApiConfig extends DatabaseConfig {
    */
   @Validate(ChannelMessagePricesConstraint)
   CHANNEL_MESSAGE_PRICES: string = DEFAULT_CHANNEL_MESSAGE_PRICES;
-
-  /** Requests per second each token may make (refilled continuously), shared by every replica. */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  RATE_LIMIT_PER_SECOND: number = 100;
-
-  /** How many requests a token may make at once after being idle (the bucket size). */
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  RATE_LIMIT_BURST: number = 100;
 
   /** How long an Idempotency-Key and its answer are kept and replayed, in hours. */
   @IsInt()

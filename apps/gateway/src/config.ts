@@ -1,7 +1,7 @@
 import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
-import { DatabaseConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
+import { PublicApiConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
 
-export class GatewayConfig extends DatabaseConfig {
+export class GatewayConfig extends PublicApiConfig {
   @IsInt()
   @Min(1)
   @Max(65535)

@@ -330,4 +330,17 @@ describe('gateway sends and the delivery report', () => {
       expect(res.status).toBe(400);
     }
   });
+  it('limits each account token to RATE_LIMIT_PER_SECOND like the api: RateLimit fields, then 429 with Retry-After', async () => {
+    const busy = (await accounts.createAccount('busy', user.userId)).token;
+    const answers = await Promise.all(Array.from({ length: 160 }, () => call('/v1/messages?limit=1', { token: busy })));
+    const ok = answers.filter((a) => a.status === 200);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(ok.length).toBeGreaterThanOrEqual(100);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(ok[0].headers.get('ratelimit-policy')).toBe('"default";q=100;w=1');
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0].body.type).toBe('/problems/rate-limited');
+    // Another token of the same user has a bucket of its own.
+    expect((await call('/v1/messages?limit=1', { token })).status).toBe(200);
+  });
 });

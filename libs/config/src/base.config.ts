@@ -58,3 +58,18 @@ export class DatabaseConfig extends BaseConfig {
   @Max(200)
   DATABASE_POOL_SIZE: number = 10;
 }
+
+/** Services with a public HTTP API: a per-token request rate shared by their replicas through Postgres. */
+export class PublicApiConfig extends DatabaseConfig {
+  /** Requests per second each token may make (refilled continuously), shared by every replica. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_SECOND: number = 100;
+
+  /** How many requests a token may make at once after being idle (the bucket size). */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  RATE_LIMIT_BURST: number = 100;
+}

@@ -1,5 +1,5 @@
 export { loadConfig, ConfigError } from './load-config';
-export { BaseConfig, DatabaseConfig, NODE_ENVS } from './base.config';
+export { BaseConfig, DatabaseConfig, PublicApiConfig, NODE_ENVS } from './base.config';
 export type { NodeEnv } from './base.config';
 export { ConfigModule } from './config.module';
 export { loadConfigOrExit } from './exit';

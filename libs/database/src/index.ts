@@ -5,3 +5,4 @@ export type { MigrationResult } from './migrate';
 export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './database.module';
 export { returnedRows, sqlRows } from './rows';
 export { GroupCommit } from './group-commit';
+export * from './rate-limit';

@@ -13,7 +13,7 @@ import { ConversationWindowEntity } from '../conversations/conversation-window.e
 import { IdempotencyKeyEntity } from '../idempotency/idempotency-key.entity';
 import { MessageEventEntity } from '../messages/message-event.entity';
 import { MessageEntity } from '../messages/message.entity';
-import { RateLimitBucketEntity } from '../rate-limit/rate-limit-bucket.entity';
+import { RateLimitBucketEntity } from '@app/database';
 import { MessagesAndHolds1763740000000 } from './migrations/1763740000000-MessagesAndHolds';
 import { SendWindowAndOutbox1763900000001 } from './migrations/1763900000001-SendWindowAndOutbox';
 import { IdempotentSendLookup1763900000002 } from './migrations/1763900000002-IdempotentSendLookup';

@@ -3,7 +3,7 @@ import { PeriodicJob } from '@app/server';
 import { ApiConfig } from '../config';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { TierWindowRepository } from '../messages/tier-window';
-import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
+import { RateLimitRepository } from '@app/database';
 
 export interface Swept {
   idempotencyKeys: number;

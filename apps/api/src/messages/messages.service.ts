@@ -43,21 +43,8 @@ export const TIER_CAPS: Record<MessageLimit, number | null> = {
   TIER_UNLIMITED: null,
 };
 
-/** What the status endpoint shows about a message: never its content. */
-export interface MessageStatusView {
-  id: string;
-  channel: string;
-  status: string;
-  kind: string;
-  category: string;
-  recipient: string | null;
-  price: number;
-  currency: string;
-  created_at: number;
-  updated_at: number;
-  failure: { code: string | null; reason: string | null } | null;
-  timeline: { status: string; timestamp: number }[];
-}
+/** What the status endpoint shows about a message: the report, with its kind; never its content. */
+export type MessageStatusView = Omit<MessageReport, 'to'> & { kind: string; recipient: string | null };
 
 export interface PreparedSend {
   category: MessageCategory;

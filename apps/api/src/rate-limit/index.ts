@@ -1,2 +1,2 @@
 export { RateLimitModule } from './rate-limit.module';
-export { RateLimitGuard, rateLimitHeaders } from './rate-limit.guard';
+export { RateLimitGuard } from './rate-limit.guard';

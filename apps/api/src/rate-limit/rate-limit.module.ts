@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RateLimitGuard } from './rate-limit.guard';
-import { RateLimitRepository } from './rate-limit.repository';
+import { RateLimitRepository } from '@app/database';
 
 /** The per-token rate limit; any controller can use `@UseGuards(SystemTokenGuard, RateLimitGuard)`. */
 @Module({

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
 import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
 import { ConnectionsService, ConnectionView } from './connections.service';
@@ -9,7 +10,7 @@ import { CreateConnectionDto } from './dto/create-connection.dto';
 @ApiTags('connections')
 @ApiBearerAuth()
 @Controller('v1/connections')
-@UseGuards(AccountTokenGuard)
+@UseGuards(AccountTokenGuard, AccountRateLimitGuard)
 export class ConnectionsController {
   constructor(private readonly connections: ConnectionsService) {}
 

@@ -1,13 +1,14 @@
-import type { SchemaDefinition } from '@app/database';
+import { RateLimitBucketEntity, type SchemaDefinition } from '@app/database';
 import { AccountTokenEntity } from '../accounts/account-token.entity';
 import { AccountEntity } from '../accounts/account.entity';
 import { ConnectionEntity } from '../connections/connection.entity';
 import { Accounts1763700000000 } from './migrations/1763700000000-Accounts';
 import { Connections1763960000000 } from './migrations/1763960000000-Connections';
+import { RateLimits1763980000000 } from './migrations/1763980000000-RateLimits';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
   schema: 'gateway',
-  entities: [AccountEntity, AccountTokenEntity, ConnectionEntity],
-  migrations: [Accounts1763700000000, Connections1763960000000],
+  entities: [AccountEntity, AccountTokenEntity, ConnectionEntity, RateLimitBucketEntity],
+  migrations: [Accounts1763700000000, Connections1763960000000, RateLimits1763980000000],
 };

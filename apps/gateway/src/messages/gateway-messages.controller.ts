@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ListMessageReportsResult, MessageReport } from '@app/contracts';
 import { parseIdempotencyKey, requestHash } from '@app/server';
+import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
 import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
 import {
@@ -16,7 +17,7 @@ import { GatewayMessagesService } from './gateway-messages.service';
 @ApiTags('messages')
 @ApiBearerAuth()
 @Controller('v1/messages')
-@UseGuards(AccountTokenGuard)
+@UseGuards(AccountTokenGuard, AccountRateLimitGuard)
 export class GatewayMessagesController {
   constructor(private readonly messages: GatewayMessagesService) {}
 

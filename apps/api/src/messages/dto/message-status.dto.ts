@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MESSAGE_KINDS, MESSAGE_STATUSES } from '@app/contracts';
+import { MESSAGE_KINDS, MESSAGE_STATUSES, type MessageCategory, type MessageStatus } from '@app/contracts';
 import type { MessageStatusView } from '../messages.service';
 
 export class MessageFailureDto {
@@ -12,7 +12,7 @@ export class MessageFailureDto {
 
 export class MessageTimelineEntryDto {
   @ApiProperty({ enum: MESSAGE_STATUSES })
-  status: string;
+  status: MessageStatus;
 
   @ApiProperty({ example: 1763700000, description: 'Unix seconds' })
   timestamp: number;
@@ -27,13 +27,13 @@ export class MessageStatusDto implements MessageStatusView {
   channel: string;
 
   @ApiProperty({ enum: MESSAGE_STATUSES })
-  status: string;
+  status: MessageStatus;
 
   @ApiProperty({ enum: MESSAGE_KINDS })
   kind: string;
 
   @ApiProperty({ example: 'UTILITY' })
-  category: string;
+  category: MessageCategory;
 
   @ApiProperty({ type: String, nullable: true, example: '7999***1122', description: 'Masked' })
   recipient: string | null;

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** A token bucket per API token, shared by every api replica (unlogged table: disposable state). */
+/** A token bucket per bearer token, shared by every replica of a service (unlogged table: disposable state). */
 @Entity({ name: 'rate_limits' })
 export class RateLimitBucketEntity {
   /** `token:<sha256 of the bearer token>`. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { returnedRows } from '@app/database';
+import { returnedRows } from '../rows';
 
 export interface BucketState {
   allowed: boolean;

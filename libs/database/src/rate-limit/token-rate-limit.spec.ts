@@ -1,4 +1,4 @@
-import { rateLimitHeaders } from './rate-limit.guard';
+import { rateLimitHeaders } from './token-rate-limit';
 
 describe('RateLimit fields', () => {
   it('remaining is the whole tokens left; t is when the bucket is full again', () => {

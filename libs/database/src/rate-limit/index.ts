@@ -1,0 +1,3 @@
+export { RateLimitRepository, BucketState } from './rate-limit.repository';
+export { RateLimitBucketEntity } from './rate-limit-bucket.entity';
+export { rateLimitHeaders, takeRequest, limitAuthenticatedRequest } from './token-rate-limit';
