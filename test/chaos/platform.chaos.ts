@@ -213,8 +213,10 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
       .filter(([, n]) => n > 1)
       .map(([id, n]) => {
         const times = receiver.requests.filter((r) => r.headers['webhook-id'] === id).map((r) => r.at);
+        // Sent while Postgres was down (or within a lease before it stopped): the answer could not be recorded.
         const explained =
           load.phaseAt(times[0]) === 'kill webhooks' ||
+          load.phaseAt(times[0]) === 'postgres down' ||
           (times[0] <= pgDownAt && pgDownAt - times[0] < DELIVERY_LEASE_MS);
         return { explained, text: `${id}×${n} (${times.map((t) => load.phaseAt(t)).join(', ')})` };
       });

@@ -3,6 +3,7 @@ import { ConfigModule } from '@app/config';
 import { databaseModule, postgresReadiness } from '@app/database';
 import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
+import { ChannelStatusModule, channelsReadiness } from './channel-status/channel-status';
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
@@ -22,7 +23,8 @@ export class GatewayModule {
         loggingModule('gateway', config.LOG_LEVEL),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway' }),
         databaseModule(config.DATABASE_URL, gatewaySchema, config.DATABASE_POOL_SIZE),
-        HealthModule.forRoot([natsReadiness, postgresReadiness]),
+        HealthModule.forRoot([natsReadiness, postgresReadiness, channelsReadiness]),
+        ChannelStatusModule,
         ConnectionsModule,
         GatewayMessagesModule,
         InboundModule,

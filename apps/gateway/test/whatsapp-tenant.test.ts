@@ -1,9 +1,10 @@
 import { APPS_RPC, MessageReceivedData, MessageStatusData, TemplateStatusData } from '@app/contracts';
 import { WhatsAppWebhookPayload } from '@app/channels';
 import { NatsClients } from '@app/messaging';
+import { waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { eventsOf, messagesPayload, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
+import { eventsEventually, messagesPayload, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
 
 function inboundPayload(wabaId: string, phoneNumberId: string, wamid: string): WhatsAppWebhookPayload {
   return messagesPayload(wabaId, phoneNumberId, {
@@ -77,21 +78,21 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
     );
     expect((await postWebhook(url(), JSON.stringify(templatePayload('3000001', 777001)))).status).toBe(200);
 
-    const [delivered] = await eventsOf<MessageStatusData>(
+    const [delivered] = await eventsEventually<MessageStatusData>(
       clients,
       t,
       'message.delivered',
       (d) => d.provider_message_id === 'wamid.T1',
     );
     expect(delivered).toMatchObject({ app_id: app.id, user_id: userId, channel: 'whatsapp' });
-    const [received] = await eventsOf<MessageReceivedData>(
+    const [received] = await eventsEventually<MessageReceivedData>(
       clients,
       t,
       'message.received',
       (d) => d.provider_message_id === 'wamid.IN-T1',
     );
     expect(received).toMatchObject({ app_id: app.id, user_id: userId });
-    const [template] = await eventsOf<TemplateStatusData>(
+    const [template] = await eventsEventually<TemplateStatusData>(
       clients,
       t,
       'template.status_changed',
@@ -105,7 +106,7 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
       { id: 'wamid.NOBODY', status: 'read', timestamp: '1763700001', recipient_id: '79990001122' },
     ]);
     expect((await postWebhook(url(), JSON.stringify(status))).status).toBe(200);
-    const [read] = await eventsOf<MessageStatusData>(
+    const [read] = await eventsEventually<MessageStatusData>(
       clients,
       platform.infra.topology,
       'message.read',
@@ -125,11 +126,17 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
       ]);
       expect((await postWebhook(url(), JSON.stringify(payload))).status).toBe(200);
     }
-    await clients.nc.flush();
-    expect(asked()).toBe(1);
-    const events = (await readEvents(clients, platform.infra.topology)).filter(
-      (e) => (e.data as { provider_message_id?: string }).provider_message_id === 'wamid.C1',
+    const events = await waitFor(
+      async () => {
+        const found = (await readEvents(clients, platform.infra.topology)).filter(
+          (e) => (e.data as { provider_message_id?: string }).provider_message_id === 'wamid.C1',
+        );
+        return found.length >= 3 ? found : false;
+      },
+      20_000,
+      'three relayed statuses',
     );
+    expect(asked()).toBe(1);
     expect(events.map((e) => [e.type, e.app_id])).toEqual([
       ['message.sent', other.id],
       ['message.delivered', other.id],
@@ -137,27 +144,49 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
     ]);
   });
 
-  it('answers 503 and publishes nothing while the api cannot say whose the events are', async () => {
-    const before = (await readEvents(clients, platform.infra.topology)).length;
+  it('acknowledges callbacks while the api is stopped and relays them with their tenant once it returns', async () => {
     const raw = JSON.stringify(
       statusesPayload('3000003', '4000003', [
         { id: 'wamid.DOWN', status: 'delivered', timestamp: '1763700001', recipient_id: '79990001122' },
       ]),
     );
     const third = await factory.activeApp(userId, { waba_id: '3000003', phone_number_id: '4000003' });
+    const relayed = () =>
+      readEvents(clients, platform.infra.topology).then((all) =>
+        all.filter((e) => (e.data as { provider_message_id?: string }).provider_message_id === 'wamid.DOWN'),
+      );
     await platform.stopService('api');
     try {
+      // The channel is answered at once: the callback is stored, its owner resolved later.
       const res = await postWebhook(url(), raw);
-      expect(res.status).toBe(503);
-      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(await res.json()).toMatchObject({ status: 503, type: '/problems/service-unavailable' });
-      expect((await readEvents(clients, platform.infra.topology)).length).toBe(before);
+      expect(res.status).toBe(200);
+      expect((await postWebhook(url(), raw)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await relayed()).toEqual([]);
+      // The gateway stays ready; its WhatsApp channel shows that callbacks wait for their owner.
+      const readiness = async () => {
+        const res = await fetch(`${platform.adminUrls.gateway}/readyz`);
+        return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, any> } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+      };
+      const degraded = await waitFor(
+        async () => {
+          const r = await readiness();
+          return r.body.checks.channels?.channels?.whatsapp?.state === 'degraded' ? r : false;
+        },
+        15_000,
+        'the whatsapp channel degraded',
+      );
+      expect(degraded.status).toBe(200);
+      expect(degraded.body.status).toBe('ready');
+      expect(degraded.body.checks.channels).toMatchObject({
+        status: 'degraded',
+        channels: { telegram: { state: 'ok' }, max: { state: 'ok' } },
+      });
     } finally {
       await platform.startService('api');
     }
-    // The channel's retry, once the api is back, is published with its tenant, under the same id.
-    expect((await postWebhook(url(), raw)).status).toBe(200);
-    const delivered = await eventsOf<MessageStatusData>(
+    // Once the api answers, the stored callback reaches EVENTS with its tenant, once.
+    const delivered = await eventsEventually<MessageStatusData>(
       clients,
       platform.infra.topology,
       'message.delivered',
@@ -165,5 +194,10 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
     );
     expect(delivered).toHaveLength(1);
     expect(delivered[0]).toMatchObject({ app_id: third.id, user_id: userId });
+    expect(await relayed()).toHaveLength(1);
+    const after = (await (await fetch(`${platform.adminUrls.gateway}/readyz`)).json()) as {
+      checks: { channels: { channels: { whatsapp: { state: string } } } };
+    };
+    expect(after.checks.channels.channels.whatsapp.state).toBe('ok');
   });
 });

@@ -8,7 +8,7 @@ import {
 } from '@app/contracts';
 import { toGraphMessage, WhatsAppConnector } from '@app/channels';
 import { NatsClients } from '@app/messaging';
-import { readEvents, waitFor } from '@app/testing';
+import { eventsOf, readEvents, waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
 
 const PHONE_NUMBER_ID = '1000001';
@@ -292,9 +292,11 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
     expect(res.status).toBe(201);
     const { id, webhook } = (await res.json()) as { id: string; webhook: { delivered: boolean; status: number } };
     expect(webhook).toEqual({ delivered: true, status: 200 });
-    const all = await readEvents(clients, platform.infra.topology);
-    const received = all.find(
-      (e) => e.type === 'message.received' && (e.data as unknown as MessageReceivedData).provider_message_id === id,
+    const [received] = await eventsOf<MessageReceivedData>(
+      clients,
+      platform.infra.topology,
+      'message.received',
+      (d) => d.provider_message_id === id,
     );
     expect(received?.data).toMatchObject({
       connection_id: PHONE_NUMBER_ID,
@@ -309,8 +311,8 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
       reaction: { message_id: 'wamid.SOMETHING', emoji: '❤️' },
     });
     expect(reaction.status).toBe(201);
-    const after = await readEvents(clients, platform.infra.topology);
-    expect(after.filter((e) => e.type === 'message.reaction').map((e) => e.data)).toContainEqual(
+    const reactions = await eventsOf(clients, platform.infra.topology, 'message.reaction', (d) => d.emoji === '❤️');
+    expect(reactions.map((e) => e.data)).toContainEqual(
       expect.objectContaining({ provider_message_id: 'wamid.SOMETHING', emoji: '❤️', from: '79995556677' }),
     );
   });

@@ -7,6 +7,7 @@ export const STREAMS = {
   outboundMarketing: 'OUTBOUND_MARKETING',
   events: 'EVENTS',
   deadLetter: 'DEAD_LETTER',
+  inbound: 'INBOUND',
 } as const;
 export type StreamKey = keyof typeof STREAMS;
 
@@ -79,6 +80,15 @@ export class Topology {
     return `events_${service}`;
   }
 
+  /** Verified channel callbacks waiting for their owner to be resolved (the gateway's relay). */
+  inboundSubject(channel: Channel): string {
+    return this.subject('inbound', channel);
+  }
+
+  inboundConsumer(): string {
+    return 'inbound_gateway';
+  }
+
   deadLetterSubject(stream: string, consumer: string): string {
     return this.subject('dlq', stream, consumer);
   }
@@ -94,6 +104,8 @@ export class Topology {
         return [this.eventsWildcard()];
       case 'deadLetter':
         return [this.subject('dlq', '>')];
+      case 'inbound':
+        return [this.subject('inbound', '>')];
     }
   }
 

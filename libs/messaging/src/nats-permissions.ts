@@ -128,10 +128,17 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
     ),
     gateway: merge(
       {
-        publish: [...events('gateway'), ...rpcSubjects(t, APPS_RPC), ...rpcSubjects(t, GATEWAY_MESSAGES_RPC)],
-        subscribe: rpcSubjects(t, WHATSAPP_RPC),
+        publish: [
+          ...events('gateway'),
+          ...t.streamSubjects('inbound'),
+          ...rpcSubjects(t, APPS_RPC),
+          ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
+        ],
+        // The relay listens on its stream's subjects only to wake up when a callback arrives.
+        subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...t.streamSubjects('inbound')],
       },
       eventConsumerRights(t, 'gateway'),
+      consumerRights(t, t.stream('inbound'), t.inboundConsumer()),
       bucketRights(deliveryStateBucket(t)),
     ),
     webhooks: merge(

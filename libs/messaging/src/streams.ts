@@ -25,6 +25,11 @@ export interface TopologyOptions {
   outboundMaxDeliver: number;
   /** Deliveries of one event to one consuming service before it is dead-lettered. */
   eventsMaxDeliver: number;
+  /**
+   * Deliveries of one verified channel callback to the gateway's relay before it is dead-lettered:
+   * enough to wait out an outage of the api of about 14 hours at the relay's 5-second back-off.
+   */
+  inboundMaxDeliver: number;
   /** File storage in production; memory storage is allowed for throwaway test servers. */
   storage: 'file' | 'memory';
   replicas: number;
@@ -35,6 +40,7 @@ export const DEFAULT_TOPOLOGY_OPTIONS: TopologyOptions = {
   ackWaitMs: 30_000,
   outboundMaxDeliver: 10,
   eventsMaxDeliver: 20,
+  inboundMaxDeliver: 10_000,
   storage: 'file',
   replicas: 1,
 };
@@ -83,6 +89,17 @@ export function declareStreams(t: Topology, o: TopologyOptions = DEFAULT_TOPOLOG
       },
     },
     {
+      // Verified callbacks until their owner is known: removed once relayed to EVENTS.
+      key: 'inbound',
+      config: {
+        ...base,
+        name: t.stream('inbound'),
+        subjects: t.streamSubjects('inbound'),
+        retention: RetentionPolicy.Workqueue,
+        max_age: nanos(7 * DAY_MS),
+      },
+    },
+    {
       key: 'deadLetter',
       config: {
         ...base,
@@ -123,7 +140,16 @@ export function declareConsumers(t: Topology, o: TopologyOptions = DEFAULT_TOPOL
       max_deliver: o.eventsMaxDeliver,
     },
   }));
-  return [...outbound, ...events];
+  const inbound: ConsumerDeclaration = {
+    stream: t.stream('inbound'),
+    config: {
+      ...common,
+      durable_name: t.inboundConsumer(),
+      filter_subject: t.streamSubjects('inbound')[0],
+      max_deliver: o.inboundMaxDeliver,
+    },
+  };
+  return [...outbound, ...events, inbound];
 }
 
 export interface BucketDeclaration {

@@ -20,7 +20,11 @@ export interface ReadinessCheck {
   name: string;
   /** Resolves when healthy; rejects (or times out) when not. */
   check(): Promise<void>;
-  /** Extra detail for the readiness answer (per-channel state, ...). */
+  /**
+   * Extra detail for the readiness answer (per-channel state, ...). A `status: 'degraded'` in it
+   * shows trouble that the service works around (one channel failing): the check is reported
+   * degraded, and the service stays ready.
+   */
   details?(): Record<string, unknown>;
 }
 
@@ -87,7 +91,7 @@ export async function readinessReport(checks: ReadinessCheck[], shuttingDown: bo
       }
     }),
   );
-  const ok = !shuttingDown && results.every((r) => r.status === 'up');
+  const ok = !shuttingDown && results.every((r) => r.status !== 'down');
   const status = ok ? 'ready' : shuttingDown ? 'shutting_down' : 'not_ready';
   return { ok, body: { status, checks: Object.fromEntries(results.map(({ name, ...rest }) => [name, rest])) } };
 }

@@ -1,3 +1,4 @@
+import { waitFor } from './wait';
 import { EventEnvelope, EventType, Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
 
@@ -15,12 +16,47 @@ export async function readEvents(clients: NatsClients, topology: Topology): Prom
   return out;
 }
 
-/** The events of one type on the suite's EVENTS stream whose data matches. */
+/**
+ * The events of one type on the suite's EVENTS stream whose data matches, once one is there or
+ * after `waitMs` (channel callbacks reach EVENTS through the gateway's relay, a moment after the
+ * call that caused them); an empty answer means none arrived within that time.
+ */
 export async function eventsOf<D = Record<string, unknown>>(
   clients: NatsClients,
   topology: Topology,
   type: EventType,
   match: (data: D) => boolean = () => true,
+  waitMs = 3_000,
 ): Promise<EventEnvelope<D>[]> {
-  return ((await readEvents(clients, topology)) as EventEnvelope<D>[]).filter((e) => e.type === type && match(e.data));
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const found = ((await readEvents(clients, topology)) as EventEnvelope<D>[]).filter(
+      (e) => e.type === type && match(e.data),
+    );
+    if (found.length > 0 || Date.now() >= until) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The events of a type matching `match` once at least `count` are in the stream (events relayed
+ * asynchronously, such as channel callbacks, arrive a moment after the call that caused them).
+ */
+export async function eventsEventually<D = Record<string, unknown>>(
+  clients: NatsClients,
+  topology: Topology,
+  type: EventType,
+  match: (data: D) => boolean = () => true,
+  opts: { count?: number; timeoutMs?: number } = {},
+): Promise<EventEnvelope<D>[]> {
+  const count = opts.count ?? 1;
+  return waitFor(
+    async () => {
+      const found = await eventsOf<D>(clients, topology, type, match);
+      return found.length >= count ? found : false;
+    },
+    opts.timeoutMs ?? 20_000,
+    `${count} ${type} event(s)`,
+    100,
+  );
 }

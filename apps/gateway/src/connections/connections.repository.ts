@@ -52,6 +52,16 @@ export class ConnectionsRepository {
     return this.repo.findOneBy({ accountId, channel, state: Not('disconnected') });
   }
 
+  /** How many connections each channel has in each state (readiness detail). */
+  async countsByChannel(): Promise<Record<string, Record<string, number>>> {
+    const rows = (await this.ds.query(
+      `SELECT channel, state, count(*)::int AS n FROM connections GROUP BY channel, state`,
+    )) as { channel: string; state: string; n: number }[];
+    const out: Record<string, Record<string, number>> = {};
+    for (const r of rows) (out[r.channel] ??= {})[r.state] = r.n;
+    return out;
+  }
+
   /** Marks a connection disconnected and forgets its secrets; false when it was already. */
   async disconnect(id: string): Promise<boolean> {
     const result = await this.repo

@@ -2,7 +2,7 @@ import { hubSignature, WebhookInboundMessage, WhatsAppWebhookPayload, WebhookSta
 
 export const APP_SECRET = 'sandbox-app-secret';
 
-export { readEvents, eventsOf } from '@app/testing';
+export { readEvents, eventsOf, eventsEventually } from '@app/testing';
 
 /** Posts a webhook signed over exactly the bytes sent. */
 export function postWebhook(

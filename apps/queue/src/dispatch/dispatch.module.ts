@@ -44,14 +44,22 @@ export function createChannelRegistry(config: QueueConfig): ChannelRegistry {
 
 export const DISPATCH_READINESS = Symbol('DISPATCH_READINESS');
 
-/** Readiness detail: the per-channel worker state. It never fails readiness by itself. */
+/**
+ * Readiness detail: the per-channel worker state. It never fails readiness by itself: a channel
+ * whose worker is backed off (the channel failing) makes the check `degraded`, while the other
+ * channels go on delivering.
+ */
 export const dispatchReadiness: ReadinessProvider = {
   provide: DISPATCH_READINESS,
   inject: [DispatchService],
   useFactory: (delivery: DispatchService) => ({
     name: 'dispatch',
     check: async () => undefined,
-    details: () => ({ ...delivery.details() }),
+    details: () => {
+      const details = delivery.details();
+      const failing = Object.values(details.channels).some((c) => c?.state === 'backed_off');
+      return { ...(failing ? { status: 'degraded' } : {}), ...details };
+    },
   }),
 };
 

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { constantTimeEqual } from '@app/auth';
 import { EventEnvelope, Topology } from '@app/contracts';
-import { DeliveryStateStore, EventPublisher, NatsClients } from '@app/messaging';
+import { DeliveryStateStore, EventPublisher, NatsClients, publishDurableWithin } from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
 import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
+import { ChannelStatus } from '../../channel-status/channel-status';
 import { GatewayConfig } from '../../config';
 import { Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
@@ -23,6 +24,8 @@ const events = () => counter('whatsapp_webhook_events_total', 'Events normalized
 export class WhatsAppInboundService implements OnApplicationShutdown {
   private readonly logger = new Logger('WhatsAppInbound');
   private deliveryState?: Promise<DeliveryStateStore | null>;
+  /** The relay's last started event: the next one starts after it (see relay). */
+  private relayOrder: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -30,6 +33,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     private readonly clients: NatsClients,
     private readonly topology: Topology,
     private readonly tenants: TenantResolver,
+    private readonly status: ChannelStatus,
   ) {}
 
   /** Meta's subscription check: echo `hub.challenge` when the verify token matches. */
@@ -51,11 +55,10 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   }
 
   /**
-   * Verifies the signature over the raw bytes, stamps every event with its app and tenant (asked of
-   * the api), then publishes every event before answering, so a 200 means the events are stored.
-   * When the api cannot say whose the events are, or a publish fails, the answer is 503 and the
-   * channel retries: nothing is published without its tenant, and the deterministic event ids
-   * (independent of the tenant) keep the retry from publishing anything twice.
+   * Verifies the signature over the raw bytes and stores every event it carries in the INBOUND
+   * stream before answering, so a 200 means the callback is kept. Whose the events are is resolved
+   * afterwards by the relay (WhatsAppInboundRelay), so a slow or stopped api never makes the channel
+   * wait or retry. Event ids are deterministic, so a callback delivered twice is stored once.
    */
   async receive(raw: Buffer | undefined, signature: string | undefined, body: unknown): Promise<{ events: number }> {
     if (!raw || !verifyHubSignature(this.config.WHATSAPP_APP_SECRET, raw, signature)) {
@@ -66,26 +69,46 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {
-      const tenants = await Promise.all(normalized.events.map((e) => this.tenantOf(e)));
-      normalized.events.forEach((e, i) => Object.assign(e, tenants[i]));
-    } catch (err) {
-      webhooks().inc({ outcome: 'tenant_unavailable' });
-      this.logger.error({ err: String(err) }, 'could not resolve the tenant of WhatsApp webhook events');
-      throw new ServiceUnavailableProblem('The owner of the events could not be determined; retry later.');
-    }
-    try {
-      for (const event of normalized.events) {
-        await this.publisher.publish(event);
-        events().inc({ type: event.type });
-      }
+      await Promise.all(
+        normalized.events.map((event) =>
+          publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id),
+        ),
+      );
     } catch (err) {
       webhooks().inc({ outcome: 'publish_failed' });
-      this.logger.error({ err }, 'could not publish WhatsApp webhook events');
+      this.logger.error({ err }, 'could not store WhatsApp webhook events');
       throw new ServiceUnavailableProblem('The events could not be stored; retry later.');
     }
     await this.recordObserved(normalized.observed);
     webhooks().inc({ outcome: 'accepted' });
     return { events: normalized.events.length };
+  }
+
+  /**
+   * The relay's step for one stored event: stamps its app and tenant (the api's answer, cached per
+   * connection) and publishes it to EVENTS under its own id. Throws while the api cannot say whose
+   * it is: the event stays in INBOUND and is tried again with back-off. Events are published in the
+   * order they are handed over (one message's statuses stay in lifecycle order), without waiting
+   * for one's acknowledgement before the next is sent.
+   */
+  async relay(event: EventEnvelope): Promise<void> {
+    const started = this.relayOrder.then(async () => {
+      Object.assign(event, await this.tenantOf(event));
+      return { stored: this.publisher.publish(event) };
+    });
+    this.relayOrder = started.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      const { stored } = await started;
+      await stored;
+    } catch (err) {
+      this.status.relayFailed(err);
+      throw err;
+    }
+    this.status.relayed();
+    events().inc({ type: event.type });
   }
 
   /** Events that name no connection stay without a tenant, as do connections no app owns. */
