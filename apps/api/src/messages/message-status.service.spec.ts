@@ -69,6 +69,16 @@ describe('MessageStatusService', () => {
     expect(sent.billing.release).not.toHaveBeenCalled();
   });
 
+  it('on channels without receipts (Telegram, MAX) sent is final and captures the hold', async () => {
+    for (const channel of ['telegram', 'max'] as const) {
+      const s = setup({ id: 'm1', status: 'QUEUED', channel, createdAt: new Date(NOW * 1000 - 5000) });
+      await s.service.apply(event('message.sent', { message_id: 'm1', provider_message_id: `${channel}:1:2` }));
+      expect(s.messages.advance).toHaveBeenCalledWith('m1', 'SENT', null);
+      expect(s.billing.capture).toHaveBeenCalledWith('m1');
+      expect(s.billing.release).not.toHaveBeenCalled();
+    }
+  });
+
   it('a failure of any kind releases the hold and records its code and reason', async () => {
     for (const error of [
       { code: '131026', title: 'Message undeliverable' },

@@ -1,5 +1,13 @@
 import { isSingleEmoji, isTemplateValue } from './dto/send-message.dto';
-import { chooseTemplate, countVariables, renderText, resolveTemplate, SendableTemplate } from './template-message';
+import {
+  chooseTemplate,
+  countVariables,
+  renderTemplate,
+  renderText,
+  resolveTemplate,
+  SendableTemplate,
+  templateSendOf,
+} from './template-message';
 
 const template = (over: Partial<SendableTemplate> = {}): SendableTemplate => ({
   id: 1,
@@ -105,5 +113,37 @@ describe('template sends', () => {
     expect(isSingleEmoji('👍🏽')).toBe(true);
     expect(isSingleEmoji('1️⃣')).toBe(true);
     expect(isSingleEmoji('👍 ')).toBe(false);
+  });
+  it('maps a flat params list to header, body and URL-button values, in that order', () => {
+    const t = template();
+    const send = templateSendOf(t, ['A-1', 'Ann', 'Bob', 'track-1'], undefined);
+    expect(send).toMatchObject({
+      name: 'order',
+      language: 'en',
+      components: {
+        header: { values: ['A-1'] },
+        body: { values: ['Ann', 'Bob'] },
+        buttons: [{ type: 'URL', values: ['track-1'] }],
+      },
+    });
+    expect(templateSendOf(t, ['only'], undefined)).toEqual([
+      expect.objectContaining({ field: 'params', message: expect.stringContaining('4 variable(s)') }),
+    ]);
+  });
+
+  it('renders a template for a bot channel: values put in, URL buttons rendered, quick replies report their text', () => {
+    const t = template({ footer: { text: 'Bye' } });
+    const send = templateSendOf(t, ['A-1', 'Ann', 'Bob', 'track-1'], undefined);
+    const resolved = resolveTemplate(t, send as never, { requested: false, supported: false });
+    if (Array.isArray(resolved)) throw new Error('expected a template');
+    expect(renderTemplate(t, resolved.content)).toEqual({
+      header: 'Order A-1',
+      body: 'Hi Ann, Bob and again Ann',
+      footer: 'Bye',
+      buttons: [
+        { type: 'QUICK_REPLY', text: 'Stop', payload: 'Stop' },
+        { type: 'URL', text: 'Open', url: 'https://x.example/track-1' },
+      ],
+    });
   });
 });
