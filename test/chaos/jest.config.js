@@ -9,6 +9,7 @@ module.exports = {
   transform: main.transform,
   moduleNameMapper: main.moduleNameMapper,
   moduleFileExtensions: main.moduleFileExtensions,
+  modulePathIgnorePatterns: main.modulePathIgnorePatterns,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/test/chaos/**/*.chaos.ts'],
   testTimeout: 600_000,
