@@ -65,7 +65,7 @@ export class GatewayConfig extends PublicApiConfig {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   TELEGRAM_API_URL: string = 'http://localhost:3900/telegram';
 
-  /** MAX Bot API: https://platform-api.max.ru in production; the sandbox by default. */
+  /** MAX Bot API: https://platform-api2.max.ru in production; the sandbox by default. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   MAX_API_URL: string = 'http://localhost:3900/max';
 

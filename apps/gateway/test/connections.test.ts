@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { createDataSource } from '@app/database';
 import { MessageReceivedData } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
+import { waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
@@ -190,6 +191,18 @@ describe('gateway accounts, connections and bot updates', () => {
       ]);
       expect(mine.every((e) => e.user_id === userId)).toBe(true);
       expect(received.some((e) => e.data.text === 'forged')).toBe(false);
+      // Telegram's loading indicator on the pressed button ends: the gateway answers the press.
+      const answered = await waitFor(
+        async () => {
+          const calls = await sandbox(`telegram/calls?method=answerCallbackQuery&bot_id=${tg.id}`);
+          return calls.length > 0 && calls;
+        },
+        5000,
+        'the press answered',
+      );
+      const pressIds = answered.map((c) => (c as { params: { callback_query_id: unknown } }).params.callback_query_id);
+      expect(new Set(pressIds).size).toBe(1);
+      expect(pressIds[0]).toEqual(expect.any(String));
     });
 
     it('disconnects: the webhook is removed, the token forgotten, and updates are refused after', async () => {

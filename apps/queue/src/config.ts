@@ -102,7 +102,7 @@ export class QueueConfig extends BaseConfig {
   @Max(600_000)
   QUEUE_TELEGRAM_CHAT_INTERVAL_MS: number = 1000;
 
-  /** MAX Bot API: https://platform-api.max.ru in production; the sandbox by default. */
+  /** MAX Bot API: https://platform-api2.max.ru in production; the sandbox by default. */
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   MAX_API_URL: string = 'http://localhost:3900/max';
 

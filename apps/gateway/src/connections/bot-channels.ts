@@ -15,6 +15,11 @@ export interface BotChannelAccess {
     secret: string,
   ): Promise<{ ok: true } | { ok: false; status: number | null; reason: string }>;
   unregister(token: string, url: string): Promise<{ ok: boolean }>;
+  /**
+   * Answers a button press where the channel waits for it (Telegram shows a loading indicator until
+   * then); nothing for other updates or channels that expect no answer.
+   */
+  acknowledge(token: string, update: unknown): Promise<void>;
 }
 
 /** The sealing of bot tokens, shared with the queue through CREDENTIALS_KEYS. */
@@ -53,6 +58,10 @@ export class BotChannels {
           return r.ok ? { ok: true } : failed(r.failure);
         },
         unregister: async (token) => ({ ok: (await telegram.deleteWebhook(token)).ok }),
+        acknowledge: async (token, update) => {
+          const id = (update as { callback_query?: { id?: unknown } } | null)?.callback_query?.id;
+          if (typeof id === 'string' && id) await telegram.answerCallbackQuery(token, id);
+        },
       },
       max: {
         identify: async (token) => {
@@ -66,6 +75,9 @@ export class BotChannels {
           return r.ok ? { ok: true } : failed(r.failure);
         },
         unregister: async (token, url) => ({ ok: (await max.unsubscribe(token, url)).ok }),
+        // MAX shows no waiting state on a press; an answer (POST /answers) would have to carry a
+        // message or a notification the business did not write.
+        acknowledge: async () => undefined,
       },
     };
   }

@@ -29,7 +29,7 @@ interface MaxAttachment {
 const MAX_TEXT = 4000;
 
 /**
- * The emulated MAX Bot API under `/max/...` (platform-api.max.ru's paths): `GET /me`,
+ * The emulated MAX Bot API under `/max/...` (the MAX Bot API's paths): `GET /me`,
  * `POST /messages`, `POST /uploads`, `GET|POST|DELETE /subscriptions`, `POST /answers`, with the
  * token in the `Authorization` header and errors as `{code, message}` (docs/sandbox.md).
  */

@@ -174,6 +174,7 @@ export class TelegramBotApiController {
       case 'answerCallbackQuery':
         if (!params.callback_query_id)
           throw badRequest('query is too old and response timeout expired or query ID is invalid');
+        this.emulator.recordAccepted(bot, method, params);
         return { ok: true, result: true };
       case 'sendMessage':
       case 'sendPhoto':

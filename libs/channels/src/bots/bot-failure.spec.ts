@@ -52,4 +52,13 @@ describe('bot channel failure classification', () => {
       code: 'rejected',
     });
   });
+
+  it('retries only this message, after a pause, while the channel still processes its attachment', () => {
+    expect(classifyBotFailure({ status: 400, description: 'attachment.not.ready', notReady: true })).toMatchObject({
+      retryable: true,
+      scope: 'message',
+      code: 'attachment_not_ready',
+      retryAfterMs: 1000,
+    });
+  });
 });

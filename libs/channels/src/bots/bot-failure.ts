@@ -11,16 +11,21 @@ export interface BotApiFailure {
   timedOut?: boolean;
   /** What the channel's answer says of the recipient (Telegram and MAX word it differently). */
   recipient?: 'blocked' | 'not_found' | null;
+  /** The channel is still processing something the message refers to (an uploaded file): ask again shortly. */
+  notReady?: boolean;
 }
 
 /** Back-off of a sender asked to slow down without saying for how long. */
 const DEFAULT_RATE_LIMIT_MS = 1000;
+/** Pause before asking again about an attachment the channel is still processing. */
+const NOT_READY_RETRY_MS = 1000;
 
 /**
  * One classification for the bot channels (Telegram, MAX): a blocked or unknown recipient fails the
  * message for good; 429 pauses that bot only; a refused token fails the message (the connection is
  * broken until its owner fixes it); 5xx, network errors and timeouts back the channel off, a timeout
- * with the outcome unknown; any other 4xx is a final refusal of this message.
+ * with the outcome unknown; an attachment still being processed retries this message only, after a
+ * pause; any other 4xx is a final refusal of this message.
  */
 export function classifyBotFailure(f: BotApiFailure): SendFailure {
   const title = f.description.slice(0, 300);
@@ -36,6 +41,16 @@ export function classifyBotFailure(f: BotApiFailure): SendFailure {
       code: 'rate_limited',
       title,
       retryAfterMs: f.retryAfterMs ?? DEFAULT_RATE_LIMIT_MS,
+    };
+  }
+  if (f.notReady) {
+    return {
+      ok: false,
+      retryable: true,
+      scope: 'message',
+      code: 'attachment_not_ready',
+      title,
+      retryAfterMs: f.retryAfterMs ?? NOT_READY_RETRY_MS,
     };
   }
   if (f.status === 401) return { ok: false, retryable: false, scope: 'message', code: 'sender_unauthorized', title };

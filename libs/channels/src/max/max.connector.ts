@@ -7,7 +7,7 @@ import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bo
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 
 export interface MaxConnectorConfig {
-  /** MAX Bot API base URL: https://platform-api.max.ru in production, `{sandbox}/max` locally. */
+  /** MAX Bot API base URL: https://platform-api2.max.ru in production, `{sandbox}/max` locally. */
   apiUrl: string;
   timeoutMs?: number;
   pacing?: Partial<PacingLimits>;
@@ -17,7 +17,7 @@ export interface MaxConnectorConfig {
   fetch?: typeof fetch;
 }
 
-export const MAX_DEFAULT_API_URL = 'https://platform-api.max.ru';
+export const MAX_DEFAULT_API_URL = 'https://platform-api2.max.ru';
 export const MAX_DEFAULT_TIMEOUT_MS = 10_000;
 /** MAX allows 30 requests per second per bot; it documents no per-chat limit. */
 export const MAX_DEFAULT_PACING: PacingLimits = { ratePerSender: 30, burst: 1, recipientIntervalMs: 0 };
@@ -104,7 +104,13 @@ export class MaxConnector implements ChannelConnector {
     );
     if (!slot.ok) return slot;
     return this.call('uploads', async () => {
-      const source = await this.fetchFn(media.url, { signal: AbortSignal.timeout(this.sendTimeoutMs) });
+      // The media lives on the business's server: when it cannot be fetched the message fails, not MAX.
+      const source = await this.fetchFn(media.url, { signal: AbortSignal.timeout(this.sendTimeoutMs) }).catch(
+        (err: unknown) => {
+          const reason = (err as { name?: unknown })?.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
+          throw new MaxError(400, { code: 'media.unavailable', message: `the media URL ${reason}` });
+        },
+      );
       if (!source.ok)
         throw new MaxError(400, { code: 'media.unavailable', message: `the media URL answered ${source.status}` });
       const bytes = Buffer.from(await source.arrayBuffer());
@@ -181,6 +187,8 @@ export function maxFailure(
       description: `${method}: ${err.code}: ${err.description}`,
       retryAfterMs: ctx.retryAfterMs,
       recipient,
+      // MAX answers this while an uploaded file is still being processed, and asks to send again later.
+      notReady: /attachment\.not\.ready/.test(err.code),
     };
   }
   // Network errors and timeouts (a DOMException from another realm need not be an Error instance).
@@ -199,6 +207,9 @@ type MaxRequest =
 export function toMaxRequest(msg: OutboundMessage): MaxRequest {
   if (!/^-?\d{1,20}$/.test(msg.recipient))
     return { error: 'a MAX recipient is a numeric user id (or a negative chat id)' };
+  // The client carries ids as JavaScript numbers: a larger id would silently name someone else.
+  if (!Number.isSafeInteger(Number(msg.recipient)))
+    return { error: 'a MAX recipient id must be at most 9007199254740991 in magnitude' };
   const c = msg.content;
   if ('template' in c) {
     const rendered = c.template.rendered;

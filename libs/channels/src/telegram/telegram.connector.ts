@@ -58,6 +58,11 @@ export class TelegramConnector implements ChannelConnector {
     return this.call('deleteWebhook', () => this.api(token).deleteWebhook());
   }
 
+  /** Ends the loading indicator Telegram shows on a pressed button until the bot answers the press. */
+  answerCallbackQuery(token: string, callbackQueryId: string): Promise<Outcome<true>> {
+    return this.call('answerCallbackQuery', () => this.api(token).answerCallbackQuery(callbackQueryId));
+  }
+
   async send(msg: OutboundMessage): Promise<SendResult> {
     if (msg.channel !== 'telegram') throw new Error(`TelegramConnector cannot send a ${msg.channel} message`);
     const input = botSendInput(msg.sender.credential, this.config.openCredential, toTelegramRequest(msg));

@@ -7,7 +7,8 @@ import { EventEnvelope, MessageReceivedData } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { counter, ProblemError, ServiceUnavailableProblem } from '@app/server';
 import { AccountsRepository } from '../../accounts/accounts.repository';
-import { BotChannel } from '../../connections/connection.entity';
+import { BotChannels, CredentialsBox } from '../../connections/bot-channels';
+import { BotChannel, ConnectionEntity } from '../../connections/connection.entity';
 import { ConnectionsRepository } from '../../connections/connections.repository';
 
 /** 401 for a bot update without the connection's secret (or for no such live connection). */
@@ -44,6 +45,8 @@ export class BotInboundService {
     private readonly connections: ConnectionsRepository,
     private readonly accounts: AccountsRepository,
     private readonly publisher: EventPublisher,
+    private readonly channels: BotChannels,
+    private readonly credentials: CredentialsBox,
   ) {}
 
   async receive(
@@ -80,6 +83,24 @@ export class BotInboundService {
       throw new ServiceUnavailableProblem('The update could not be stored; retry later.');
     }
     updates().inc({ channel, outcome: 'stored' });
+    this.acknowledge(channel, connection, update);
     return { events: 1 };
+  }
+
+  /** Answers a button press after the update is kept, without holding up the channel's callback. */
+  private acknowledge(channel: BotChannel, connection: ConnectionEntity, update: unknown): void {
+    if (!connection.credential) return;
+    let token: string;
+    try {
+      token = this.credentials.box.open(connection.credential);
+    } catch {
+      return;
+    }
+    this.channels
+      .of(channel)
+      .acknowledge(token, update)
+      .catch((err: unknown) =>
+        this.logger.warn({ err: String(err), connectionId: connection.id }, 'could not answer a button press'),
+      );
   }
 }
