@@ -270,10 +270,20 @@ export async function removeMessage(js: JetStreamClient, msg: PulledMessage): Pr
   }
 }
 
-/** The JetStream API's answer to deleting a sequence the stream no longer holds. */
+/**
+ * The delete failed because the stream no longer holds the sequence: a memory store says so with
+ * its own code, a file store with the generic delete failure and its store's words.
+ */
 function isAlreadyGone(err: unknown): boolean {
-  return err instanceof JetStreamApiError && err.code === 10057 && /no message found|EOF/i.test(err.message);
+  if (!(err instanceof JetStreamApiError)) return false;
+  return (
+    err.code === JS_SEQUENCE_NOT_FOUND ||
+    (err.code === JS_MSG_DELETE_FAILED && /no message found|EOF/i.test(err.message))
+  );
 }
+
+const JS_SEQUENCE_NOT_FOUND = 10043;
+const JS_MSG_DELETE_FAILED = 10057;
 
 /** Copies a message (or `body` in its place) to the dead letter stream with why and where it came from. */
 export async function deadLetter(
