@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DeadLetteredOutbound, EventEnvelope, MessageStatusData } from '@app/contracts';
+import { DeadLetteredOutbound, MessageStatusData } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
-import { readEvents, readStream, waitFor } from '@app/testing';
+import { eventsOf, readStream, waitFor } from '@app/testing';
 import { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
@@ -171,9 +171,7 @@ describe('message content retention', () => {
       const view = await api('GET', `/wa/apps/${refused.id}/messages/${s.id}`);
       expect(view.body).toMatchObject({ status: 'FAILED', failure: { code: 'dead_lettered' } });
     }
-    const failed = (await readEvents(clients, platform.infra.topology)).filter(
-      (e): e is EventEnvelope<MessageStatusData> => e.type === 'message.failed',
-    );
+    const failed = await eventsOf<MessageStatusData>(clients, platform.infra.topology, 'message.failed');
     expect(new Set(failed.map((e) => e.data.message_id))).toEqual(new Set(dead.map((s) => s.id)));
     for (const e of failed) expect(e.data.error).toMatchObject({ code: 'dead_lettered', retryable: false });
 
