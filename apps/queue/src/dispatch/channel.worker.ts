@@ -42,6 +42,7 @@ export interface ChannelWorkerStatus {
 }
 
 const STARTUP_RETRY_MS = 2000;
+const systemClock: DeliveryClock = { now: Date.now, sleepUntil: (at, signal) => sleepUntil(at, Date.now, signal) };
 const encoder = new TextEncoder();
 
 /** The dead letter of a work item: its metadata, the attempts and the reason, without content. */
@@ -55,7 +56,6 @@ function contentFreeCopy(pm: PulledMessage, reason: string): Uint8Array {
   const record = deadLetteredOutbound(item, { attempts: pm.meta.deliveryCount, reason, at: Date.now() });
   return encoder.encode(JSON.stringify(record));
 }
-const systemClock: DeliveryClock = { now: Date.now, sleepUntil: (at, signal) => sleepUntil(at, Date.now, signal) };
 
 /**
  * Runs one channel's deliveries: a ConsumerRunner over the channel's service and marketing
