@@ -12,6 +12,7 @@ import {
   natsServerEnv,
   NatsServiceUser,
   pullNoWait,
+  removeMessage,
   randomNatsPasswords,
   setupTopology,
   DEFAULT_TOPOLOGY_OPTIONS,
@@ -132,6 +133,20 @@ const NATS_SERVER = '/usr/sbin/nats-server';
     const [msg] = await pullNoWait(whatsapp, stream, topology.outboundConsumer('service', 'whatsapp'), 1);
     expect(msg.json<{ id: string }>().id).toBe('m1');
     await msg.ack();
+  });
+
+  it('a queue user erases a dead-lettered work item from its outbound stream; the api may not', async () => {
+    const api = await as('api');
+    const stream = topology.outboundStream('marketing');
+    const { seq } = await jetstream(api).publish(topology.outboundSubject('marketing', 'whatsapp'), '{"id":"m2"}', {
+      msgID: 'm2',
+    });
+    await expect((await jetstream(api).jetstreamManager(false)).streams.deleteMessage(stream, seq)).rejects.toThrow();
+    const whatsapp = await as('queue_whatsapp');
+    const [msg] = await pullNoWait(whatsapp, stream, topology.outboundConsumer('marketing', 'whatsapp'), 1);
+    await removeMessage(jetstream(whatsapp), msg);
+    await msg.term();
+    await expect(removeMessage(jetstream(whatsapp), msg)).resolves.toBeUndefined(); // already gone: fine
   });
 
   describe('the services themselves, each with its own user', () => {

@@ -1,6 +1,6 @@
-import { OutboundMessage, Topology } from '@app/contracts';
+import { DeadLetteredOutbound, OutboundMessage, Topology } from '@app/contracts';
 import { DeliveryStateStore, NatsClients, publishDurable } from '@app/messaging';
-import { sleep, waitFor } from '@app/testing';
+import { readStream, sleep, waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { EventsTail, nextRecipient, outbound, publishOutbound, SandboxWhatsApp } from './support/dispatch-kit';
 
@@ -238,24 +238,33 @@ describe('queue delivery to WhatsApp (sandbox)', () => {
     const msg = outbound({ sender });
     await publishOutbound(clients, t, msg);
     const failed = await events.waitFor(msg.id, 'message.failed', 20_000);
-    expect(failed.data.error).toMatchObject({ retryable: false });
-    expect(failed.data.error?.code).toBe('131000');
+    expect(failed.data.error).toMatchObject({ code: 'dead_lettered', retryable: false });
+    expect(failed.data.error?.title).toContain('131000');
     expect(await sandbox.sends({ include: 'all', to: msg.recipient })).toHaveLength(MAX_DELIVER);
 
-    const jsm = await clients.jsm();
     const dlq = await waitFor(
-      async () => {
-        const info = await jsm.streams.info(t.stream('deadLetter'));
-        for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-          const m = await jsm.streams.getMessage(t.stream('deadLetter'), { seq });
-          if (m && m.json<OutboundMessage>().id === msg.id) return m;
-        }
-        return undefined;
-      },
+      async () =>
+        (await readStream(clients, t.stream('deadLetter'))).find(
+          (m) => m.json<DeadLetteredOutbound>().message_id === msg.id,
+        ),
       5000,
       'dead letter',
     );
     expect(dlq.header.get('Dlq-Reason')).toContain('131000');
+    // The metadata and why, never the content.
+    expect(dlq.json<DeadLetteredOutbound>()).toMatchObject({
+      message_id: msg.id,
+      channel: 'whatsapp',
+      app_id: msg.app_id,
+      connection_id: sender,
+      attempts: MAX_DELIVER,
+      queued_at: msg.queued_at,
+    });
+    expect(dlq.string()).not.toContain(JSON.stringify(msg.content).slice(1, -1));
+    expect(dlq.string()).not.toContain(msg.recipient);
+    // The work item with its content is gone from the outbound stream.
+    const remaining = await readStream(clients, t.outboundStream('service'));
+    expect(remaining.filter((m) => m.string().includes(msg.id))).toEqual([]);
     expect(events.of(msg.id, 'message.sent')).toHaveLength(0);
   });
 

@@ -66,3 +66,54 @@ export interface RenderedTemplate {
   /** URL buttons with their URL rendered; quick replies with the payload their press reports. */
   buttons: { type: 'URL' | 'QUICK_REPLY'; text: string; url?: string; payload?: string }[];
 }
+
+/** The failure code of a message the queue gave up on and dead-lettered. */
+export const DEAD_LETTERED = 'dead_lettered';
+
+/**
+ * What the dead letter stream keeps of an outbound message: who, where, how often and why, never
+ * what (no text, media, template values or captions, no sealed credential). Fields the work item
+ * did not have (an unreadable item) are null.
+ */
+export interface DeadLetteredOutbound {
+  message_id: string | null;
+  channel: string | null;
+  priority: string | null;
+  category: string | null;
+  kind: string | null;
+  user_id: string | null;
+  app_id: number | null;
+  connection_id: string | null;
+  /** Unix milliseconds at intake. */
+  queued_at: number | null;
+  /** Deliveries made before giving up. */
+  attempts: number;
+  reason: string;
+  /** Unix milliseconds. */
+  dead_lettered_at: number;
+}
+
+/** The content-free record of a dead-lettered work item, from whatever could be read of it. */
+export function deadLetteredOutbound(
+  item: unknown,
+  facts: { attempts: number; reason: string; at: number },
+): DeadLetteredOutbound {
+  const m = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  const sender = (m.sender && typeof m.sender === 'object' ? m.sender : {}) as Record<string, unknown>;
+  return {
+    message_id: text(m.id),
+    channel: text(m.channel),
+    priority: text(m.priority),
+    category: text(m.category),
+    kind: text(m.kind),
+    user_id: text(m.user_id),
+    app_id: num(m.app_id),
+    connection_id: text(sender.connection_id),
+    queued_at: num(m.queued_at),
+    attempts: facts.attempts,
+    reason: facts.reason,
+    dead_lettered_at: facts.at,
+  };
+}

@@ -1,4 +1,4 @@
-import { JetStreamClient } from '@nats-io/jetstream';
+import { JetStreamApiError, JetStreamClient } from '@nats-io/jetstream';
 import { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { toHeaders } from './publisher';
 import { PulledMessage, pullNoWait } from './pulled-message';
@@ -38,6 +38,16 @@ export interface RunnerOptions {
   handler: MessageHandler;
   /** Where exhausted messages go: a subject of the DEAD_LETTER stream, per source. */
   deadLetterSubject: (source: ConsumerSource) => string;
+  /**
+   * What a dead-letter copy carries instead of the message itself (its metadata without content).
+   * Without it the copy is the message as it was.
+   */
+  deadLetterBody?: (msg: PulledMessage, reason: string) => Uint8Array;
+  /**
+   * Removes a dead-lettered message from its source stream (a work queue keeps a termed message
+   * until its max age), so that its content is gone once it is settled.
+   */
+  removeDeadLettered?: boolean;
   backoff?: BackoffOptions;
   /** Messages pulled per request and handled concurrently. */
   batch?: number;
@@ -238,17 +248,50 @@ export class ConsumerRunner {
     }
     const reason =
       outcome.action === 'dead' ? outcome.reason : `exhausted ${msg.meta.deliveryCount} deliveries: ${outcome.reason}`;
-    await deadLetter(this.js, this.opts.deadLetterSubject(source), msg, reason);
+    await deadLetter(
+      this.js,
+      this.opts.deadLetterSubject(source),
+      msg,
+      reason,
+      this.opts.deadLetterBody?.(msg, reason),
+    );
+    if (this.opts.removeDeadLettered) await removeMessage(this.js, msg);
     await msg.term(reason.slice(0, 200));
   }
 }
 
-/** Copies a message to the dead letter stream with why and where it came from. */
+/** Erases a message from its stream; one already gone (removed by an earlier attempt) is fine. */
+export async function removeMessage(js: JetStreamClient, msg: PulledMessage): Promise<void> {
+  const jsm = await js.jetstreamManager(false);
+  try {
+    await jsm.streams.deleteMessage(msg.meta.stream, msg.meta.streamSeq, true);
+  } catch (err) {
+    if (!isAlreadyGone(err)) throw err;
+  }
+}
+
+/**
+ * The delete failed because the stream no longer holds the sequence: a memory store says so with
+ * its own code, a file store with the generic delete failure and its store's words.
+ */
+function isAlreadyGone(err: unknown): boolean {
+  if (!(err instanceof JetStreamApiError)) return false;
+  return (
+    err.code === JS_SEQUENCE_NOT_FOUND ||
+    (err.code === JS_MSG_DELETE_FAILED && /no message found|EOF/i.test(err.message))
+  );
+}
+
+const JS_SEQUENCE_NOT_FOUND = 10043;
+const JS_MSG_DELETE_FAILED = 10057;
+
+/** Copies a message (or `body` in its place) to the dead letter stream with why and where it came from. */
 export async function deadLetter(
   js: JetStreamClient,
   subject: string,
   msg: PulledMessage,
   reason: string,
+  body: Uint8Array = msg.data,
 ): Promise<void> {
   const headers: Record<string, string> = {
     'Dlq-Reason': reason.replace(/[\r\n]+/g, ' ').slice(0, 1024),
@@ -262,7 +305,7 @@ export async function deadLetter(
     if (k.toLowerCase() === 'nats-msg-id') continue;
     headers[k] ??= v.join(',');
   }
-  await js.publish(subject, msg.data, {
+  await js.publish(subject, body, {
     msgID: `dlq-${msg.meta.stream}-${msg.meta.streamSeq}`,
     headers: toHeaders(headers),
   });

@@ -30,6 +30,14 @@ describe('NATS permissions from the topology', () => {
     }
   });
 
+  it('lets only the queue users erase a dead-lettered work item from the outbound streams', () => {
+    for (const priority of ['service', 'marketing'] as const) {
+      const erase = `$JS.API.STREAM.MSG.DELETE.${t.outboundStream(priority)}`;
+      expect(publishers(erase).sort()).toEqual(['queue', ...CHANNELS.map((c) => `queue_${c}`)].sort());
+    }
+    expect(publishers(`$JS.API.STREAM.MSG.DELETE.${t.stream('events')}`)).toEqual([]);
+  });
+
   it('keeps every subject under the prefix, and the JetStream API whole for the setup user only', () => {
     for (const user of natsUsers()) {
       for (const s of [...perms[user].publish, ...perms[user].subscribe]) {

@@ -88,6 +88,8 @@ function queueRights(t: Topology, channels: readonly Channel[]): NatsPermissions
     },
     bucketRights(deliveryStateBucket(t)),
     bucketRights(t.kvBucket(KV_BUCKETS.senderPacing)),
+    // A dead-lettered work item is erased from its outbound stream with its content.
+    { publish: PRIORITIES.map((p) => `$JS.API.STREAM.MSG.DELETE.${t.outboundStream(p)}`), subscribe: [] },
     ...channels.flatMap((c) => PRIORITIES.map((p) => consumerRights(t, t.outboundStream(p), t.outboundConsumer(p, c)))),
   );
 }

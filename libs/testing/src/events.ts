@@ -1,19 +1,24 @@
 import { waitFor } from './wait';
 import { EventEnvelope, EventType, Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
+import type { StoredMsg } from '@nats-io/jetstream';
 
-/** Every event on the suite's EVENTS stream, in order. */
-export async function readEvents(clients: NatsClients, topology: Topology): Promise<EventEnvelope[]> {
+/** Every message a stream holds now, in order (deleted sequences skipped). */
+export async function readStream(clients: NatsClients, stream: string): Promise<StoredMsg[]> {
   const jsm = await clients.jsm();
-  const stream = topology.stream('events');
   const info = await jsm.streams.info(stream);
-  const out: EventEnvelope[] = [];
+  const out: StoredMsg[] = [];
   if (info.state.messages === 0) return out;
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
     const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
-    if (m) out.push(m.json<EventEnvelope>());
+    if (m) out.push(m);
   }
   return out;
+}
+
+/** Every event on the suite's EVENTS stream, in order. */
+export async function readEvents(clients: NatsClients, topology: Topology): Promise<EventEnvelope[]> {
+  return (await readStream(clients, topology.stream('events'))).map((m) => m.json<EventEnvelope>());
 }
 
 /**

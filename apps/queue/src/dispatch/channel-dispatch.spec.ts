@@ -162,7 +162,9 @@ describe('ChannelDispatch decisions', () => {
     const m = message();
     const got = await k.delivery.deliver(item(m, 3));
     expect(got).toMatchObject({ action: 'dead' });
-    expect(k.events[0]).toMatchObject({ type: 'message.failed', data: { error: { code: 'http_500' } } });
+    expect(k.events[0]).toMatchObject({ type: 'message.failed', data: { error: { code: 'dead_lettered' } } });
+    expect((k.events[0].data as { error: { title: string } }).error.title).toContain('http_500');
+    expect(k.store.entries.get(m.id)?.state).toMatchObject({ status: 'failed', code: 'dead_lettered' });
   });
 
   describe('crash-safe resume', () => {
@@ -236,7 +238,9 @@ describe('ChannelDispatch decisions', () => {
     expect(await k.delivery.deliver(item('not json{'))).toMatchObject({ action: 'dead' });
     expect(await k.delivery.deliver(item(message({ recipient: '' })))).toMatchObject({ action: 'dead' });
     expect(k.events.map((e) => e.data)).toEqual([
-      expect.objectContaining({ error: expect.objectContaining({ code: 'invalid_message' }) }),
+      expect.objectContaining({
+        error: expect.objectContaining({ code: 'dead_lettered', title: 'invalid outbound message: no recipient' }),
+      }),
     ]);
     expect(k.sent).toEqual([]);
   });

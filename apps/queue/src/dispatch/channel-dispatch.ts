@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ChannelConnector, SendFailure } from '@app/channels';
-import { Channel, EventEnvelope, isChannel, OutboundMessage, Priority } from '@app/contracts';
+import { Channel, DEAD_LETTERED, EventEnvelope, isChannel, OutboundMessage, Priority } from '@app/contracts';
 import {
   backoffDelay,
   BackoffOptions,
@@ -104,10 +104,8 @@ export class ChannelDispatch {
     const problem = describeInvalid(msg, this.deps.channel);
     if (problem) {
       this.count(lane, 'invalid');
-      if (typeof msg?.id === 'string' && msg.id && problem !== 'no id') {
-        await this.deps.publish(messageFailedEvent(msg, { code: 'invalid_message', title: problem }));
-      }
-      return settle.dead(`invalid outbound message: ${problem}`);
+      const reason = `invalid outbound message: ${problem}`;
+      return problem === 'no id' ? settle.dead(reason) : this.giveUp(msg, reason);
     }
     const priority: Priority = msg.priority === 'marketing' ? 'marketing' : lane;
     try {
@@ -135,9 +133,18 @@ export class ChannelDispatch {
     const reason = err instanceof Error ? err.message : String(err);
     const known = await this.deps.store.read(msg.id).catch(() => undefined);
     if (known && isDelivered(known.state)) return settle.retry(reason); // exhausted: dead-lettered; the state keeps the truth
-    await this.deps.publish(messageFailedEvent(msg, { code: 'delivery_error', title: reason.slice(0, 200) }));
     this.count(priority, 'failed');
-    return settle.dead(`delivery_error: ${reason}`);
+    return this.giveUp(msg, `delivery_error: ${reason}`);
+  }
+
+  /**
+   * Gives up on a message for good: it ends FAILED `dead_lettered` (message.failed, on which the
+   * api releases its hold), and the runner keeps a copy without content in the dead letter stream
+   * and removes the work item with its content from the outbound stream.
+   */
+  private async giveUp(msg: OutboundMessage, reason: string): Promise<Settlement> {
+    await this.deps.publish(messageFailedEvent(msg, { code: DEAD_LETTERED, title: reason.slice(0, 200) }));
+    return settle.dead(reason);
   }
 
   private async deliverMessage(item: DeliveryItem, msg: OutboundMessage, priority: Priority): Promise<Settlement> {
@@ -210,14 +217,17 @@ export class ChannelDispatch {
     const reason = `${result.code}: ${result.title}`;
     const last = this.isLastDelivery(item);
     if (!result.retryable || last) {
-      await store.write(msg.id, { status: 'failed', code: result.code, title: result.title });
-      await this.deps.publish(messageFailedEvent(msg, { code: result.code, title: result.title }));
       this.count(priority, 'failed');
       this.logger.warn({ message_id: msg.id, channel: this.deps.channel, code: result.code, last }, 'message failed');
-      // A final refusal is settled; an exhausted retryable one keeps a copy in the dead letter stream.
-      return result.retryable
-        ? settle.dead(`exhausted ${item.meta.deliveryCount} deliveries: ${reason}`)
-        : settle.ack();
+      if (!result.retryable) {
+        await store.write(msg.id, { status: 'failed', code: result.code, title: result.title });
+        await this.deps.publish(messageFailedEvent(msg, { code: result.code, title: result.title }));
+        return settle.ack();
+      }
+      // An exhausted retryable refusal is dead-lettered.
+      const exhausted = `exhausted ${item.meta.deliveryCount} deliveries: ${reason}`;
+      await store.write(msg.id, { status: 'failed', code: DEAD_LETTERED, title: exhausted.slice(0, 200) });
+      return this.giveUp(msg, exhausted);
     }
     // A call that may have been taken leaves `sending`, so the retry looks for a callback first.
     if (!result.outcomeUnknown) await store.write(msg.id, { status: 'rejected', code: result.code });

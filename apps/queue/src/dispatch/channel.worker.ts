@@ -3,7 +3,7 @@ import { Kvm } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
 import { setMaxListeners } from 'node:events';
 import { ChannelConnector } from '@app/channels';
-import { Channel, EventEnvelope, KV_BUCKETS, Priority, Topology } from '@app/contracts';
+import { Channel, deadLetteredOutbound, EventEnvelope, KV_BUCKETS, Priority, Topology } from '@app/contracts';
 import {
   ConsumerRunner,
   ConsumerSource,
@@ -43,6 +43,19 @@ export interface ChannelWorkerStatus {
 
 const STARTUP_RETRY_MS = 2000;
 const systemClock: DeliveryClock = { now: Date.now, sleepUntil: (at, signal) => sleepUntil(at, Date.now, signal) };
+const encoder = new TextEncoder();
+
+/** The dead letter of a work item: its metadata, the attempts and the reason, without content. */
+function contentFreeCopy(pm: PulledMessage, reason: string): Uint8Array {
+  let item: unknown = null;
+  try {
+    item = pm.json<unknown>();
+  } catch {
+    // Unreadable: only the delivery facts are kept.
+  }
+  const record = deadLetteredOutbound(item, { attempts: pm.meta.deliveryCount, reason, at: Date.now() });
+  return encoder.encode(JSON.stringify(record));
+}
 
 /**
  * Runs one channel's deliveries: a ConsumerRunner over the channel's service and marketing
@@ -145,6 +158,9 @@ export class ChannelWorker {
           sources,
           handler: (m) => this.handle(m),
           deadLetterSubject: (s) => topology.deadLetterSubject(s.stream, s.consumer),
+          // The content lives only as long as delivery needs it: a dead letter keeps the metadata.
+          deadLetterBody: contentFreeCopy,
+          removeDeadLettered: true,
           backoff: options.backoff,
           inHandPerSource: options.concurrency,
           wakeSubjects: [topology.outboundWildcard(channel)],
