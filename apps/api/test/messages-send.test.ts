@@ -385,6 +385,17 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
         ['MARKETING', false],
       ]);
     });
+
+    it('a SERVICE template is sent, priced and held as UTILITY, never as the free SERVICE conversation', async () => {
+      await factory.sendableTemplate(app.id, { name: 'service_tpl', category: 'SERVICE', body: 'Your order shipped' });
+      await drain('service');
+      const res = await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'service_tpl' } });
+      expect(res.status).toBe(201);
+      const [queued] = await drain('service');
+      expect(queued.body.category).toBe('UTILITY');
+      const view = await call('GET', `/v1/wa/apps/${app.id}/messages/${res.body.message.id}`, { auth: sys.auth });
+      expect(view.body).toMatchObject({ category: 'UTILITY', price: 0.02 });
+    });
   });
 
   describe('status codes', () => {

@@ -136,13 +136,16 @@ export function resolveTemplate(
   if (errors.length > 0) return errors;
 
   const liteMode = mmLite.requested && mmLite.supported && template.category === 'MARKETING';
+  // The channel files a SERVICE template as UTILITY and bills it so: a business-initiated template
+  // is never the free SERVICE conversation, whatever category the business gave it.
+  const category = liteMode ? 'MARKETING_LITE' : template.category === 'SERVICE' ? 'UTILITY' : template.category;
   const rendered = [
     template.header ? renderText(template.header.text, headerValues) : null,
     renderText(template.body.text, bodyValues),
     template.footer?.text ?? null,
   ].filter((part): part is string => !!part);
   return {
-    category: liteMode ? 'MARKETING_LITE' : template.category,
+    category,
     content: {
       name: template.name,
       language: template.language,
