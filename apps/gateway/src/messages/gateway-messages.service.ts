@@ -5,6 +5,8 @@ import {
   GatewaySendResult,
   ListMessageReportsResult,
   MessageReport,
+  UsageQuery,
+  UsageReport,
 } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, ValidationProblem } from '@app/server';
@@ -117,6 +119,21 @@ export class GatewayMessagesService {
         limit: q.limit === undefined ? 50 : Number(q.limit),
       },
       { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The delivery report cannot be read right now; retry later.' },
+    );
+  }
+
+  /** The usage of the account's user (the api validates the period and keeps the counters). */
+  usage(account: AuthenticatedAccount, q: UsageQuery): Promise<UsageReport> {
+    return this.rpc.call(
+      GATEWAY_MESSAGES_RPC.usage,
+      {
+        user_id: this.billedUser(account),
+        from: q.from,
+        to: q.to,
+        ...(q.channel ? { channel: q.channel } : {}),
+        ...(q.category ? { category: q.category } : {}),
+      },
+      { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The usage report cannot be read right now; retry later.' },
     );
   }
 
