@@ -88,7 +88,10 @@ export function usagePeriod(query: UsageQuery): { from: Date; to: Date } {
 }
 
 export class UsageRowDto implements UsageRow {
-  @ApiProperty({ example: '2026-11-25T13:00:00Z', description: 'Start of the hour (UTC) the messages were accepted in' })
+  @ApiProperty({
+    example: '2026-11-25T13:00:00Z',
+    description: 'Start of the hour (UTC) the messages were accepted in',
+  })
   hour: string;
 
   @ApiProperty({ enum: CHANNELS, example: 'whatsapp' })
@@ -154,7 +157,10 @@ function csvField(value: string | number): string {
 
 /** The report as RFC 4180 CSV: a header row, then one line per row, CRLF line ends. */
 export function usageCsv(report: UsageReport): string {
-  const lines = [CSV_COLUMNS.join(','), ...report.data.map((row) => CSV_COLUMNS.map((c) => csvField(row[c])).join(','))];
+  const lines = [
+    CSV_COLUMNS.join(','),
+    ...report.data.map((row) => CSV_COLUMNS.map((c) => csvField(row[c])).join(',')),
+  ];
   return `${lines.join('\r\n')}\r\n`;
 }
 

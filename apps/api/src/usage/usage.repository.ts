@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { MessageCategory, UsageRow } from '@app/contracts';
 
-interface StoredUsage {
+/** A usage row as PostgreSQL answers it: counters and cost as text (bigint and numeric). */
+export interface StoredUsage {
   hour: string;
   channel: string;
   category: MessageCategory;
@@ -13,6 +14,23 @@ interface StoredUsage {
   read: string;
   failed: string;
   cost: string;
+}
+
+/** The hour of a row as the report writes it (ISO 8601, UTC), in SQL over a column `hour`. */
+export const HOUR_ISO = `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`;
+
+export function usageRowOf(r: StoredUsage): Omit<UsageRow, 'currency'> {
+  return {
+    hour: r.hour,
+    channel: r.channel,
+    category: r.category,
+    queued: Number(r.queued),
+    sent: Number(r.sent),
+    delivered: Number(r.delivered),
+    read: Number(r.read),
+    failed: Number(r.failed),
+    cost: Number(r.cost),
+  };
 }
 
 /** The only place that reads usage_hourly (the statements that count into it run with each state change). */
@@ -27,7 +45,7 @@ export class UsageRepository {
     filter: { channel?: string; category?: string },
   ): Promise<Omit<UsageRow, 'currency'>[]> {
     const rows: StoredUsage[] = await this.ds.query(
-      `SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"') AS hour, channel, category,
+      `SELECT ${HOUR_ISO} AS hour, channel, category,
               queued::text, sent::text, delivered::text, read::text, failed::text, cost::text
        FROM usage_hourly
        WHERE user_id = $1 AND hour >= $2 AND hour < $3
@@ -35,17 +53,7 @@ export class UsageRepository {
        ORDER BY hour, channel, category`,
       [userId, period.from, period.to, filter.channel ?? null, filter.category ?? null],
     );
-    return rows.map((r) => ({
-      hour: r.hour,
-      channel: r.channel,
-      category: r.category,
-      queued: Number(r.queued),
-      sent: Number(r.sent),
-      delivered: Number(r.delivered),
-      read: Number(r.read),
-      failed: Number(r.failed),
-      cost: Number(r.cost),
-    }));
+    return rows.map(usageRowOf);
   }
 
   /** The currency a user is charged in (its balance's, else the one it was created with). */

@@ -49,9 +49,10 @@ export class UsersController {
 
   @Get('usage')
   @ApiOperation({
-    summary: "The user's usage per hour, channel and category: messages queued, sent, delivered, read, failed and their cost",
+    summary:
+      "The user's usage per hour, channel and category: messages queued, sent, delivered, read, failed and their cost",
     description:
-      'Every message of the user (its API sends and its gateway accounts\' sends) counts in the hour (UTC) it was accepted in.',
+      "Every message of the user (its API sends and its gateway accounts' sends) counts in the hour (UTC) it was accepted in.",
   })
   @ApiUsageResponse()
   @ApiProblems(400, 403)
