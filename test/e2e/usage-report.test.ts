@@ -373,6 +373,9 @@ describe('usage report', () => {
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(csv.text).toBe(csvOf(expectedRows().filter((r) => r.channel === 'max')));
     expect((await gateway('GET', `/v1/usage?${period()}`)).status).toBe(401);
+    // An account of no user has no usage of its own to report.
+    const unlinked = (await new AccountsRepository(gatewayDb).createAccount('loose', null)).token;
+    expectProblem(await gateway('GET', `/v1/usage?${period()}`, { auth: `Bearer ${unlinked}` }), 422);
   });
 
   it('a period with no sends is an empty report; another user sees only its own', async () => {

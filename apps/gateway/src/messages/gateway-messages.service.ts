@@ -127,7 +127,7 @@ export class GatewayMessagesService {
     return this.rpc.call(
       GATEWAY_MESSAGES_RPC.usage,
       {
-        user_id: this.billedUser(account),
+        user_id: this.billedUser(account, 'no usage to report'),
         from: q.from,
         to: q.to,
         ...(q.channel ? { channel: q.channel } : {}),
@@ -137,12 +137,12 @@ export class GatewayMessagesService {
     );
   }
 
-  private billedUser(account: AuthenticatedAccount): string {
+  private billedUser(account: AuthenticatedAccount, consequence = 'no balance to send from'): string {
     if (!account.userId) {
       throw new UnprocessableProblem(
         'account-not-linked',
         'Account not linked',
-        'The account is not linked to a user of the API, so it has no balance to send from.',
+        `The account is not linked to a user of the API, so it has ${consequence}.`,
       );
     }
     return account.userId;
