@@ -8,6 +8,7 @@ import { e2eBench } from './bench/e2e.bench';
 import { hostileInputBench } from './bench/hostile-input.bench';
 import { priorityBench } from './bench/priority.bench';
 import { sendBench } from './bench/send.bench';
+import { usageBench } from './bench/usage.bench';
 import { webhooksBench } from './bench/webhooks.bench';
 
 const BENCHES: Record<string, Bench> = {
@@ -17,6 +18,7 @@ const BENCHES: Record<string, Bench> = {
   priority: priorityBench,
   webhooks: webhooksBench,
   'hostile-input': hostileInputBench,
+  usage: usageBench,
 };
 
 async function main(): Promise<void> {

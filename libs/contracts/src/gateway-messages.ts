@@ -10,6 +10,8 @@ export const GATEWAY_MESSAGES_RPC = {
   send: 'messages.gateway.send',
   get: 'messages.gateway.get',
   list: 'messages.gateway.list',
+  /** The usage report of the account's user (every surface's sends). */
+  usage: 'messages.gateway.usage',
 } as const;
 
 /** Channels a gateway account can send on with `POST /v1/messages`. */

@@ -8,5 +8,6 @@ export * from './subscriptions';
 export * from './apps';
 export * from './rpc';
 export * from './gateway-messages';
+export * from './usage';
 export * from './sandbox';
 export * from './retry-after';

@@ -14,6 +14,7 @@ import {
   ListMessageReportsRequest,
   ListMessageReportsResult,
 } from './gateway-messages';
+import type { GetUsageRequest, UsageReport } from './usage';
 import {
   AttemptView,
   CreatedSubscriptionView,
@@ -76,6 +77,7 @@ export interface RpcMethods {
   [GATEWAY_MESSAGES_RPC.send]: { request: GatewaySendRequest; result: GatewaySendResult };
   [GATEWAY_MESSAGES_RPC.get]: { request: GetMessageReportRequest; result: GetMessageReportResult };
   [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };
+  [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };
   [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
   [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
   [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };

@@ -17,3 +17,14 @@ export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metr
 export { PeriodicJob } from './periodic-job';
 export { Clock } from './clock';
 export { canonicalJson, requestHash, parseIdempotencyKey } from './idempotency-key';
+export {
+  IsCalendarDate,
+  isCalendarDate,
+  UsageQueryDto,
+  UsageReportDto,
+  UsageRowDto,
+  usagePeriod,
+  usageCsv,
+  sendUsage,
+  ApiUsageResponse,
+} from './usage';

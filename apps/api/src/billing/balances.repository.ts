@@ -6,6 +6,7 @@ import { BalanceEntity } from './balance.entity';
 import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
 import { returnedRows } from '@app/database';
+import { usageUpsert } from '../usage/usage-counters';
 
 /** The only place that queries balances, holds and transactions; its money-moving statements are called by BillingService alone. */
 @Injectable()
@@ -81,8 +82,8 @@ export class BalancesRepository {
 
   /**
    * Turns a message's hold into a charge, once: the hold must still be HELD, and the transaction
-   * (negative amount, status DELIVERED), the hold's new state and the balance's held amount change
-   * in one statement. True when this call captured it.
+   * (negative amount, status DELIVERED), the hold's new state, the balance's held amount and the
+   * cost in the usage report change in one statement. True when this call captured it.
    */
   async capture(messageId: string): Promise<boolean> {
     const rows = returnedRows<{ captured: string }>(
@@ -100,6 +101,12 @@ export class BalancesRepository {
          UPDATE balances SET held = balances.held - h.amount, updated_at = now()
          FROM h WHERE balances.user_id = h.user_id
          RETURNING balances.user_id
+       ), c AS (
+         -- After the balance (its row is locked first everywhere), the charge in the usage report.
+         SELECT m.user_id, m.created_at, m.channel, m.category, h.amount
+         FROM h JOIN messages m ON m.id = h.message_id WHERE EXISTS (SELECT 1 FROM b)
+       ), u AS (
+         ${usageUpsert('c', { cost: 's.amount' })}
        )
        SELECT (SELECT count(*) FROM t) AS captured`,
         [messageId, uuidv7()],

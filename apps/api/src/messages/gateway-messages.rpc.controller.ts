@@ -6,22 +6,28 @@ import {
   GatewaySendResult,
   GetMessageReportRequest,
   GetMessageReportResult,
+  GetUsageRequest,
   ListMessageReportsRequest,
   ListMessageReportsResult,
   RpcReply,
+  UsageReport,
 } from '@app/contracts';
 import { rpcAnswer } from '@app/messaging';
 import { rpcProblemOf } from '@app/server';
+import { UsageService } from '../usage/usage.service';
 import { GatewaySendsService } from './gateway-sends';
 
 /**
- * Request/reply for the gateway: its accounts' sends and delivery report. The gateway has
+ * Request/reply for the gateway: its accounts' sends and delivery report, and their user's usage. The gateway has
  * authenticated the account and checked its connection; refusals come back as problems the
  * gateway answers as they are (400 field errors, 403, 422, 429 with Retry-After, 503).
  */
 @Controller()
 export class GatewayMessagesRpcController {
-  constructor(private readonly sends: GatewaySendsService) {}
+  constructor(
+    private readonly sends: GatewaySendsService,
+    private readonly usage: UsageService,
+  ) {}
 
   @MessagePattern(GATEWAY_MESSAGES_RPC.send)
   send(@Payload() req: GatewaySendRequest): Promise<RpcReply<GatewaySendResult>> {
@@ -36,5 +42,10 @@ export class GatewayMessagesRpcController {
   @MessagePattern(GATEWAY_MESSAGES_RPC.list)
   list(@Payload() req: ListMessageReportsRequest): Promise<RpcReply<ListMessageReportsResult>> {
     return rpcAnswer(() => this.sends.list(req), rpcProblemOf);
+  }
+
+  @MessagePattern(GATEWAY_MESSAGES_RPC.usage)
+  usageReport(@Payload() req: GetUsageRequest): Promise<RpcReply<UsageReport>> {
+    return rpcAnswer(() => this.usage.report(req.user_id, req), rpcProblemOf);
   }
 }

@@ -7,6 +7,7 @@ import { WaAppsModule } from '../wa-apps/wa-apps.module';
 import { BillingModule } from '../billing/billing.module';
 import { ConversationsModule } from '../conversations/conversations.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { UsageModule } from '../usage/usage.module';
 import { CallbackOwnership } from './callback-ownership';
 import { GatewayMessagesRpcController } from './gateway-messages.rpc.controller';
 import { GatewaySendsService } from './gateway-sends';
@@ -29,6 +30,7 @@ import { TierWindowRepository } from './tier-window';
     BillingModule,
     ConversationsModule,
     IdempotencyModule,
+    UsageModule,
   ],
   controllers: [MessagesController, GatewayMessagesRpcController],
   providers: [

@@ -7,6 +7,10 @@ import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
 import { returnedRows } from '@app/database';
+import { statusIncrements, usageUpsert } from '../usage/usage-counters';
+
+/** A message as the send transaction records it; accepted now unless `createdAt` is given. */
+export type QueuedMessage = Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'status'> & { createdAt?: Date };
 
 /** The statuses from which a move to `next` is a step forward. */
 function predecessors(next: MessageStatus): MessageStatus[] {
@@ -49,23 +53,30 @@ export class MessagesRepository {
     }));
   }
 
-  /** Records accepted messages, QUEUED, and the first step of their timelines, in one statement. */
-  async insertQueued(em: EntityManager, messages: Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'status'>[]) {
+  /**
+   * Records accepted messages, QUEUED, the first step of their timelines and their count in the
+   * usage report, in one statement. A message is accepted now unless its `createdAt` says when.
+   */
+  async insertQueued(em: EntityManager, messages: QueuedMessage[]) {
     await em.query(
       `WITH x AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
+         SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset($1::jsonb) AS x(
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
-           idempotency_key text, request_hash text, failure_code text, failure_reason text)
+           idempotency_key text, request_hash text, failure_code text, failure_reason text, accepted_at timestamptz)
        ), m AS (
          INSERT INTO messages (id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, status,
-                               provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason)
+                               provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
+                               created_at, updated_at)
          SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
-                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason
+                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
+                created_at, created_at
          FROM x
+       ), u AS (
+         ${usageUpsert('x', { queued: '1' })}
        )
        INSERT INTO message_events (message_id, status, occurred_at)
-       SELECT id, 'QUEUED', floor(extract(epoch FROM now()))::bigint FROM x`,
+       SELECT id, 'QUEUED', floor(extract(epoch FROM created_at))::bigint FROM x`,
       [
         JSON.stringify(
           messages.map((m) => ({
@@ -86,6 +97,7 @@ export class MessagesRepository {
             request_hash: m.requestHash,
             failure_code: m.failureCode,
             failure_reason: m.failureReason,
+            accepted_at: m.createdAt ?? null,
           })),
         ),
       ],
@@ -146,7 +158,9 @@ export class MessagesRepository {
 
   /**
    * Moves the status forward, never back: the UPDATE only matches a current status from which
-   * `next` is a step forward, so callbacks in any order and at any concurrency end in the furthest state.
+   * `next` is a step forward, so callbacks in any order and at any concurrency end in the furthest
+   * state. The same statement counts the move in the usage report, so only a move that is applied
+   * is counted, once.
    */
   async advance(
     id: string,
@@ -156,11 +170,18 @@ export class MessagesRepository {
   ): Promise<boolean> {
     const rows = returnedRows<unknown>(
       await em.query(
-        `UPDATE messages SET status = $2, updated_at = now(),
-              failure_code = CASE WHEN $2 = 'FAILED' THEN $4 ELSE failure_code END,
-              failure_reason = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failure_reason END
-       WHERE id = $1 AND status = ANY($3::text[])
-       RETURNING id`,
+        `WITH p AS (
+           SELECT id, status AS prev_status FROM messages WHERE id = $1 AND status = ANY($3::text[]) FOR UPDATE
+         ), m AS (
+           UPDATE messages SET status = $2, updated_at = now(),
+                failure_code = CASE WHEN $2 = 'FAILED' THEN $4 ELSE failure_code END,
+                failure_reason = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failure_reason END
+           FROM p WHERE messages.id = p.id
+           RETURNING messages.id, messages.user_id, messages.created_at, messages.channel, messages.category, p.prev_status
+         ), u AS (
+           ${usageUpsert('m', statusIncrements(next))}
+         )
+         SELECT id FROM m`,
         [id, next, predecessors(next), failure?.code ?? null, failure?.reason ?? null],
       ),
     );

@@ -74,9 +74,13 @@ export class ReceiptReconciler implements OnApplicationBootstrap, OnApplicationS
           // Not yet published: it never will be now.
           await this.outboxRows.withdraw(em, message.id);
           const reason = `No final status within ${this.config.RECEIPT_TIMEOUT_MINUTES} minutes of acceptance`;
-          if (!(await this.messages.advance(message.id, 'FAILED', { code: NO_RECEIPT, reason }, em))) continue;
-          await this.messages.recordEvent(message.id, 'FAILED', this.clock.nowSeconds(), em);
+          // The balance before the usage row, as every statement locks them; the claimed row
+          // cannot move meanwhile, so the failure always applies.
           await this.billing.release(message.id, em);
+          if (!(await this.messages.advance(message.id, 'FAILED', { code: NO_RECEIPT, reason }, em))) {
+            throw new Error(`claimed message ${message.id} could not be failed`);
+          }
+          await this.messages.recordEvent(message.id, 'FAILED', this.clock.nowSeconds(), em);
           failed.push(this.failedEvent(message, reason));
         }
         await this.outboxRows.insert(em, failed);

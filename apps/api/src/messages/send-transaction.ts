@@ -4,14 +4,14 @@ import type { EntityManager } from 'typeorm';
 import { ProblemError, TooManyRequestsProblem, UnprocessableProblem } from '@app/server';
 import { BillingService, toUnits, Units } from '../billing/billing.service';
 import { ApiConfig } from '../config';
-import type { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { MessagesRepository, QueuedMessage } from './messages.repository';
 import { OutboxEntry, OutboxRepository } from './outbox';
 import { TierGate, TierWindowRepository } from './tier-window';
 
 /** A prepared send: its message row, the tier it is subject to, and what it publishes. */
 export interface SendRecord {
-  message: Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'currency' | 'status'>;
+  /** Accepted now, unless `createdAt` says when (a send recorded as of an earlier time). */
+  message: Omit<QueuedMessage, 'currency'>;
   /** The app's messaging tier (unique template recipients in 24 hours); null: not counted. */
   tier: { appId: number; cap: number; label: string } | null;
   outbox: OutboxEntry;

@@ -8,7 +8,7 @@ export class OwnUserGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<{ user?: AuthenticatedUser; params: { userId?: string } }>();
     if (!request.user || request.params.userId !== request.user.id) {
-      throw new ForbiddenProblem("A token may only read its own user's balance and transactions.");
+      throw new ForbiddenProblem("A token may only read its own user's balance, transactions and usage.");
     }
     return true;
   }

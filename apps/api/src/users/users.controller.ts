@@ -1,9 +1,11 @@
-import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
+import { ApiUsageResponse, sendUsage, UsageQueryDto } from '@app/server';
 import { RateLimitGuard } from '../rate-limit';
+import { UsageService } from '../usage/usage.service';
 import { BalanceDto, TransactionDto } from './dto/balance.dto';
 import { ListTransactionsQuery } from './dto/list-transactions.query';
 import { OwnUserGuard } from './own-user.guard';
@@ -14,7 +16,10 @@ import { UsersService } from './users.service';
 @UseGuards(SystemTokenGuard, RateLimitGuard, OwnUserGuard)
 @Controller('v1/users/:userId')
 export class UsersController {
-  constructor(private readonly users: UsersService) {}
+  constructor(
+    private readonly users: UsersService,
+    private readonly usage: UsageService,
+  ) {}
 
   @Get('balances')
   @ApiOperation({ summary: "The user's available balance" })
@@ -40,5 +45,23 @@ export class UsersController {
       return;
     }
     await reply.status(200).send(list);
+  }
+
+  @Get('usage')
+  @ApiOperation({
+    summary:
+      "The user's usage per hour, channel and category: messages queued, sent, delivered, read, failed and their cost",
+    description:
+      "Every message of the user (its API sends and its gateway accounts' sends) counts in the hour (UTC) it was accepted in.",
+  })
+  @ApiUsageResponse()
+  @ApiProblems(400, 403)
+  async usageReport(
+    @Param('userId') userId: string,
+    @Query() query: UsageQueryDto,
+    @Headers('accept') accept: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    await sendUsage(reply, accept, await this.usage.report(userId, query));
   }
 }

@@ -3,11 +3,12 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { GatewayMessagesController } from './gateway-messages.controller';
 import { GatewayMessagesService } from './gateway-messages.service';
+import { GatewayUsageController } from './gateway-usage.controller';
 
-/** Sends of the account's connected channels and their delivery report. */
+/** Sends of the account's connected channels, their delivery report and the usage report. */
 @Module({
   imports: [AccountsModule, ConnectionsModule],
-  controllers: [GatewayMessagesController],
+  controllers: [GatewayMessagesController, GatewayUsageController],
   providers: [GatewayMessagesService],
 })
 export class GatewayMessagesModule {}

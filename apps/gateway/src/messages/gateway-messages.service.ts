@@ -5,6 +5,8 @@ import {
   GatewaySendResult,
   ListMessageReportsResult,
   MessageReport,
+  UsageQuery,
+  UsageReport,
 } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, ValidationProblem } from '@app/server';
@@ -120,12 +122,27 @@ export class GatewayMessagesService {
     );
   }
 
-  private billedUser(account: AuthenticatedAccount): string {
+  /** The usage of the account's user (the api validates the period and keeps the counters). */
+  usage(account: AuthenticatedAccount, q: UsageQuery): Promise<UsageReport> {
+    return this.rpc.call(
+      GATEWAY_MESSAGES_RPC.usage,
+      {
+        user_id: this.billedUser(account, 'no usage to report'),
+        from: q.from,
+        to: q.to,
+        ...(q.channel ? { channel: q.channel } : {}),
+        ...(q.category ? { category: q.category } : {}),
+      },
+      { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The usage report cannot be read right now; retry later.' },
+    );
+  }
+
+  private billedUser(account: AuthenticatedAccount, consequence = 'no balance to send from'): string {
     if (!account.userId) {
       throw new UnprocessableProblem(
         'account-not-linked',
         'Account not linked',
-        'The account is not linked to a user of the API, so it has no balance to send from.',
+        `The account is not linked to a user of the API, so it has ${consequence}.`,
       );
     }
     return account.userId;

@@ -1,0 +1,43 @@
+import { MessageStatus, UsageCounter } from '@app/contracts';
+
+/** What a state change adds to a usage row: SQL expressions over the source's columns. */
+export type UsageIncrements = Partial<Record<UsageCounter | 'cost', string>>;
+
+/**
+ * The statement that adds a state change's counts to the usage rows, to run as a CTE of the very
+ * statement that makes the change (so it counts exactly when the change is applied, in its
+ * transaction). `source` is a relation with the columns user_id, created_at (the message's
+ * acceptance: the row's hour), channel, category and those the increments use. Rows are upserted
+ * in key order, so concurrent statements lock them in one order.
+ */
+export function usageUpsert(source: string, increments: UsageIncrements): string {
+  const columns = Object.keys(increments) as (keyof UsageIncrements)[];
+  return `INSERT INTO usage_hourly AS u (user_id, hour, channel, category, ${columns.join(', ')})
+    SELECT s.user_id, date_trunc('hour', s.created_at, 'UTC') AS hour, s.channel, s.category,
+           ${columns.map((c) => `sum(${increments[c]})`).join(', ')}
+    FROM ${source} s
+    GROUP BY 1, 2, 3, 4
+    ORDER BY 1, 2, 3, 4
+    ON CONFLICT (user_id, hour, channel, category) DO UPDATE
+      SET ${columns.map((c) => `${c} = u.${c} + excluded.${c}`).join(', ')}`;
+}
+
+const CHAIN: MessageStatus[] = ['QUEUED', 'SENT', 'DELIVERED', 'READ'];
+
+/**
+ * What a forward move to `next` counts, over a source with the status the message had before
+ * (`prev_status`): FAILED counts as failed; a move along QUEUED -> SENT -> DELIVERED -> READ counts
+ * every step it reaches or passes over that the message had not reached yet (a read receipt before
+ * its delivery receipt counts the message as delivered and read, once each).
+ */
+export function statusIncrements(next: MessageStatus): UsageIncrements {
+  if (next === 'FAILED') return { failed: '1' };
+  const increments: UsageIncrements = {};
+  for (let i = 1; i <= CHAIN.indexOf(next); i++) {
+    const before = CHAIN.slice(0, i)
+      .map((s) => `'${s}'`)
+      .join(', ');
+    increments[CHAIN[i].toLowerCase() as UsageCounter] = `(s.prev_status IN (${before}))::int`;
+  }
+  return increments;
+}

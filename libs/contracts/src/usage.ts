@@ -1,0 +1,40 @@
+import type { MessageCategory } from './channels';
+
+/** The longest period one usage report may span, in days. */
+export const USAGE_MAX_DAYS = 93;
+
+/** The counters of one usage row, in the order the report (and its CSV) lists them. */
+export const USAGE_COUNTERS = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export type UsageCounter = (typeof USAGE_COUNTERS)[number];
+
+/**
+ * The usage of one hour, channel and category: the messages accepted in that hour (UTC) and what
+ * became of them. `cost` is the money captured for them, in the user's currency.
+ */
+export interface UsageRow extends Record<UsageCounter, number> {
+  /** Start of the hour the messages were accepted in, ISO 8601 UTC. */
+  hour: string;
+  channel: string;
+  category: MessageCategory;
+  cost: number;
+  currency: string;
+}
+
+export interface UsageReport {
+  data: UsageRow[];
+}
+
+/** The period and filters of a usage report, as the caller gave them (validated by the api). */
+export interface UsageQuery {
+  /** YYYY-MM-DD, from 00:00 UTC (inclusive). */
+  from: string;
+  /** YYYY-MM-DD, until 00:00 UTC (exclusive). */
+  to: string;
+  channel?: string;
+  category?: string;
+}
+
+/** The gateway asks for the usage report of the user its account belongs to. */
+export interface GetUsageRequest extends UsageQuery {
+  user_id: string;
+}
