@@ -8,6 +8,8 @@ import {
   GetMessageReportResult,
   ListMessageReportsRequest,
   ListMessageReportsResult,
+  ReadTargetRequest,
+  ReadTargetResult,
   RpcReply,
 } from '@app/contracts';
 import { rpcAnswer } from '@app/messaging';
@@ -36,5 +38,10 @@ export class GatewayMessagesRpcController {
   @MessagePattern(GATEWAY_MESSAGES_RPC.list)
   list(@Payload() req: ListMessageReportsRequest): Promise<RpcReply<ListMessageReportsResult>> {
     return rpcAnswer(() => this.sends.list(req), rpcProblemOf);
+  }
+
+  @MessagePattern(GATEWAY_MESSAGES_RPC.readTarget)
+  readTarget(@Payload() req: ReadTargetRequest): Promise<RpcReply<ReadTargetResult>> {
+    return rpcAnswer(() => this.sends.readTarget(req), rpcProblemOf);
   }
 }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
+import { PixelModule } from '../pixel/pixel.module';
 import { GatewayMessagesController } from './gateway-messages.controller';
 import { GatewayMessagesService } from './gateway-messages.service';
 
 /** Sends of the account's connected channels and their delivery report. */
 @Module({
-  imports: [AccountsModule, ConnectionsModule],
+  imports: [AccountsModule, ConnectionsModule, PixelModule],
   controllers: [GatewayMessagesController],
   providers: [GatewayMessagesService],
 })
