@@ -82,7 +82,11 @@ describe('the tracking pixel', () => {
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
     const user = await factory.user('system', { balance: 10 });
     const app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
-    await factory.sendableTemplate(app.id, { name: 'lesson_ready', category: 'UTILITY', body: 'Hi {{1}}, a new lesson.' });
+    await factory.sendableTemplate(app.id, {
+      name: 'lesson_ready',
+      category: 'UTILITY',
+      body: 'Hi {{1}}, a new lesson.',
+    });
     const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
     await gatewayDb.initialize();
     token = (await new AccountsRepository(gatewayDb).createAccount('school', user.userId)).token;
@@ -135,7 +139,11 @@ describe('the tracking pixel', () => {
     const read = await reportAt(id, 'READ');
     expect(read.timeline.map((t: Json) => t.status)).toEqual(['QUEUED', 'SENT', 'READ']);
     const [event] = await readEventsOf(id);
-    expect(event).toMatchObject({ type: 'message.read', channel: 'telegram', data: { message_id: id, status: 'READ' } });
+    expect(event).toMatchObject({
+      type: 'message.read',
+      channel: 'telegram',
+      data: { message_id: id, status: 'READ' },
+    });
     await waitFor(() => endpoint.of(id).length > 0, 20_000, 'the message.read webhook', 100);
 
     // Later opens, past the broker's duplicate window, reach the recording and change nothing.
@@ -164,7 +172,12 @@ describe('the tracking pixel', () => {
     const raw = Buffer.from(genuine, 'base64url');
     raw[20] ^= 0x01;
     const before = await inbound();
-    for (const forged of [raw.toString('base64url'), randomBytes(45).toString('base64url'), genuine.slice(0, 40), 'x']) {
+    for (const forged of [
+      raw.toString('base64url'),
+      randomBytes(45).toString('base64url'),
+      genuine.slice(0, 40),
+      'x',
+    ]) {
       expectGif(await pixel(`${platform.urls.gateway}/v1/course/pixel/${forged}.gif`));
     }
     await allRecorded();
