@@ -6,6 +6,7 @@ import { Bench, BenchFigure, report } from './bench/report';
 import { consumerBench } from './bench/consumer.bench';
 import { e2eBench } from './bench/e2e.bench';
 import { hostileInputBench } from './bench/hostile-input.bench';
+import { pixelBench } from './bench/pixel.bench';
 import { priorityBench } from './bench/priority.bench';
 import { sendBench } from './bench/send.bench';
 import { usageBench } from './bench/usage.bench';
@@ -19,6 +20,7 @@ const BENCHES: Record<string, Bench> = {
   webhooks: webhooksBench,
   'hostile-input': hostileInputBench,
   usage: usageBench,
+  pixel: pixelBench,
 };
 
 async function main(): Promise<void> {

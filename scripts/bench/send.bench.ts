@@ -6,17 +6,16 @@
 import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { Pool } from 'pg';
 import { Topology } from '@app/contracts';
 import { hashToken } from '@app/auth';
 import { migrateSchema } from '@app/database';
 import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, publishDurable, setupTopology } from '@app/messaging';
 import { ApiFactory } from '../../test/support/factories';
-import { Bench, percentile } from './report';
+import { httpLoad, LoadResult, totalLoad as total } from './http-load';
+import { Bench } from './report';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const CONNECTIONS = 50;
@@ -74,75 +73,27 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-interface LoadResult {
-  seconds: number;
-  latencies: number[];
-  accepted: number;
-  refused: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  statuses: string;
-}
-
 /** `CONNECTIONS` keep-alive connections, each sending one request after another for `seconds`. */
-async function load(url: string, auth: string, seconds: number, body: (i: number) => string): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const target = new URL(url);
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let n = 0;
-  const post = (payload: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          agent,
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: 'POST',
-          headers: {
-            authorization: auth,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(payload),
-          },
+function load(url: string, auth: string, seconds: number, body: (i: number) => string): Promise<LoadResult> {
+  const path = new URL(url).pathname;
+  return httpLoad(url, {
+    connections: CONNECTIONS,
+    seconds,
+    expect: 201,
+    next: (i) => {
+      const payload = body(i);
+      return {
+        method: 'POST',
+        path,
+        headers: {
+          authorization: auth,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
         },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  // Warm up the connections and the server's caches before measuring.
-  await Promise.all(Array.from({ length: CONNECTIONS }, () => post(body(n++)).catch(() => 0)));
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        const status = await post(body(n++)).catch(() => 0);
-        const t1 = performance.now();
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (status === 201) latencies.push(t1 - t0);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  agent.destroy();
-  const accepted = statuses.get(201) ?? 0;
-  return {
-    seconds: elapsed,
-    latencies,
-    accepted,
-    refused: [...statuses.entries()].filter(([s]) => s !== 201).reduce((a, [, c]) => a + c, 0),
-    perSecond: Math.round(accepted / elapsed),
-    p50: Math.round(percentile(latencies, 50) * 10) / 10,
-    p99: Math.round(percentile(latencies, 99) * 10) / 10,
-    statuses: [...statuses.entries()].map(([s, c]) => `${s}:${c}`).join(' '),
-  };
+        body: payload,
+      };
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,30 +299,6 @@ async function startBaseline(f: Fixture, natsUrl: string): Promise<{ child: Chil
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
   await waitReady(`http://127.0.0.1:${port}/healthz`, child, () => stderr);
   return { child, url: `http://127.0.0.1:${port}/send` };
-}
-
-/** The slices of one case taken together. */
-function total(slices: LoadResult[]): LoadResult {
-  const seconds = slices.reduce((a, r) => a + r.seconds, 0);
-  const all = slices.flatMap((r) => r.latencies);
-  const statuses = new Map<string, number>();
-  for (const r of slices) {
-    for (const part of r.statuses.split(' ').filter(Boolean)) {
-      const [status, count] = part.split(':');
-      statuses.set(status, (statuses.get(status) ?? 0) + Number(count));
-    }
-  }
-  const accepted = slices.reduce((a, r) => a + r.accepted, 0);
-  return {
-    accepted,
-    refused: slices.reduce((a, r) => a + r.refused, 0),
-    perSecond: Math.round(accepted / seconds),
-    p50: Math.round(percentile(all, 50) * 10) / 10,
-    p99: Math.round(percentile(all, 99) * 10) / 10,
-    seconds,
-    latencies: [],
-    statuses: [...statuses.entries()].map(([st, c]) => `${st}:${c}`).join(' '),
-  };
 }
 
 export const sendBench: Bench = async (opts) => {

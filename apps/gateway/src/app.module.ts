@@ -9,6 +9,7 @@ import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
+import { PixelModule } from './pixel/pixel.module';
 import { SignupModule } from './signup/signup.module';
 import { ChannelTemplatesModule } from './templates/templates.module';
 
@@ -28,6 +29,7 @@ export class GatewayModule {
         ConnectionsModule,
         GatewayMessagesModule,
         InboundModule,
+        PixelModule,
         ChannelTemplatesModule,
         SignupModule,
       ],

@@ -207,6 +207,7 @@ describe('gateway sends and the delivery report', () => {
           'currency',
           'failure',
           'id',
+          'pixel_url',
           'price',
           'status',
           'timeline',

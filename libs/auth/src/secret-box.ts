@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /** A secret stored or carried sealed: `v1.<key id>.<iv>.<ciphertext>.<tag>`, base64url parts. */
 const FORMAT = /^v1\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]*)\.([A-Za-z0-9_-]{22})$/;
@@ -75,6 +75,15 @@ export class SecretBox {
   /** Every key id it knows, the sealing one first. */
   get keyIds(): string[] {
     return [this.current, ...[...this.keys.keys()].filter((id) => id !== this.current)];
+  }
+
+  /**
+   * Keys for another purpose derived from these (HKDF-SHA256, `info` naming the purpose), the
+   * sealing key's first: the stored keys themselves never leave the box, and keys derived for
+   * different purposes are unrelated.
+   */
+  derive(info: string, length = 32): Buffer[] {
+    return this.keyIds.map((id) => Buffer.from(hkdfSync('sha256', this.keys.get(id)!, Buffer.alloc(0), info, length)));
   }
 
   /**

@@ -12,6 +12,8 @@ export const GATEWAY_MESSAGES_RPC = {
   list: 'messages.gateway.list',
   /** The usage report of the account's user (every surface's sends). */
   usage: 'messages.gateway.usage',
+  /** What the gateway needs to record a tracking pixel open as a read: the message's owner and status. */
+  readTarget: 'messages.gateway.read_target',
 } as const;
 
 /** Channels a gateway account can send on with `POST /v1/messages`. */
@@ -90,3 +92,32 @@ export interface ListMessageReportsResult {
   /** Pass as `cursor` for the next page; null on the last page. */
   next_cursor: string | null;
 }
+
+/** One open of a message's tracking pixel, stored in the INBOUND stream until it is recorded. */
+export interface PixelOpen {
+  message_id: string;
+  /** Unix seconds of the request. */
+  opened_at: number;
+}
+
+export interface ReadTargetRequest {
+  /** A message id proven by a tracking pixel token. */
+  id: string;
+}
+
+/**
+ * The gateway message a pixel open would mark READ, with what its `message.read` event carries
+ * (its owner, so the status is accepted for that owner and its webhooks go to that tenant).
+ */
+export type ReadTargetResult =
+  | { found: false }
+  | {
+      found: true;
+      message_id: string;
+      channel: string;
+      status: MessageStatus;
+      app_id: number | null;
+      user_id: string;
+      recipient: string;
+      category: MessageCategory;
+    };

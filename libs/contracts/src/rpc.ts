@@ -13,6 +13,8 @@ import {
   GetMessageReportResult,
   ListMessageReportsRequest,
   ListMessageReportsResult,
+  ReadTargetRequest,
+  ReadTargetResult,
 } from './gateway-messages';
 import type { GetUsageRequest, UsageReport } from './usage';
 import {
@@ -78,6 +80,7 @@ export interface RpcMethods {
   [GATEWAY_MESSAGES_RPC.get]: { request: GetMessageReportRequest; result: GetMessageReportResult };
   [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };
   [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };
+  [GATEWAY_MESSAGES_RPC.readTarget]: { request: ReadTargetRequest; result: ReadTargetResult };
   [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
   [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
   [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };

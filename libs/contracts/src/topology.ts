@@ -85,6 +85,11 @@ export class Topology {
     return this.subject('inbound', channel);
   }
 
+  /** Opens of the gateway's tracking pixel waiting to be recorded (on the INBOUND stream, relayed by the same consumer). */
+  pixelOpenSubject(): string {
+    return this.subject('inbound', 'pixel');
+  }
+
   inboundConsumer(): string {
     return 'inbound_gateway';
   }

@@ -9,6 +9,8 @@ import {
   GetUsageRequest,
   ListMessageReportsRequest,
   ListMessageReportsResult,
+  ReadTargetRequest,
+  ReadTargetResult,
   RpcReply,
   UsageReport,
 } from '@app/contracts';
@@ -47,5 +49,10 @@ export class GatewayMessagesRpcController {
   @MessagePattern(GATEWAY_MESSAGES_RPC.usage)
   usageReport(@Payload() req: GetUsageRequest): Promise<RpcReply<UsageReport>> {
     return rpcAnswer(() => this.usage.report(req.user_id, req), rpcProblemOf);
+  }
+
+  @MessagePattern(GATEWAY_MESSAGES_RPC.readTarget)
+  readTarget(@Payload() req: ReadTargetRequest): Promise<RpcReply<ReadTargetResult>> {
+    return rpcAnswer(() => this.sends.readTarget(req), rpcProblemOf);
   }
 }

@@ -6,6 +6,8 @@ import {
   GetMessageReportResult,
   ListMessageReportsRequest,
   ListMessageReportsResult,
+  ReadTargetRequest,
+  ReadTargetResult,
   OutboundMessage,
 } from '@app/contracts';
 import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
@@ -102,6 +104,22 @@ export class GatewaySendsService {
     if (!message || message.accountId === null) return { found: false, other_account: false };
     if (message.accountId !== req.account_id) return { found: false, other_account: true };
     return { found: true, report: await this.sends.report(message) };
+  }
+
+  /** A gateway message's owner and status, for a tracking pixel open (the token proved the id). */
+  async readTarget(req: ReadTargetRequest): Promise<ReadTargetResult> {
+    const message = typeof req.id === 'string' && req.id.length <= 64 ? await this.messages.findById(req.id) : null;
+    if (!message || message.accountId === null) return { found: false };
+    return {
+      found: true,
+      message_id: message.id,
+      channel: message.channel,
+      status: message.status,
+      app_id: message.appId,
+      user_id: message.userId,
+      recipient: message.recipient,
+      category: message.category,
+    };
   }
 
   async list(req: ListMessageReportsRequest): Promise<ListMessageReportsResult> {

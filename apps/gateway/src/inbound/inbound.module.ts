@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
+import { PixelModule } from '../pixel/pixel.module';
 import { BotInboundModule } from './bots/bot-inbound.module';
+import { InboundRelay } from './inbound.relay';
 import { RawBodyCapture } from './raw-body.capture';
 import { WhatsAppInboundModule } from './whatsapp/whatsapp-inbound.module';
 
-/** Channel callbacks: verified, normalized and published as events. */
+/** Channel callbacks (verified, normalized and published as events) and the relay of what waits in INBOUND. */
 @Module({
-  imports: [WhatsAppInboundModule, BotInboundModule],
-  providers: [RawBodyCapture],
+  imports: [WhatsAppInboundModule, BotInboundModule, PixelModule],
+  providers: [RawBodyCapture, InboundRelay],
 })
 export class InboundModule {}

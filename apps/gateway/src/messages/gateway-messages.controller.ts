@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ListMessageReportsResult, MessageReport } from '@app/contracts';
 import { parseIdempotencyKey, requestHash } from '@app/server';
 import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
@@ -11,7 +10,7 @@ import {
   SendGatewayMessageDto,
   SendGatewayMessageResponseDto,
 } from './dto/send-gateway-message.dto';
-import { GatewayMessagesService } from './gateway-messages.service';
+import { GatewayMessageReport, GatewayMessagesService } from './gateway-messages.service';
 
 /** One send endpoint and one delivery report for every channel of the account. */
 @ApiTags('messages')
@@ -47,13 +46,13 @@ export class GatewayMessagesController {
   list(
     @CurrentAccount() account: AuthenticatedAccount,
     @Query() query: ListGatewayMessagesDto,
-  ): Promise<ListMessageReportsResult> {
+  ): Promise<{ data: GatewayMessageReport[]; next_cursor: string | null }> {
     return this.messages.list(account, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: "A message's delivery report: channel, status, timeline, failure (never its content)" })
-  get(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<MessageReport> {
+  get(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<GatewayMessageReport> {
     return this.messages.get(account, id);
   }
 }

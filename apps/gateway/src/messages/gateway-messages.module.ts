@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
+import { PixelModule } from '../pixel/pixel.module';
 import { GatewayMessagesController } from './gateway-messages.controller';
 import { GatewayMessagesService } from './gateway-messages.service';
 import { GatewayUsageController } from './gateway-usage.controller';
 
 /** Sends of the account's connected channels, their delivery report and the usage report. */
 @Module({
-  imports: [AccountsModule, ConnectionsModule],
+  imports: [AccountsModule, ConnectionsModule, PixelModule],
   controllers: [GatewayMessagesController, GatewayUsageController],
   providers: [GatewayMessagesService],
 })

@@ -12,6 +12,7 @@ import { RpcClient } from '@app/messaging';
 import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, ValidationProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
+import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 
 /** Who a message can go to on each channel. */
@@ -32,6 +33,12 @@ const RECIPIENTS: Record<GatewaySendChannel, { pattern: RegExp; message: string 
 const SEND_RPC_TIMEOUT_MS = 10_000;
 const REPORT_RPC_TIMEOUT_MS = 5_000;
 
+/** The delivery report as the gateway shows it: with the message's tracking pixel to embed. */
+export type GatewayMessageReport = MessageReport & {
+  /** Absolute URL of the message's tracking pixel: loading it marks the message READ (once). */
+  pixel_url: string;
+};
+
 /**
  * `POST /v1/messages` and the delivery report. The gateway knows the account and its connections;
  * the api, which owns templates, balances and messages, accepts the send through the same path as
@@ -42,6 +49,7 @@ export class GatewayMessagesService {
   constructor(
     private readonly connections: ConnectionsRepository,
     private readonly rpc: RpcClient,
+    private readonly pixels: PixelOpensService,
   ) {}
 
   async send(
@@ -90,24 +98,27 @@ export class GatewayMessagesService {
     );
   }
 
-  async get(account: AuthenticatedAccount, id: string): Promise<MessageReport> {
+  async get(account: AuthenticatedAccount, id: string): Promise<GatewayMessageReport> {
     const answer = await this.rpc.call(
       GATEWAY_MESSAGES_RPC.get,
       { account_id: account.id, id },
       { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The delivery report cannot be read right now; retry later.' },
     );
-    if (answer.found) return answer.report;
+    if (answer.found) return this.withPixel(answer.report);
     if (answer.other_account) throw new ForbiddenProblem('The message belongs to another account.');
     throw new NotFoundProblem('message');
   }
 
-  async list(account: AuthenticatedAccount, q: ListGatewayMessagesDto): Promise<ListMessageReportsResult> {
+  async list(
+    account: AuthenticatedAccount,
+    q: ListGatewayMessagesDto,
+  ): Promise<{ data: GatewayMessageReport[]; next_cursor: string | null }> {
     const from = q.from === undefined ? undefined : unixSeconds(q.from, 'from');
     const to = q.to === undefined ? undefined : unixSeconds(q.to, 'to');
     if (from !== undefined && to !== undefined && from >= to) {
       throw new ValidationProblem([{ field: 'to', message: 'to must be later than from' }]);
     }
-    return this.rpc.call(
+    const page: ListMessageReportsResult = await this.rpc.call(
       GATEWAY_MESSAGES_RPC.list,
       {
         account_id: account.id,
@@ -120,6 +131,11 @@ export class GatewayMessagesService {
       },
       { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The delivery report cannot be read right now; retry later.' },
     );
+    return { data: page.data.map((report) => this.withPixel(report)), next_cursor: page.next_cursor };
+  }
+
+  private withPixel(report: MessageReport): GatewayMessageReport {
+    return { ...report, pixel_url: this.pixels.urlOf(report.id) };
   }
 
   /** The usage of the account's user (the api validates the period and keeps the counters). */

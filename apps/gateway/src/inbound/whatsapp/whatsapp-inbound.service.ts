@@ -57,7 +57,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   /**
    * Verifies the signature over the raw bytes and stores every event it carries in the INBOUND
    * stream before answering, so a 200 means the callback is kept. Whose the events are is resolved
-   * afterwards by the relay (WhatsAppInboundRelay), so a slow or stopped api never makes the channel
+   * afterwards by the relay (InboundRelay), so a slow or stopped api never makes the channel
    * wait or retry. Event ids are deterministic, so a callback delivered twice is stored once.
    */
   async receive(raw: Buffer | undefined, signature: string | undefined, body: unknown): Promise<{ events: number }> {

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { SecretBox } from '@app/auth';
+import { GatewayConfig } from '../config';
+import { PixelController } from './pixel.controller';
+import { PixelOpensService } from './pixel-opens.service';
+import { PixelTokens } from './pixel-token';
+
+/** The tracking pixel: its URL on the message report, the public GIF and the recording of opens. */
+@Module({
+  controllers: [PixelController],
+  providers: [
+    {
+      provide: PixelTokens,
+      useFactory: (config: GatewayConfig) => new PixelTokens(SecretBox.fromSpec(config.CREDENTIALS_KEYS)),
+      inject: [GatewayConfig],
+    },
+    PixelOpensService,
+  ],
+  exports: [PixelOpensService],
+})
+export class PixelModule {}
