@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { EventEnvelope, Topology } from '@app/contracts';
+import { AppSignal, EventEnvelope, Topology } from '@app/contracts';
 import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients } from '@app/messaging';
 import { WhatsAppInboundService } from './whatsapp-inbound.service';
 
 /**
  * The second half of a WhatsApp callback: the gateway's durable consumer of the INBOUND stream
- * stamps each stored event with its owner and relays it to EVENTS. While the api cannot answer, an
+ * stamps each stored event with its owner and relays it to EVENTS, and hands each account signal
+ * to the api, which applies it to the app. While the api cannot answer, an
  * event waits in INBOUND and is tried again (back-off up to 5 s), so an outage of the api
  * delays events but loses none, and the channel was answered long before.
  */
@@ -30,7 +31,10 @@ export class WhatsAppInboundRelay implements OnApplicationBootstrap, BeforeAppli
           maxDeliver: DEFAULT_TOPOLOGY_OPTIONS.inboundMaxDeliver,
         },
       ],
-      handler: (msg) => this.inbound.relay(msg.json<EventEnvelope>()),
+      handler: (msg) =>
+        msg.subject === t.inboundSignalSubject('whatsapp')
+          ? this.inbound.relaySignal(msg.json<AppSignal>())
+          : this.inbound.relay(msg.json<EventEnvelope>()),
       deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
       // Short: after an outage the waiting callbacks follow within seconds, well inside EVENTS'
       // duplicate window (a status the queue also reported keeps its one event id).
