@@ -128,7 +128,10 @@ export class AppSignalsService implements OnApplicationBootstrap, OnApplicationS
     const { app, diff } = result;
     const changed = Object.keys(diff.data).length > 0;
     if (changed) {
-      this.logger.log({ appId: app.id, cause: signal.cause, source: signal.source, ...diff.data }, 'app signal applied');
+      this.logger.log(
+        { appId: app.id, cause: signal.cause, source: signal.source, ...diff.data },
+        'app signal applied',
+      );
       await this.appEvents.updated(app, {
         ...diff.data,
         marketing_paused: marketingPauseOf(app, this.clock.now()) !== null,

@@ -21,7 +21,10 @@ const STOPS = new Set(['ACCOUNT_DELETED', 'ACCOUNT_OFFBOARDED', 'PARTNER_REMOVED
 const RESUMES = new Set(['ACCOUNT_RECONNECTED', 'PARTNER_APP_INSTALLED', 'PARTNER_ADDED']);
 
 /** Restrictions that stop the business from starting conversations (templates), marketing among them. */
-const MESSAGING_RESTRICTIONS = new Set(['RESTRICTED_BIZ_INITIATED_MESSAGING', 'RESTRICTED_CUSTOMER_INITIATED_MESSAGING']);
+const MESSAGING_RESTRICTIONS = new Set([
+  'RESTRICTED_BIZ_INITIATED_MESSAGING',
+  'RESTRICTED_CUSTOMER_INITIATED_MESSAGING',
+]);
 
 /** The tier a quality or capability callback names: the number's current limit, else the business's. */
 function limitOf(v: Record<string, unknown>): Fields {
@@ -61,7 +64,11 @@ function accountUpdate(v: Record<string, unknown>): Fields {
     return {}; // SCHEDULE_FOR_DISABLE: a warning; the account still works
   }
   if (event === 'ACCOUNT_RESTRICTION') {
-    const list = Array.isArray(v.restriction_info) ? v.restriction_info : isObject(v.restrictions) ? [v.restrictions] : [];
+    const list = Array.isArray(v.restriction_info)
+      ? v.restriction_info
+      : isObject(v.restrictions)
+        ? [v.restrictions]
+        : [];
     const messaging = list.filter((r) => isObject(r) && MESSAGING_RESTRICTIONS.has(r.restriction_type as string));
     if (!messaging.length) return list.length ? {} : { restricted: false, restricted_until: null };
     const ends = messaging.map((r) => secondsOf((r as Record<string, unknown>).expiration));
