@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -9,7 +9,7 @@ import {
   signalOfNumberHealth,
   unixSeconds,
 } from '@app/contracts';
-import { Clock, PeriodicJob } from '@app/server';
+import { Clock, PeriodicService } from '@app/server';
 import { ApiConfig } from '../config';
 import { AppEntity } from '../wa-apps/app.entity';
 import { AppEvents } from '../wa-apps/app-events';
@@ -77,10 +77,7 @@ export function diffOf(app: AppEntity, s: AppSignal): SignalDiff {
  * changes only what differs (a repeated signal changes nothing) and publishes `app.updated`.
  */
 @Injectable()
-export class AppSignalsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(AppSignalsService.name);
-  private readonly job: PeriodicJob<number>;
-
+export class AppSignalsService extends PeriodicService<number> {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly apps: WaAppsRepository,
@@ -89,20 +86,12 @@ export class AppSignalsService implements OnApplicationBootstrap, OnApplicationS
     private readonly clock: Clock,
     config: ApiConfig,
   ) {
-    this.job = new PeriodicJob('app signals sync', config.APP_SIGNALS_SYNC_INTERVAL_MS, () => this.pass(), this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job.stop();
+    super('app signals sync', config.APP_SIGNALS_SYNC_INTERVAL_MS);
   }
 
   /** One pull over every number (or the one under way); resolves with the apps it changed. */
   syncAll(): Promise<number> {
-    return this.job.run();
+    return this.runNow();
   }
 
   /** A signal as received over request/reply: malformed or unknown ones change nothing. */
@@ -167,7 +156,7 @@ export class AppSignalsService implements OnApplicationBootstrap, OnApplicationS
     return changed;
   }
 
-  private async pass(): Promise<number> {
+  protected async pass(): Promise<number> {
     const changed = await this.syncApps(await this.apps.findWithNumber());
     if (changed) this.logger.log({ changed }, 'app signals sync applied changes');
     return changed;
