@@ -1,8 +1,11 @@
 import type { Subscription } from '@nats-io/nats-core';
 import { EventEnvelope } from '@app/contracts';
+import { createDataSource } from '@app/database';
 import { NatsClients } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { AppSignalsService } from '../../apps/api/src/app-signals/app-signals.service';
+import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
+import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
@@ -23,6 +26,7 @@ describe('live WhatsApp account signals', () => {
   let app: AppEntity;
   let nats: NatsClients;
   let sub: Subscription;
+  let gatewayToken: string;
   const updates: EventEnvelope[] = [];
 
   const api = async (method: string, path: string, body?: unknown) => {
@@ -59,6 +63,16 @@ describe('live WhatsApp account signals', () => {
       template: { name: template, components: { body: { values: ['x'] } } },
     });
 
+  /** The same send through the gateway node (`POST /v1/messages`), with the account's token. */
+  const gatewaySend = async (template: string) => {
+    const res = await fetch(`${platform.urls.gateway}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gatewayToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'whatsapp', to: '5511987654321', template, params: ['x'] }),
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+
   beforeAll(async () => {
     platform = await startPlatform({
       suite: 'app-signals',
@@ -72,6 +86,16 @@ describe('live WhatsApp account signals', () => {
     await registerSandboxNumber(platform.urls.sandbox, app);
     await factory.sendableTemplate(app.id, { name: 'promo', category: 'MARKETING', body: 'Sale {{1}}' });
     await factory.sendableTemplate(app.id, { name: 'receipt', category: 'UTILITY', body: 'Receipt {{1}}' });
+    const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
+    await gatewayDb.initialize();
+    gatewayToken = (await new AccountsRepository(gatewayDb).createAccount('shop', user.userId)).token;
+    await gatewayDb.destroy();
+    const connected = await fetch(`${platform.urls.gateway}/v1/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gatewayToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'whatsapp', app_id: app.id }),
+    });
+    expect(connected.status).toBe(201);
     nats = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'app-signals-test' });
     sub = nats.nc.subscribe(platform.infra.topology.eventSubject('app.updated'));
     void (async () => {
@@ -131,12 +155,18 @@ describe('live WhatsApp account signals', () => {
     expect(refused.body).toMatchObject({ type: '/problems/marketing-paused', status: 403, title: 'Marketing paused' });
     expect(refused.body.detail).toMatch(/RED.*lifts automatically/s);
     expect((await send('receipt')).status).toBe(201);
+    // The gateway node's sends go through the same send path.
+    const viaGateway = await gatewaySend('promo');
+    expect(viaGateway.status).toBe(403);
+    expect(viaGateway.body.type).toBe('/problems/marketing-paused');
+    expect((await gatewaySend('receipt')).status).toBe(202);
 
     // UNFLAGGED: no longer low; the api asks the channel for the exact rating.
     await signal('quality', 'YELLOW');
     await nextUpdate(seen, (d) => d.phone_quality === 'YELLOW');
     expect((await getApp()).phone_quality).toBe('YELLOW');
     expect((await send('promo')).status).toBe(201);
+    expect((await gatewaySend('promo')).status).toBe(202);
   });
 
   it('a restriction of business-initiated messaging pauses marketing until it is lifted', async () => {
