@@ -214,4 +214,29 @@ describe('live WhatsApp account signals', () => {
     // Nothing differs any more: a second pull changes nothing.
     expect(await pull.syncAll()).toBe(0);
   });
+
+  it('the sandbox refuses a value of the wrong kind (400 naming value) and an unknown number (404)', async () => {
+    const post = async (body: unknown) => {
+      const res = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/signals`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Json };
+    };
+    for (const [kind, value] of [
+      ['quality', 'PURPLE'],
+      ['limit', 'TIER_3K'],
+      ['capability', 'lots'],
+      ['restriction', 'yes'],
+      ['disabled', undefined],
+    ]) {
+      const bad = await post({ phone_number_id: app.phoneNumberId, kind, value });
+      expect(bad.status).toBe(400);
+      expect(bad.type).toContain('application/problem+json');
+      expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'value' })]);
+    }
+    expect((await post({ phone_number_id: app.phoneNumberId, kind: 'weather', value: 1 })).status).toBe(400);
+    expect((await post({ phone_number_id: '999000999', kind: 'quality', value: 'RED' })).status).toBe(404);
+  });
 });
