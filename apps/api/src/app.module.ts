@@ -12,6 +12,7 @@ import { OnboardingModule } from './onboarding/onboarding.module';
 import { ProfilesModule } from './profiles/profiles.module';
 import { SubscriptionsModule } from './subscriptions';
 import { TemplatesModule } from './templates/templates.module';
+import { AppSignalsModule } from './app-signals/app-signals.module';
 import { BillingModule } from './billing/billing.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { MessagesModule } from './messages/messages.module';
@@ -38,6 +39,7 @@ export class ApiModule {
         ProfilesModule,
         TemplatesModule,
         OnboardingModule,
+        AppSignalsModule,
         SubscriptionsModule,
         RateLimitModule,
         HousekeepingModule,

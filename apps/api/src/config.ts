@@ -165,6 +165,14 @@ export class ApiConfig extends PublicApiConfig {
   TEMPLATE_SYNC_INTERVAL_MS: number = 300000;
 
   /**
+   * Periodic pull of each connected number's quality rating, messaging limit tier and status from
+   * the channel; repairs missed account callbacks. 0 disables.
+   */
+  @IsInt()
+  @Min(0)
+  APP_SIGNALS_SYNC_INTERVAL_MS: number = 900000;
+
+  /**
    * Price per message category in the user's currency, as a JSON object of every category
    * (MARKETING, MARKETING_LITE, UTILITY, AUTHENTICATION, SERVICE) to a non-negative number.
    */

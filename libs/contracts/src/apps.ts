@@ -6,6 +6,8 @@
 export const APPS_RPC = {
   resolveConnection: 'apps.connections.resolve',
   describe: 'apps.describe',
+  /** An account signal from the channel (callback relayed by the gateway): the api applies it. */
+  applySignal: 'apps.signals.apply',
 } as const;
 
 /** Which app a channel connection belongs to: by the number (`phone_number_id`), else by the WABA. */

@@ -6,6 +6,7 @@ export * from './ids';
 export * from './whatsapp';
 export * from './subscriptions';
 export * from './apps';
+export * from './app-signals';
 export * from './rpc';
 export * from './gateway-messages';
 export * from './usage';

@@ -5,6 +5,7 @@ import {
   ResolveConnectionReply,
   ResolveConnectionRequest,
 } from './apps';
+import { AppSignal, ApplySignalReply, NumbersHealthReply, NumbersHealthRequest } from './app-signals';
 import {
   GATEWAY_MESSAGES_RPC,
   GatewaySendRequest,
@@ -71,11 +72,13 @@ export type RpcReply<T> = { result: T; problem?: undefined } | { problem: RpcPro
 export interface RpcMethods {
   [APPS_RPC.resolveConnection]: { request: ResolveConnectionRequest; result: ResolveConnectionReply };
   [APPS_RPC.describe]: { request: DescribeAppRequest; result: DescribeAppReply };
+  [APPS_RPC.applySignal]: { request: AppSignal; result: ApplySignalReply };
   [WHATSAPP_RPC.submitTemplate]: { request: SubmitTemplateRequest; result: SubmitTemplateReply };
   [WHATSAPP_RPC.updateTemplate]: { request: UpdateTemplateRequest; result: UpdateTemplateReply };
   [WHATSAPP_RPC.deleteTemplate]: { request: DeleteTemplateRequest; result: DeleteTemplateReply };
   [WHATSAPP_RPC.listTemplates]: { request: ListTemplatesRequest; result: ListTemplatesReply };
   [WHATSAPP_RPC.completeSignup]: { request: CompleteSignupRequest; result: CompleteSignupReply };
+  [WHATSAPP_RPC.numbersHealth]: { request: NumbersHealthRequest; result: NumbersHealthReply };
   [GATEWAY_MESSAGES_RPC.send]: { request: GatewaySendRequest; result: GatewaySendResult };
   [GATEWAY_MESSAGES_RPC.get]: { request: GetMessageReportRequest; result: GetMessageReportResult };
   [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };

@@ -90,6 +90,11 @@ export class Topology {
     return this.subject('inbound', 'pixel');
   }
 
+  /** Account signals of a channel's callbacks (quality, limit, restriction), relayed to the api in order. */
+  inboundSignalSubject(channel: Channel): string {
+    return this.subject('inbound', channel, 'signals');
+  }
+
   inboundConsumer(): string {
     return 'inbound_gateway';
   }

@@ -9,6 +9,8 @@ export const WHATSAPP_RPC = {
   deleteTemplate: 'whatsapp.templates.delete',
   listTemplates: 'whatsapp.templates.list',
   completeSignup: 'whatsapp.signup.complete',
+  /** Quality rating, messaging limit tier and status of numbers (the account signals pull). */
+  numbersHealth: 'whatsapp.numbers.health',
 } as const;
 
 /** What the onboarding page reports from the embedded signup: a claim until the channel proves it. */

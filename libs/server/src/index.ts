@@ -14,7 +14,7 @@ export {
 export type { ReadinessCheck, ReadinessProvider, ReadinessReport } from './health';
 export { loggingModule, pathOf, requestLogFields } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
-export { PeriodicJob } from './periodic-job';
+export { PeriodicJob, PeriodicService } from './periodic-job';
 export { Clock } from './clock';
 export { canonicalJson, requestHash, parseIdempotencyKey } from './idempotency-key';
 export {

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 
 /**
  * A pass that runs every `everyMs` (0: never on its own) and on demand. A pass already under way
@@ -35,5 +35,33 @@ export class PeriodicJob<T> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
+  }
+}
+
+/**
+ * A Nest provider whose `pass` runs every `everyMs` (0: only on demand) from bootstrap until
+ * shutdown, which waits for a pass under way. `runNow` runs one (or joins the one under way).
+ */
+export abstract class PeriodicService<T> implements OnApplicationBootstrap, OnApplicationShutdown {
+  protected readonly logger: Logger;
+  private readonly job: PeriodicJob<T>;
+
+  constructor(name: string, everyMs: number) {
+    this.logger = new Logger(this.constructor.name);
+    this.job = new PeriodicJob(name, everyMs, () => this.pass(), this.logger);
+  }
+
+  protected abstract pass(): Promise<T>;
+
+  onApplicationBootstrap(): void {
+    this.job.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.job.stop();
+  }
+
+  protected runNow(): Promise<T> {
+    return this.job.run();
   }
 }

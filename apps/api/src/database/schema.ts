@@ -18,6 +18,7 @@ import { MessagesAndHolds1763740000000 } from './migrations/1763740000000-Messag
 import { SendWindowAndOutbox1763900000001 } from './migrations/1763900000001-SendWindowAndOutbox';
 import { IdempotentSendLookup1763900000002 } from './migrations/1763900000002-IdempotentSendLookup';
 import { GatewayMessages1763970000000 } from './migrations/1763970000000-GatewayMessages';
+import { AppSignals1764000000001 } from './migrations/1764000000001-AppSignals';
 import { UsageHourly1764000000003 } from './migrations/1764000000003-UsageHourly';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -45,6 +46,7 @@ export const apiSchema: SchemaDefinition = {
     SendWindowAndOutbox1763900000001,
     IdempotentSendLookup1763900000002,
     GatewayMessages1763970000000,
+    AppSignals1764000000001,
     UsageHourly1764000000003,
   ],
 };

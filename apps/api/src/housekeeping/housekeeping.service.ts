@@ -1,5 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '@app/server';
+import { Injectable } from '@nestjs/common';
+import { PeriodicService } from '@app/server';
 import { ApiConfig } from '../config';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { TierWindowRepository } from '../messages/tier-window';
@@ -19,33 +19,22 @@ export interface Swept {
  * sweeps an app's own at its cap, so the tier stays exact in between). Every replica may run it; the deletes are idempotent.
  */
 @Injectable()
-export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(HousekeepingService.name);
-  private readonly job: PeriodicJob<Swept>;
-
+export class HousekeepingService extends PeriodicService<Swept> {
   constructor(
     private readonly config: ApiConfig,
     private readonly idempotency: IdempotencyRepository,
     private readonly rateLimits: RateLimitRepository,
     private readonly tierWindow: TierWindowRepository,
   ) {
-    this.job = new PeriodicJob('housekeeping', config.HOUSEKEEPING_INTERVAL_MS, () => this.pass(), this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job.stop();
+    super('housekeeping', config.HOUSEKEEPING_INTERVAL_MS);
   }
 
   /** One pass (or the one under way); returns what it deleted. */
   sweep(): Promise<Swept> {
-    return this.job.run();
+    return this.runNow();
   }
 
-  private async pass(): Promise<Swept> {
+  protected async pass(): Promise<Swept> {
     const refillSeconds = Math.ceil(this.config.RATE_LIMIT_BURST / this.config.RATE_LIMIT_PER_SECOND);
     const idempotencyKeys = await this.idempotency.sweep(this.config.IDEMPOTENCY_TTL_HOURS);
     // At least a minute idle, so busy tokens' rows are not churned.

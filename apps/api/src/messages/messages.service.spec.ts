@@ -20,7 +20,15 @@ const app = {
   isMmLiteSupported: false,
 } as AppEntity;
 
-function setup(opts: { publish?: () => Promise<void>; withdrawn?: boolean; outcome?: unknown } = {}) {
+function setup(
+  opts: {
+    publish?: () => Promise<void>;
+    withdrawn?: boolean;
+    outcome?: unknown;
+    app?: Partial<AppEntity>;
+    category?: string;
+  } = {},
+) {
   const committed: SendRecord[] = [];
   const sends = {
     commit: jest.fn(async (send: SendRecord) => {
@@ -39,7 +47,7 @@ function setup(opts: { publish?: () => Promise<void>; withdrawn?: boolean; outco
         id: 3,
         name: 'hello',
         language: 'en',
-        category: 'UTILITY',
+        category: opts.category ?? 'UTILITY',
         type: 'TEXT',
         status: 'APPROVED',
         header: null,
@@ -52,7 +60,7 @@ function setup(opts: { publish?: () => Promise<void>; withdrawn?: boolean; outco
   const outboxRows = { withdraw: jest.fn().mockResolvedValue(opts.withdrawn ?? true) };
   const billing = { release: jest.fn().mockResolvedValue(true) };
   const service = new MessagesService(
-    { getOwnedApp: jest.fn().mockResolvedValue(app) } as unknown as WaAppsService,
+    { getOwnedApp: jest.fn().mockResolvedValue({ ...app, ...opts.app }) } as unknown as WaAppsService,
     messages as unknown as MessagesRepository,
     sends as unknown as SendTransaction,
     outbox as unknown as Outbox,
@@ -61,7 +69,11 @@ function setup(opts: { publish?: () => Promise<void>; withdrawn?: boolean; outco
     { priceOf: () => 0.02 } as unknown as MessagePrices,
     { isOpen: jest.fn().mockResolvedValue(false) } as unknown as ConversationsService,
     new Topology('t'),
-    { nowMs: () => 1_800_000_000_000, nowSeconds: () => 1_800_000_000 } as Clock,
+    {
+      nowMs: () => 1_800_000_000_000,
+      nowSeconds: () => 1_800_000_000,
+      now: () => new Date(1_800_000_000_000),
+    } as Clock,
   );
   return { service, committed, outbox, outboxRows, billing, messages };
 }
@@ -80,6 +92,36 @@ describe('MessagesService.send', () => {
     expect(send.outbox).toMatchObject({ id: send.message.id, subject: 't.outbound.service.whatsapp' });
     expect(s.outbox.publish).toHaveBeenCalledWith(send.outbox);
     expect(s.billing.release).not.toHaveBeenCalled();
+  });
+
+  it('the exact cap the channel reported (TIER_1K) is the tier applied, not the label’s', async () => {
+    const s = setup({ app: { messageLimit: 'TIER_2K', messageCap: 1000 } });
+    await s.service.send('u1', '7', template);
+    expect(s.committed[0].tier).toEqual({ appId: 7, cap: 1000, label: 'TIER_2K' });
+  });
+
+  it('a marketing send of a RED or restricted app is 403 marketing-paused, before anything is held', async () => {
+    for (const paused of [
+      { phoneQuality: 'RED' as const },
+      { restricted: true, restrictedUntil: new Date(1_800_000_060_000) },
+    ]) {
+      const s = setup({ category: 'MARKETING', app: paused });
+      await expect(s.service.send('u1', '7', template)).rejects.toMatchObject({
+        status: 403,
+        slug: 'marketing-paused',
+      });
+      expect(s.committed).toEqual([]);
+    }
+    // A restriction that has ended pauses nothing; other categories are never paused.
+    const ended = setup({
+      category: 'MARKETING',
+      app: { restricted: true, restrictedUntil: new Date(1_799_999_000_000) },
+    });
+    await ended.service.send('u1', '7', template);
+    expect(ended.committed).toHaveLength(1);
+    const utility = setup({ app: { phoneQuality: 'RED' } });
+    await utility.service.send('u1', '7', template);
+    expect(utility.committed).toHaveLength(1);
   });
 
   it('a refused send (tier, balance) is answered with its problem and never published', async () => {

@@ -8,18 +8,21 @@ import {
   MessageReport,
   OutboundMessage,
   priorityOf,
+  TIER_CAP_OF,
   Topology,
   unixSeconds,
 } from '@app/contracts';
 import {
   ForbiddenProblem,
   NotFoundProblem,
+  ProblemError,
   ServiceUnavailableProblem,
   UnprocessableProblem,
   ValidationProblem,
   Clock,
 } from '@app/server';
-import { AppEntity, MessageLimit } from '../wa-apps/app.entity';
+import { AppEntity } from '../wa-apps/app.entity';
+import { marketingPauseOf } from '../wa-apps/marketing-pause';
 import { WaAppsService } from '../wa-apps/wa-apps.service';
 import { BillingService } from '../billing/billing.service';
 import { maskPhone } from '../billing/mask-phone';
@@ -31,17 +34,6 @@ import { MessagesRepository } from './messages.repository';
 import { Outbox, OutboxRepository } from './outbox';
 import { SendTransaction } from './send-transaction';
 import { chooseTemplate, resolveTemplate } from './template-message';
-
-/** Unique recipients of template sends an app may reach in a rolling 24 hours (null: no cap). */
-export const TIER_CAPS: Record<MessageLimit, number | null> = {
-  TIER_50: 50,
-  TIER_250: 250,
-  TIER_2K: 2_000,
-  TIER_10K: 10_000,
-  TIER_100K: 100_000,
-  TIER_NOT_SET: 250,
-  TIER_UNLIMITED: null,
-};
 
 /** What the status endpoint shows about a message: the report, with its kind; never its content. */
 export type MessageStatusView = Omit<MessageReport, 'to'> & { kind: string; recipient: string | null };
@@ -106,7 +98,8 @@ export class MessagesService {
   }
 
   /**
-   * The one way a send is accepted, whatever the surface: its price and lane, the send transaction
+   * The one way a send is accepted, whatever the surface: its price and lane, the app's marketing
+   * pause (a RED quality rating or a channel restriction: 403 marketing-paused), the send transaction
    * (tier, hold, message, outbox row), then the publish to its priority stream. Resolves with the
    * message id once the stream has stored it; a publish that fails is compensated (503).
    */
@@ -126,7 +119,11 @@ export class MessagesService {
     const price = this.prices.priceOf(prepared.category, send.channel);
     const priority = priorityOf(prepared.category);
     const id = newMessageId();
-    const cap = app ? (TIER_CAPS[app.messageLimit] ?? null) : null;
+    if (app && priority === 'marketing') {
+      const paused = marketingPauseOf(app, this.clock.now());
+      if (paused) throw new ProblemError(403, 'marketing-paused', 'Marketing paused', paused);
+    }
+    const cap = app ? (app.messageCap ?? TIER_CAP_OF[app.messageLimit]) : null;
     const outbound: OutboundMessage = {
       id,
       channel: send.channel,

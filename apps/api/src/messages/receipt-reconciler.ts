@@ -1,6 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EventEnvelope, MessageStatusData, newEventId, Topology } from '@app/contracts';
-import { PeriodicJob, Clock } from '@app/server';
+import { PeriodicService, Clock } from '@app/server';
 import { BillingService } from '../billing/billing.service';
 import { ApiConfig } from '../config';
 import { MessageEntity } from './message.entity';
@@ -27,10 +27,7 @@ export interface SettlementPass {
  * SKIP LOCKED and each step happens once.
  */
 @Injectable()
-export class ReceiptReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ReceiptReconciler.name);
-  private readonly job: PeriodicJob<SettlementPass>;
-
+export class ReceiptReconciler extends PeriodicService<SettlementPass> {
   constructor(
     private readonly config: ApiConfig,
     private readonly messages: MessagesRepository,
@@ -40,23 +37,15 @@ export class ReceiptReconciler implements OnApplicationBootstrap, OnApplicationS
     private readonly topology: Topology,
     private readonly clock: Clock,
   ) {
-    this.job = new PeriodicJob('settlement', config.SETTLEMENT_INTERVAL_MS, () => this.pass(), this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job.stop();
+    super('settlement', config.SETTLEMENT_INTERVAL_MS);
   }
 
   /** One pass (or the one under way). */
   settle(): Promise<SettlementPass> {
-    return this.job.run();
+    return this.runNow();
   }
 
-  private async pass(): Promise<SettlementPass> {
+  protected async pass(): Promise<SettlementPass> {
     const relayed = await this.outbox.relay(this.config.OUTBOX_RELAY_AFTER_MS);
     const expired = await this.expire();
     if (relayed || expired) this.logger.log({ relayed, expired }, 'settlement');

@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { randomInt } from 'node:crypto';
-import { CompleteSignupRequest, newEventId, unixSeconds } from '@app/contracts';
-import { EventPublisher } from '@app/messaging';
+import { CompleteSignupRequest } from '@app/contracts';
 import { ConflictProblem, NotFoundProblem, ProblemError } from '@app/server';
 import { AppEntity } from '../wa-apps/app.entity';
 import { AppConnection, WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { appAlreadyConnected } from '../wa-apps/wa-apps.service';
 import { EmbedLinks } from '../wa-apps/embed-links';
+import { AppEvents } from '../wa-apps/app-events';
 import { ApiConfig } from '../config';
 import { ChannelRejectedError, WhatsAppTemplatesChannel } from '../templates/whatsapp-templates.channel';
 import { ConnectedDto } from './dto/connect-number.dto';
@@ -61,7 +61,7 @@ export class OnboardingService {
   constructor(
     private readonly apps: WaAppsRepository,
     private readonly links: EmbedLinks,
-    private readonly events: EventPublisher,
+    private readonly appEvents: AppEvents,
     private readonly config: ApiConfig,
     private readonly channel: WhatsAppTemplatesChannel,
   ) {}
@@ -131,26 +131,13 @@ export class OnboardingService {
     return { status: updated.status, phone: c.phone, waba_id: c.wabaId };
   }
 
-  private async publishUpdated(app: AppEntity): Promise<void> {
-    try {
-      await this.events.publish({
-        id: newEventId(),
-        type: 'app.updated',
-        created_at: unixSeconds(),
-        channel: 'whatsapp',
-        app_id: app.id,
-        user_id: app.userId,
-        data: {
-          status: app.status,
-          phone: app.phone,
-          waba_id: app.wabaId,
-          message_limit: app.messageLimit,
-          phone_quality: app.phoneQuality,
-        },
-      });
-    } catch (err) {
-      // The app is connected either way; the event is a notification, not the record.
-      this.logger.error({ err, appId: app.id }, 'could not publish app.updated');
-    }
+  private publishUpdated(app: AppEntity): Promise<void> {
+    return this.appEvents.updated(app, {
+      status: app.status,
+      phone: app.phone,
+      waba_id: app.wabaId,
+      message_limit: app.messageLimit,
+      phone_quality: app.phoneQuality,
+    });
   }
 }

@@ -1,5 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '@app/server';
+import { Injectable } from '@nestjs/common';
+import { PeriodicService } from '@app/server';
 import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { ApiConfig } from '../config';
 import { TemplatesService } from './templates.service';
@@ -10,32 +10,21 @@ import { TemplatesService } from './templates.service';
  * same code path as the callback, so a repeated or concurrent sync is harmless.
  */
 @Injectable()
-export class TemplateSyncService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(TemplateSyncService.name);
-  private readonly job: PeriodicJob<number>;
-
+export class TemplateSyncService extends PeriodicService<number> {
   constructor(
     private readonly apps: WaAppsRepository,
     private readonly templates: TemplatesService,
     config: ApiConfig,
   ) {
-    this.job = new PeriodicJob('template sync', config.TEMPLATE_SYNC_INTERVAL_MS, () => this.pass(), this.logger);
-  }
-
-  onApplicationBootstrap(): void {
-    this.job.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.job.stop();
+    super('template sync', config.TEMPLATE_SYNC_INTERVAL_MS);
   }
 
   /** One pass over every connected app; a pass already under way is joined, not doubled. */
   syncAll(): Promise<number> {
-    return this.job.run();
+    return this.runNow();
   }
 
-  private async pass(): Promise<number> {
+  protected async pass(): Promise<number> {
     let changed = 0;
     for (const app of await this.apps.findConnected()) {
       try {

@@ -6,6 +6,8 @@ import {
   DeleteTemplateRequest,
   ListTemplatesReply,
   ListTemplatesRequest,
+  NumbersHealthReply,
+  NumbersHealthRequest,
   RpcRequest,
   RpcResult,
   RpcSubject,
@@ -57,6 +59,11 @@ export class WhatsAppTemplatesChannel {
   /** Embedded signup: the channel proves the claim, subscribes the app and registers the number. */
   completeSignup(req: CompleteSignupRequest): Promise<CompleteSignupReply> {
     return this.call(WHATSAPP_RPC.completeSignup, req);
+  }
+
+  /** Quality rating, messaging limit tier and status of numbers (each may come back with its error instead). */
+  numbersHealth(req: NumbersHealthRequest): Promise<NumbersHealthReply> {
+    return this.call(WHATSAPP_RPC.numbersHealth, req);
   }
 
   private call<S extends RpcSubject>(subject: S, req: RpcRequest<S>): Promise<RpcResult<S>> {

@@ -1,22 +1,15 @@
+import { APP_MESSAGE_LIMITS, APP_PHONE_QUALITIES, AppMessageLimit, AppPhoneQuality } from '@app/contracts';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export const APP_STATUSES = ['INACTIVE', 'ACTIVE', 'BLOCKED'] as const;
 export type AppStatus = (typeof APP_STATUSES)[number];
 
 /** Messaging tiers: the cap on unique recipients of business-initiated conversations per 24 hours. */
-export const MESSAGE_LIMITS = [
-  'TIER_50',
-  'TIER_250',
-  'TIER_2K',
-  'TIER_10K',
-  'TIER_100K',
-  'TIER_NOT_SET',
-  'TIER_UNLIMITED',
-] as const;
-export type MessageLimit = (typeof MESSAGE_LIMITS)[number];
+export const MESSAGE_LIMITS = APP_MESSAGE_LIMITS;
+export type MessageLimit = AppMessageLimit;
 
-export const PHONE_QUALITIES = ['GREEN', 'YELLOW', 'RED', 'UNKNOWN'] as const;
-export type PhoneQuality = (typeof PHONE_QUALITIES)[number];
+export const PHONE_QUALITIES = APP_PHONE_QUALITIES;
+export type PhoneQuality = AppPhoneQuality;
 
 /** An application: one business account (WABA) and its WhatsApp number, owned by a tenant. */
 @Entity({ name: 'apps' })
@@ -61,6 +54,21 @@ export class AppEntity {
 
   @Column('boolean', { name: 'is_stopped' })
   isStopped: boolean;
+
+  /**
+   * The exact unique-recipient cap the channel reported when its tier is not one of the labels
+   * (TIER_1K: 1000, shown as TIER_2K); null: the label's cap.
+   */
+  @Column('integer', { name: 'message_cap', nullable: true })
+  messageCap: number | null;
+
+  /** Business-initiated messaging restricted by the channel: marketing sends pause while it lasts. */
+  @Column('boolean')
+  restricted: boolean;
+
+  /** When the restriction ends; null while restricted: until the channel lifts it. */
+  @Column('timestamptz', { name: 'restricted_until', nullable: true })
+  restrictedUntil: Date | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

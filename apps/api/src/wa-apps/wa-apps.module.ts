@@ -6,12 +6,13 @@ import { WaAppsRepository } from './wa-apps.repository';
 import { WaAppsRpcController } from './wa-apps.rpc.controller';
 import { WaAppsService } from './wa-apps.service';
 import { EmbedLinks } from './embed-links';
+import { AppEvents } from './app-events';
 
 /** Applications (business accounts), and the tenant of a channel connection over RPC. Exports the repository and the tenant check for other features. */
 @Module({
   imports: [AuthModule, RateLimitModule],
   controllers: [WaAppsController, WaAppsRpcController],
-  providers: [WaAppsRepository, WaAppsService, EmbedLinks],
-  exports: [WaAppsRepository, WaAppsService, EmbedLinks],
+  providers: [WaAppsRepository, WaAppsService, EmbedLinks, AppEvents],
+  exports: [WaAppsRepository, WaAppsService, EmbedLinks, AppEvents],
 })
 export class WaAppsModule {}

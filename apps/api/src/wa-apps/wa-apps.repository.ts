@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, Not } from 'typeorm';
+import { DataSource, In, IsNull, Not } from 'typeorm';
 import { v4 as uuidv4 } from 'uuid';
 import { AppEntity } from './app.entity';
 
@@ -31,6 +31,9 @@ export class WaAppsRepository {
       phoneNumberId: null,
       isMmLiteSupported: false,
       isStopped: false,
+      messageCap: null,
+      restricted: false,
+      restrictedUntil: null,
     });
     return repo.save(app);
   }
@@ -60,6 +63,14 @@ export class WaAppsRepository {
   findConnected(): Promise<AppEntity[]> {
     return this.ds.getRepository(AppEntity).find({
       where: { status: 'ACTIVE', wabaId: Not(IsNull()), phoneNumberId: Not(IsNull()) },
+      order: { id: 'ASC' },
+    });
+  }
+
+  /** Apps with a number on the channel, active or blocked by it (the account signals pull reads these). */
+  findWithNumber(): Promise<AppEntity[]> {
+    return this.ds.getRepository(AppEntity).find({
+      where: { status: In(['ACTIVE', 'BLOCKED']), wabaId: Not(IsNull()), phoneNumberId: Not(IsNull()) },
       order: { id: 'ASC' },
     });
   }

@@ -1,13 +1,14 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { EventEnvelope, PixelOpen, Topology } from '@app/contracts';
+import { AppSignal, EventEnvelope, PixelOpen, Topology } from '@app/contracts';
 import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, PulledMessage } from '@app/messaging';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { WhatsAppInboundService } from './whatsapp/whatsapp-inbound.service';
 
 /**
  * The second half of what the gateway acknowledged before acting on it: its durable consumer of
- * the INBOUND stream stamps each stored WhatsApp event with its owner and relays it to EVENTS, and
- * records each stored pixel open. While the api cannot answer, an item waits in INBOUND and is
+ * the INBOUND stream stamps each stored WhatsApp event with its owner and relays it to EVENTS,
+ * hands each WhatsApp account signal to the api, which applies it to the app, and records each
+ * stored pixel open. While the api cannot answer, an item waits in INBOUND and is
  * tried again (back-off up to 5 s), so an outage of the api delays events but loses none, and the
  * channel (or the reader of the pixel) was answered long before.
  */
@@ -26,6 +27,8 @@ export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationSh
   /** One consumer for the whole stream (a work queue takes no overlapping consumers): routed by subject. */
   private handle(msg: PulledMessage): Promise<void> {
     if (msg.subject === this.topology.pixelOpenSubject()) return this.pixelOpens.record(msg.json<PixelOpen>());
+    if (msg.subject === this.topology.inboundSignalSubject('whatsapp'))
+      return this.inbound.relaySignal(msg.json<AppSignal>());
     return this.inbound.relay(msg.json<EventEnvelope>());
   }
 

@@ -5,6 +5,8 @@ import {
   DeleteTemplateRequest,
   ListTemplatesReply,
   ListTemplatesRequest,
+  NumbersHealthReply,
+  NumbersHealthRequest,
   RpcReply,
   SubmitTemplateReply,
   SubmitTemplateRequest,
@@ -14,7 +16,7 @@ import {
 } from '@app/contracts';
 import { ChannelTemplatesService } from './templates.service';
 
-/** Request/reply handlers for WhatsApp template management (WHATSAPP_RPC). */
+/** Request/reply handlers for WhatsApp template management and number state (WHATSAPP_RPC). */
 @Controller()
 export class ChannelTemplatesController {
   constructor(private readonly templates: ChannelTemplatesService) {}
@@ -32,6 +34,11 @@ export class ChannelTemplatesController {
   @MessagePattern(WHATSAPP_RPC.deleteTemplate)
   delete(@Payload() req: DeleteTemplateRequest): Promise<RpcReply<DeleteTemplateReply>> {
     return this.templates.delete(req);
+  }
+
+  @MessagePattern(WHATSAPP_RPC.numbersHealth)
+  numbersHealth(@Payload() req: NumbersHealthRequest): Promise<RpcReply<NumbersHealthReply>> {
+    return this.templates.numbersHealth(req);
   }
 
   @MessagePattern(WHATSAPP_RPC.listTemplates)

@@ -4,6 +4,10 @@ import {
   DeleteTemplateRequest,
   ListTemplatesReply,
   ListTemplatesRequest,
+  NUMBERS_HEALTH_BATCH,
+  NumberHealth,
+  NumbersHealthReply,
+  NumbersHealthRequest,
   RpcProblem,
   RpcReply,
   SubmitTemplateReply,
@@ -56,6 +60,33 @@ export class ChannelTemplatesService {
 
   list(req: ListTemplatesRequest): Promise<RpcReply<ListTemplatesReply>> {
     return this.run('list', async () => ({ templates: await this.connector.listTemplates(connection(req)) }));
+  }
+
+  /**
+   * The state of each number (the api's account signals pull). A number the channel could not
+   * describe is answered with its error, so one bad number never hides the others.
+   */
+  numbersHealth(req: NumbersHealthRequest): Promise<RpcReply<NumbersHealthReply>> {
+    return this.run('numbers health', async () => {
+      const list = Array.isArray(req?.numbers) ? req.numbers : null;
+      if (!list || list.length > NUMBERS_HEALTH_BATCH) {
+        throw new InvalidTemplateRequest(`numbers must be a list of at most ${NUMBERS_HEALTH_BATCH} connections`);
+      }
+      const numbers = await Promise.all(
+        list.map(async (c): Promise<NumberHealth> => {
+          const id = isObject(c) && nonEmpty(c.phone_number_id) ? c.phone_number_id : '';
+          const waba = isObject(c) && nonEmpty(c.waba_id) ? c.waba_id : '';
+          if (!id) return { phone_number_id: id, waba_id: waba, error: 'invalid_request' };
+          try {
+            return { phone_number_id: id, waba_id: waba, ...(await this.connector.numberHealth(id)) };
+          } catch (err) {
+            if (!(err instanceof WhatsAppApiError)) throw err;
+            return { phone_number_id: id, waba_id: waba, error: err.code || err.kind };
+          }
+        }),
+      );
+      return { numbers };
+    });
   }
 
   private run<T>(op: string, call: () => Promise<T>): Promise<RpcReply<T>> {

@@ -122,6 +122,7 @@ export class GraphController {
       verified_name: n.verified_name,
       quality_rating: n.quality_rating,
       messaging_limit_tier: n.messaging_limit_tier,
+      status: n.status,
       code_verification_status: 'VERIFIED',
       platform_type: 'CLOUD_API',
       throughput: { level: 'STANDARD' },

@@ -7,6 +7,8 @@ export interface SandboxPhoneNumber {
   verified_name: string;
   quality_rating: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
   messaging_limit_tier: string;
+  /** The number's status on the channel: CONNECTED, RESTRICTED, BANNED, DISCONNECTED (account signals). */
+  status: string;
 }
 
 /**
@@ -23,6 +25,7 @@ export class PhoneNumbersService {
       verified_name: n.verified_name ?? 'Sandbox Business',
       quality_rating: n.quality_rating ?? 'GREEN',
       messaging_limit_tier: n.messaging_limit_tier ?? 'TIER_250',
+      status: n.status ?? 'CONNECTED',
       ...n,
     };
     this.numbers.set(n.id, stored);
@@ -43,6 +46,7 @@ export class PhoneNumbersService {
         verified_name: 'Sandbox Business',
         quality_rating: 'GREEN',
         messaging_limit_tier: 'TIER_250',
+        status: 'CONNECTED',
       }
     );
   }

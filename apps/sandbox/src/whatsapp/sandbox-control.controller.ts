@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ValidationProblem } from '@app/server';
+import { AccountSignalsService } from './account-signals.service';
 import { EmulateInboundDto } from './dto/emulate-inbound.dto';
+import { EmulateSignalDto } from './dto/emulate-signal.dto';
 import { RegisterPhoneNumberDto } from './dto/register-phone-number.dto';
 import { SetFaultDto } from './dto/set-fault.dto';
 import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
@@ -18,6 +20,7 @@ export class SandboxControlController {
     private readonly numbers: PhoneNumbersService,
     private readonly webhooks: WebhookDispatcher,
     private readonly signups: SignupService,
+    private readonly signals: AccountSignalsService,
   ) {}
 
   /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
@@ -74,6 +77,16 @@ export class SandboxControlController {
   registerNumber(@Body() dto: RegisterPhoneNumberDto): SandboxPhoneNumber {
     const { phone_number_id, ...rest } = dto;
     return this.numbers.register({ id: phone_number_id, ...rest });
+  }
+
+  /** A change of the number's account state: Graph answers it and (unless `callback: false`) the webhook goes out. */
+  @Post('signals')
+  @HttpCode(200)
+  async signal(
+    @Body() dto: EmulateSignalDto,
+  ): Promise<{ number: SandboxPhoneNumber; webhook: { delivered: boolean; status: number | null } | null }> {
+    const { number, webhook } = await this.signals.emulate(dto.phone_number_id, dto.kind, dto.value, dto.callback);
+    return { number, webhook: webhook ? { delivered: webhook.delivered, status: webhook.status } : null };
   }
 
   @Get('templates')

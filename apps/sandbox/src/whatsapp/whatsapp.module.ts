@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountSignalsService } from './account-signals.service';
 import { ArrivalsController } from './arrivals.controller';
 import { GraphAuthGuard } from './graph-auth.guard';
 import { GraphController } from './graph.controller';
@@ -29,6 +30,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
     GraphMessagesService,
     SignupService,
     GraphAuthGuard,
+    AccountSignalsService,
   ],
 })
 export class WhatsAppModule {}

@@ -151,6 +151,26 @@ export class WhatsAppConnector implements ChannelConnector {
     );
   }
 
+  /**
+   * The number's state on the channel: `GET /{phone_number_id}?fields=quality_rating,messaging_limit_tier,status`.
+   * Throws a WhatsAppApiError when the channel refuses or cannot be reached.
+   */
+  async numberHealth(
+    phoneNumberId: string,
+  ): Promise<{ quality_rating: string | null; messaging_limit_tier: string | null; status: string | null }> {
+    const res = await this.expect<{ quality_rating?: unknown; messaging_limit_tier?: unknown; status?: unknown }>(
+      this.request('GET', encodeURIComponent(phoneNumberId), {
+        query: { fields: 'quality_rating,messaging_limit_tier,status' },
+      }),
+    );
+    const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
+    return {
+      quality_rating: text(res.quality_rating),
+      messaging_limit_tier: text(res.messaging_limit_tier),
+      status: text(res.status),
+    };
+  }
+
   private mapSubmission<T>(map: () => T): T {
     try {
       return map();

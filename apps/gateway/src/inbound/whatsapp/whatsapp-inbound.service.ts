@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { constantTimeEqual } from '@app/auth';
-import { EventEnvelope, Topology } from '@app/contracts';
-import { DeliveryStateStore, EventPublisher, NatsClients, publishDurableWithin } from '@app/messaging';
+import { APPS_RPC, AppSignal, EventEnvelope, Topology } from '@app/contracts';
+import { DeliveryStateStore, EventPublisher, NatsClients, publishDurableWithin, RpcClient } from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
 import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
 import { ChannelStatus } from '../../channel-status/channel-status';
@@ -15,6 +15,9 @@ export class InvalidSignatureProblem extends ProblemError {
     super(401, 'invalid-signature', 'Invalid signature', 'X-Hub-Signature-256 is missing or does not match the body.');
   }
 }
+
+/** The api applies a signal with a few indexed statements; past this the relay tries again later. */
+const SIGNAL_RPC_TIMEOUT_MS = 5_000;
 
 const webhooks = () => counter('whatsapp_webhooks_total', 'WhatsApp webhook calls by outcome', ['outcome']);
 const events = () => counter('whatsapp_webhook_events_total', 'Events normalized from WhatsApp webhooks', ['type']);
@@ -34,6 +37,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     private readonly topology: Topology,
     private readonly tenants: TenantResolver,
     private readonly status: ChannelStatus,
+    private readonly rpc: RpcClient,
   ) {}
 
   /** Meta's subscription check: echo `hub.challenge` when the verify token matches. */
@@ -69,11 +73,14 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {
-      await Promise.all(
-        normalized.events.map((event) =>
+      await Promise.all([
+        ...normalized.events.map((event) =>
           publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id),
         ),
-      );
+        ...normalized.signals.map((signal) =>
+          publishDurableWithin(this.clients.js, this.topology.inboundSignalSubject('whatsapp'), signal, signal.id),
+        ),
+      ]);
     } catch (err) {
       webhooks().inc({ outcome: 'publish_failed' });
       this.logger.error({ err }, 'could not store WhatsApp webhook events');
@@ -81,7 +88,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     }
     await this.recordObserved(normalized.observed);
     webhooks().inc({ outcome: 'accepted' });
-    return { events: normalized.events.length };
+    return { events: normalized.events.length + normalized.signals.length };
   }
 
   /**
@@ -92,10 +99,28 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
    * for one's acknowledgement before the next is sent.
    */
   async relay(event: EventEnvelope): Promise<void> {
-    const started = this.relayOrder.then(async () => {
+    await this.inOrder(async () => {
       Object.assign(event, await this.tenantOf(event));
       return { stored: this.publisher.publish(event) };
     });
+    events().inc({ type: event.type });
+  }
+
+  /**
+   * The relay's step for one stored account signal: the api (owner of apps) applies it and tells
+   * subscribers (`app.updated`). In the same order as the events; while the api does not answer,
+   * the signal stays in INBOUND and is tried again.
+   */
+  async relaySignal(signal: AppSignal): Promise<void> {
+    await this.inOrder(async () => ({
+      stored: this.rpc.call(APPS_RPC.applySignal, signal, { timeoutMs: SIGNAL_RPC_TIMEOUT_MS }),
+    }));
+    events().inc({ type: 'app.signal' });
+  }
+
+  /** Starts `step` after the previous one started; resolves once its own work is done. */
+  private async inOrder(step: () => Promise<{ stored: Promise<unknown> }>): Promise<void> {
+    const started = this.relayOrder.then(step);
     this.relayOrder = started.then(
       () => undefined,
       () => undefined,
@@ -108,7 +133,6 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
       throw err;
     }
     this.status.relayed();
-    events().inc({ type: event.type });
   }
 
   /** Events that name no connection stay without a tenant, as do connections no app owns. */

@@ -1,4 +1,5 @@
 import {
+  AppSignal,
   callbackEventId,
   EventEnvelope,
   EventType,
@@ -19,10 +20,13 @@ import {
   WebhookInboundMessage,
   WebhookStatus,
 } from '@app/channels';
+import { accountSignalOf, isAccountSignalField } from './whatsapp-account-signals';
 
 /** What one webhook call amounts to. */
 export interface NormalizedWebhook {
   events: EventEnvelope[];
+  /** Account signals (quality, messaging limit, restriction, ban) for the api to apply to the app. */
+  signals: AppSignal[];
   /** Messages of ours a status callback named (via biz_opaque_callback_data): the channel has them. */
   observed: { messageId: string; providerMessageId: string }[];
   /** Parts that were not understood (unknown change fields, malformed items), for the logs. */
@@ -53,11 +57,12 @@ function seconds(value: string | number | undefined, fallback: number): number {
 /**
  * Turns a WhatsApp Business Account webhook into platform events: statuses into message.sent /
  * delivered / read / failed, inbound messages into message.received, reactions into
- * message.reaction, template moderation into template.status_changed. App and tenant are left
+ * message.reaction, template moderation into template.status_changed; account changes (quality,
+ * messaging limit, restriction, ban) into app signals. App and tenant are left
  * null here: the inbound service asks the api for them (see tenantLookupOf) before publishing.
  */
 export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date()): NormalizedWebhook {
-  const out: NormalizedWebhook = { events: [], observed: [], skipped: [] };
+  const out: NormalizedWebhook = { events: [], signals: [], observed: [], skipped: [] };
   const createdAt = unixSeconds(now);
   const envelope = <D>(id: string, type: EventType, data: D): EventEnvelope =>
     ({ id, type, created_at: createdAt, channel: 'whatsapp', app_id: null, user_id: null, data }) as EventEnvelope;
@@ -109,6 +114,10 @@ export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date(
             data,
           ),
         );
+      } else if (isAccountSignalField(change.field) && wabaId) {
+        const signal = accountSignalOf(change.field, change.value, wabaId, entry.time, createdAt);
+        if (signal) out.signals.push(signal);
+        else out.skipped.push(`${change.field} ${String(change.value.event ?? '')} changes nothing`.trim());
       } else {
         out.skipped.push(`change field ${String(change.field)}`);
       }

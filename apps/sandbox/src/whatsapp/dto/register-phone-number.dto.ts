@@ -24,6 +24,6 @@ export class RegisterPhoneNumberDto {
   quality_rating?: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
 
   @IsOptional()
-  @IsIn(['TIER_50', 'TIER_250', 'TIER_2K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED', 'TIER_NOT_SET'])
+  @IsIn(['TIER_50', 'TIER_250', 'TIER_1K', 'TIER_2K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED', 'TIER_NOT_SET'])
   messaging_limit_tier?: string;
 }
