@@ -10,6 +10,7 @@ import { seedDemo } from './seed';
 import { startEmbeddedPostgres, startNatsServer, stopChild } from '@app/testing';
 import { ADMIN_PORT_OFFSET } from '@app/server';
 import { Topology } from '@app/contracts';
+import { SERVICE_NODE_FLAGS } from '@app/config';
 import {
   natsAuth as natsAuthFor,
   natsAuthorizationConfig,
@@ -146,7 +147,7 @@ const restartDelays = new Map<Service, number>();
  */
 function startService(service: Service, env: NodeJS.ProcessEnv): ChildProcess {
   const log = createWriteStream(join(LOGS, `${service}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, ['--enable-source-maps', join(BUILD, 'apps', service, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(BUILD, 'apps', service, 'src', 'main.js')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,6 +13,7 @@ import { Topology } from '@app/contracts';
 import { hashToken } from '@app/auth';
 import { migrateSchema } from '@app/database';
 import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, publishDurable, setupTopology } from '@app/messaging';
+import { SERVICE_NODE_FLAGS } from '@app/config';
 import { ApiFactory } from '../../test/support/factories';
 import { httpLoad, LoadResult, totalLoad as total } from './http-load';
 import { Bench } from './report';
@@ -256,7 +257,7 @@ async function startApi(f: Fixture, natsUrl: string): Promise<{ child: ChildProc
   let stderr = '';
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', ...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), main],
+    [...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? SERVICE_NODE_FLAGS), main],
     {
       cwd: REPO_ROOT,
       env: {

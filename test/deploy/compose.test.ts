@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { loadConfig } from '@app/config';
+import { loadConfig, SERVICE_NODE_FLAGS } from '@app/config';
 import { CHANNELS } from '@app/contracts';
 import { ApiConfig } from '../../apps/api/src/config';
 import { GatewayConfig } from '../../apps/gateway/src/config';
@@ -61,7 +61,7 @@ describe('deploy/docker-compose.yml', () => {
 
   it('runs commands and entry points that exist in the repository', () => {
     const dockerfile = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toContain('dist/apps/${SERVICE}/src/main.js');
+    expect(dockerfile).toContain(`exec node ${SERVICE_NODE_FLAGS.join(' ')} dist/apps/\${SERVICE}/src/main.js`);
     for (const [name, s] of Object.entries(services).filter(([, x]) => x.image === 'messaging-platform:local')) {
       if (s.command) {
         const [node, script] = s.command;

@@ -6,3 +6,4 @@ export { loadConfigOrExit } from './exit';
 export { UsageError, requireUuid, requireText, requireAmount, printResult } from './cli-support';
 export { Secret, SANDBOX_SECRETS, secretVariables } from './secret';
 export { DEV_CREDENTIALS_KEYS, IsCredentialsKeys, isCredentialsKeys } from './credentials-keys';
+export { SERVICE_NODE_FLAGS } from './node-flags';

@@ -8,6 +8,7 @@ import { killHard, NATS_SERVER_BIN, REPO_ROOT, sleep, spawnTs, waitForLine } fro
 import { ALL_SCHEMAS } from '../../../scripts/schemas';
 import { setupNats } from '../../../scripts/nats-setup';
 import { ADMIN_PORT_OFFSET } from '@app/server';
+import { SERVICE_NODE_FLAGS } from '@app/config';
 import { compileServices } from '../../../scripts/stack';
 import { freePort } from '../../support/platform';
 
@@ -169,7 +170,7 @@ export class ChaosCluster {
     this.run(
       name,
       () =>
-        spawn(process.execPath, ['--enable-source-maps', join(this.build, 'apps', name, 'src', 'main.js')], {
+        spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(this.build, 'apps', name, 'src', 'main.js')], {
           cwd: REPO_ROOT,
           env: { ...process.env, ...this.env, ...this.serviceEnv[name] },
           stdio: ['ignore', 'pipe', 'pipe'],
