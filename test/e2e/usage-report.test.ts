@@ -414,8 +414,26 @@ describe('usage report', () => {
     expect([...new Set(errorFields(fromGateway))]).toEqual(fields.split(','));
   });
 
-  it('93 days is the longest period', async () => {
-    const res = await api('GET', `/v1/users/${user.userId}/usage?from=2026-01-01&to=2026-04-04`, { auth: user.auth });
-    expect(res.status).toBe(200);
+  it('93 days is the longest period, and a full one reads the same on both surfaces', async () => {
+    // Every hour, channel and category of the 93 days counted (over 2 MB of JSON): the gateway's
+    // answer must not depend on one request/reply carrying it all.
+    const busy = await factory.user('system', { balance: 1 });
+    await factory.dataSource.query(
+      `INSERT INTO usage_hourly (user_id, hour, channel, category, queued, sent, delivered, read, failed, cost)
+       SELECT $1, h, c, k, 3, 2, 1, 1, 1, 0.05
+       FROM generate_series('2026-01-01T00:00:00Z'::timestamptz, '2026-04-04T00:00:00Z'::timestamptz - interval '1 hour',
+                            interval '1 hour') AS h,
+            unnest(ARRAY['whatsapp', 'telegram', 'max']) AS c,
+            unnest(ARRAY['MARKETING', 'UTILITY', 'AUTHENTICATION', 'SERVICE', 'MARKETING_LITE']) AS k`,
+      [busy.userId],
+    );
+    const busyToken = (await new AccountsRepository(gatewayDb).createAccount('busy', busy.userId)).token;
+    const query = 'from=2026-01-01&to=2026-04-04';
+    const fromApi = await api('GET', `/v1/users/${busy.userId}/usage?${query}`, { auth: busy.auth });
+    expect(fromApi.status).toBe(200);
+    expect(fromApi.body.data).toHaveLength(93 * 24 * 3 * 5);
+    const fromGateway = await gateway('GET', `/v1/usage?${query}`, { auth: `Bearer ${busyToken}` });
+    expect(fromGateway.status).toBe(200);
+    expect(fromGateway.body).toEqual(fromApi.body);
   });
 });

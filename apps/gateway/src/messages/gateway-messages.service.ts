@@ -9,7 +9,7 @@ import {
   UsageReport,
 } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
-import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, ValidationProblem } from '@app/server';
+import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, usagePeriod, ValidationProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
@@ -32,6 +32,13 @@ const RECIPIENTS: Record<GatewaySendChannel, { pattern: RegExp; message: string 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
 const SEND_RPC_TIMEOUT_MS = 10_000;
 const REPORT_RPC_TIMEOUT_MS = 5_000;
+/**
+ * Days of usage asked of the api per request: a week of every channel and category is at most
+ * 2,520 rows, about 430 KB, well under NATS's 1 MiB payload limit that a 31- or 93-day answer
+ * would exceed.
+ */
+const USAGE_DAYS_PER_CALL = 7;
+const DAY_MS = 86_400_000;
 
 /** The delivery report as the gateway shows it: with the message's tracking pixel to embed. */
 export type GatewayMessageReport = MessageReport & {
@@ -138,19 +145,31 @@ export class GatewayMessagesService {
     return { ...report, pixel_url: this.pixels.urlOf(report.id) };
   }
 
-  /** The usage of the account's user (the api validates the period and keeps the counters). */
-  usage(account: AuthenticatedAccount, q: UsageQuery): Promise<UsageReport> {
-    return this.rpc.call(
-      GATEWAY_MESSAGES_RPC.usage,
-      {
-        user_id: this.billedUser(account, 'no usage to report'),
-        from: q.from,
-        to: q.to,
-        ...(q.channel ? { channel: q.channel } : {}),
-        ...(q.category ? { category: q.category } : {}),
-      },
-      { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The usage report cannot be read right now; retry later.' },
-    );
+  /**
+   * The usage of the account's user, read from the api's counters a week at a time (so no answer
+   * outgrows a NATS message) and joined in order; the period is checked here first, by the same
+   * rules as the api's.
+   */
+  async usage(account: AuthenticatedAccount, q: UsageQuery): Promise<UsageReport> {
+    const userId = this.billedUser(account, 'no usage to report');
+    const period = usagePeriod(q);
+    const data: UsageReport['data'] = [];
+    for (let start = period.from.getTime(); start < period.to.getTime(); start += USAGE_DAYS_PER_CALL * DAY_MS) {
+      const end = Math.min(start + USAGE_DAYS_PER_CALL * DAY_MS, period.to.getTime());
+      const part = await this.rpc.call(
+        GATEWAY_MESSAGES_RPC.usage,
+        {
+          user_id: userId,
+          from: new Date(start).toISOString().slice(0, 10),
+          to: new Date(end).toISOString().slice(0, 10),
+          ...(q.channel ? { channel: q.channel } : {}),
+          ...(q.category ? { category: q.category } : {}),
+        },
+        { timeoutMs: REPORT_RPC_TIMEOUT_MS, unavailable: 'The usage report cannot be read right now; retry later.' },
+      );
+      data.push(...part.data);
+    }
+    return { data };
   }
 
   private billedUser(account: AuthenticatedAccount, consequence = 'no balance to send from'): string {
