@@ -7,6 +7,7 @@ import { ChannelStatusModule, channelsReadiness } from './channel-status/channel
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
+import { CourseModule } from './course/course.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
 import { SignupModule } from './signup/signup.module';
@@ -30,6 +31,7 @@ export class GatewayModule {
         InboundModule,
         ChannelTemplatesModule,
         SignupModule,
+        CourseModule,
       ],
     };
   }

@@ -17,3 +17,4 @@ export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metr
 export { PeriodicJob } from './periodic-job';
 export { Clock } from './clock';
 export { canonicalJson, requestHash, parseIdempotencyKey } from './idempotency-key';
+export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';

@@ -20,6 +20,6 @@ import { ConnectionsService } from './connections.service';
       inject: [GatewayConfig, CredentialsBox],
     },
   ],
-  exports: [ConnectionsRepository],
+  exports: [ConnectionsRepository, CredentialsBox],
 })
 export class ConnectionsModule {}

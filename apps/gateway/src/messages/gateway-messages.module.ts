@@ -9,5 +9,6 @@ import { GatewayMessagesService } from './gateway-messages.service';
   imports: [AccountsModule, ConnectionsModule],
   controllers: [GatewayMessagesController],
   providers: [GatewayMessagesService],
+  exports: [GatewayMessagesService],
 })
 export class GatewayMessagesModule {}
