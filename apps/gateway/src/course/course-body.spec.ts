@@ -1,5 +1,13 @@
 import { createHmac } from 'node:crypto';
-import { eventKeyOf, eventTypeOf, keySegments, normalizePhone, parseFormBody, readPath, signatureOf } from './course-body';
+import {
+  eventKeyOf,
+  eventTypeOf,
+  keySegments,
+  normalizePhone,
+  parseFormBody,
+  readPath,
+  signatureOf,
+} from './course-body';
 
 describe('course event bodies', () => {
   describe('form bodies', () => {

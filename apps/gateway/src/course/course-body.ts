@@ -15,8 +15,7 @@ const MAX_EVENT_ID_LENGTH = 200;
 
 export type CourseBody = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `user[phone]`, `user.phone` and `user[address][city]` as their path segments. */
 export function keySegments(key: string): string[] {

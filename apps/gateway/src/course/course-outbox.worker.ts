@@ -12,7 +12,8 @@ const BATCH = 20;
 /** Expired events, message links and status events are purged this often. */
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
-const posts = () => counter('course_status_posts_total', 'Status events posted to course platforms by outcome', ['outcome']);
+const posts = () =>
+  counter('course_status_posts_total', 'Status events posted to course platforms by outcome', ['outcome']);
 
 /**
  * Posts the outbox's status events to each course platform (base_url + events_path), signed with
@@ -42,7 +43,8 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       PURGE_EVERY_MS,
       async () => {
         const purged = await this.course.purgeExpired();
-        if (purged.events + purged.messages + purged.outbox > 0) this.logger.log(purged, 'expired course records purged');
+        if (purged.events + purged.messages + purged.outbox > 0)
+          this.logger.log(purged, 'expired course records purged');
       },
       this.logger,
     );
@@ -102,7 +104,10 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       }
       failure = `the platform answered ${res.status}`;
     } catch (err) {
-      failure = (err as Error).name === 'TimeoutError' ? 'the platform did not answer in time' : 'the platform could not be reached';
+      failure =
+        (err as Error).name === 'TimeoutError'
+          ? 'the platform did not answer in time'
+          : 'the platform could not be reached';
     }
     const c = this.config;
     if (Date.now() - new Date(row.created_at).getTime() >= c.COURSE_EVENTS_RETRY_FOR_MS) {
@@ -111,7 +116,10 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       return this.course.finishOutbox(row.id, 'abandoned', failure);
     }
     posts().inc({ outcome: 'retried' });
-    const delay = Math.min(c.COURSE_EVENTS_RETRY_MAX_DELAY_MS, c.COURSE_EVENTS_RETRY_FIRST_DELAY_MS * 2 ** (row.attempts - 1));
+    const delay = Math.min(
+      c.COURSE_EVENTS_RETRY_MAX_DELAY_MS,
+      c.COURSE_EVENTS_RETRY_FIRST_DELAY_MS * 2 ** (row.attempts - 1),
+    );
     await this.course.retryOutboxLater(row.id, delay, failure);
   }
 }

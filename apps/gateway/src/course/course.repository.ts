@@ -88,10 +88,10 @@ export class CourseRepository {
       [uuidv7(), row.connectionId, row.accountId, row.eventKey, row.type, JSON.stringify(row.body)],
     )) as CourseEventRow[];
     if (inserted.length) return { row: inserted[0], created: true };
-    const [existing] = (await this.ds.query(
-      `SELECT * FROM course_events WHERE connection_id = $1 AND event_key = $2`,
-      [row.connectionId, row.eventKey],
-    )) as CourseEventRow[];
+    const [existing] = (await this.ds.query(`SELECT * FROM course_events WHERE connection_id = $1 AND event_key = $2`, [
+      row.connectionId,
+      row.eventKey,
+    ])) as CourseEventRow[];
     return { row: existing, created: false };
   }
 
@@ -109,7 +109,12 @@ export class CourseRepository {
   }
 
   /** The event's outcome; its body (personal data) is dropped. */
-  async finishEvent(id: string, status: Exclude<CourseEventStatus, 'received'>, reason: string | null, messageIds: string[]) {
+  async finishEvent(
+    id: string,
+    status: Exclude<CourseEventStatus, 'received'>,
+    reason: string | null,
+    messageIds: string[],
+  ) {
     await this.ds.query(
       `UPDATE course_events SET status = $2, reason = $3, message_ids = $4, body = NULL, claimed_until = NULL,
          processed_at = now() WHERE id = $1`,

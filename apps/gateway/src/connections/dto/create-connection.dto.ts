@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { CONNECTION_CHANNELS, ConnectionChannel } from '../connection.entity';
 
 /** `POST /v1/connections`: a WhatsApp app to link, a bot token to connect, or a course platform. */
@@ -50,7 +62,7 @@ export class CreateConnectionDto {
   @IsOptional()
   @ValidateIf((o: CreateConnectionDto) => o.channel === 'course')
   @IsString()
-  @Matches(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%\/-]{0,511}$/, {
+  @Matches(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,511}$/, {
     message: 'events_path must be a URL path starting with /',
   })
   events_path?: string;
