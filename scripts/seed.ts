@@ -104,6 +104,56 @@ async function connectGatewayChannels(urls: { gateway: string; sandbox: string }
   );
 }
 
+/**
+ * A sandbox course platform connected to the account (the sandbox forgets its platforms when it
+ * restarts, so older course connections are replaced) and a "payment" rule sending the demo
+ * template on WhatsApp; returns the curl that fires a payment event as the platform would.
+ */
+async function connectCoursePlatform(urls: { gateway: string; sandbox: string }, token: string): Promise<string> {
+  const gw = apiClient(urls.gateway, token, '');
+  type Connection = { id: string; channel: string; state: string; inbound_url?: string; secret?: string };
+  const live = gw
+    .must(await gw.call<Connection[]>('GET', '/v1/connections'), 'list connections', [200])
+    .filter((c) => c.channel === 'course' && c.state !== 'disconnected');
+  for (const c of live) gw.must(await gw.call('DELETE', `/v1/connections/${c.id}`), 'disconnect course', [204]);
+  const apiKey = 'demo-course-platform-key';
+  const platform = (await (
+    await fetch(`${urls.sandbox}/_sandbox/course/platforms`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: apiKey }),
+    })
+  ).json()) as { id: string; base_url: string };
+  const course = gw.must(
+    await gw.call<Connection>('POST', '/v1/connections', {
+      channel: 'course',
+      base_url: platform.base_url,
+      api_key: apiKey,
+    }),
+    'connect the course platform',
+    [201],
+  );
+  gw.must(
+    await gw.call('POST', '/v1/course/rules', {
+      connection_id: course.id,
+      event_type: 'payment',
+      channel: 'whatsapp',
+      template: TEMPLATE.name,
+      recipient_field: 'user.phone',
+      params: ['user.first_name', 'deal.number'],
+    }),
+    'add the payment rule',
+    [201],
+  );
+  const event = { type: 'payment', user: { phone: RECIPIENT, first_name: 'Anna' }, deal: { number: '1042' } };
+  return [
+    `  curl -s -X POST ${urls.sandbox}/_sandbox/course/platforms/${platform.id}/fire -H "Content-Type: application/json" -d '${JSON.stringify({ url: course.inbound_url, secret: course.secret, format: 'form', event })}'`,
+    'What became of it, and the status events the platform received (signed):',
+    `  curl -s ${urls.gateway}/v1/course/events -H "Authorization: Bearer ${token}"`,
+    `  curl -s ${urls.sandbox}/_sandbox/course/platforms/${platform.id}/events`,
+  ].join('\n');
+}
+
 export interface ApiClient {
   call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   must<T>(res: { status: number; body: T }, what: string, ok: number[]): T;
@@ -204,6 +254,7 @@ export async function seedDemo(
   const accountToken = await gatewayAccount(databaseUrl, saved);
   writeFileSync(file, JSON.stringify({ ...saved, appId, accountToken }, null, 2), { mode: 0o600 });
   await connectGatewayChannels(urls, accountToken, appId);
+  const courseCurl = await connectCoursePlatform(urls, accountToken);
   const gw = apiClient(urls.gateway, accountToken, '');
   const gwSend = (channel: string, to: string) => ({ channel, to, template: TEMPLATE.name, params: ['Anna', '1042'] });
   const gwCurl = (channel: string, to: string) =>
@@ -236,6 +287,8 @@ export async function seedDemo(
       'One delivery report for every channel:',
       `  curl -s ${urls.gateway}/v1/messages/<message id> -H "Authorization: Bearer ${accountToken}"`,
       `  curl -s ${urls.gateway}/v1/messages -H "Authorization: Bearer ${accountToken}"`,
+      'A course platform (sandbox) is connected with a "payment" rule: fire a payment event as the platform would:',
+      courseCurl,
     ],
     async check(log) {
       const before = must(

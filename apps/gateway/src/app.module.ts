@@ -7,6 +7,7 @@ import { ChannelStatusModule, channelsReadiness } from './channel-status/channel
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
+import { CourseModule } from './course/course.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
 import { PixelModule } from './pixel/pixel.module';
@@ -32,6 +33,7 @@ export class GatewayModule {
         PixelModule,
         ChannelTemplatesModule,
         SignupModule,
+        CourseModule,
       ],
     };
   }

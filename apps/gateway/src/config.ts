@@ -82,4 +82,34 @@ export class GatewayConfig extends PublicApiConfig {
   @Secret()
   @IsCredentialsKeys()
   CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
+
+  /** Course status events: the first retry of a post the platform did not answer with 2xx waits this long... */
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
+  COURSE_EVENTS_RETRY_FIRST_DELAY_MS: number = 1000;
+
+  /** ...then the wait doubles up to this... */
+  @IsInt()
+  @Min(10)
+  @Max(86_400_000)
+  COURSE_EVENTS_RETRY_MAX_DELAY_MS: number = 300_000;
+
+  /** ...for this long after the status event was recorded (3 days), then it is abandoned. */
+  @IsInt()
+  @Min(1000)
+  @Max(7 * 86_400_000)
+  COURSE_EVENTS_RETRY_FOR_MS: number = 3 * 86_400_000;
+
+  /** How long one post of a status event may take. */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  COURSE_EVENTS_TIMEOUT_MS: number = 10_000;
+
+  /** How often the course workers look for due work when nothing woke them. */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  COURSE_POLL_INTERVAL_MS: number = 500;
 }

@@ -3,6 +3,7 @@ import { ConfigModule } from '@app/config';
 import { HealthModule, loggingModule } from '@app/server';
 import { SandboxConfig } from './config';
 import { BotsModule } from './bots/bots.module';
+import { CourseSandboxModule } from './course/course.module';
 import { WhatsAppModule } from './whatsapp/whatsapp.module';
 
 /** Emulators of the external parties, for the local stack and end-to-end tests. */
@@ -17,6 +18,7 @@ export class SandboxModule {
         HealthModule.forRoot([]),
         WhatsAppModule,
         BotsModule,
+        CourseSandboxModule,
       ],
     };
   }

@@ -28,3 +28,4 @@ export {
   sendUsage,
   ApiUsageResponse,
 } from './usage';
+export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';

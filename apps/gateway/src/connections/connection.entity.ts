@@ -1,13 +1,14 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-export const CONNECTION_CHANNELS = ['whatsapp', 'telegram', 'max'] as const;
+export const CONNECTION_CHANNELS = ['whatsapp', 'telegram', 'max', 'course'] as const;
 export type ConnectionChannel = (typeof CONNECTION_CHANNELS)[number];
-export type BotChannel = Exclude<ConnectionChannel, 'whatsapp'>;
+export type BotChannel = Exclude<ConnectionChannel, 'whatsapp' | 'course'>;
+export const BOT_CHANNELS: readonly BotChannel[] = ['telegram', 'max'];
 
 /** active: sends and callbacks flow; failing: the channel refuses the connection's credentials; disconnected: deleted. */
 export type ConnectionState = 'active' | 'failing' | 'disconnected';
 
-/** A channel an account connected: a linked WhatsApp app, or a Telegram or MAX bot. */
+/** A channel an account connected: a linked WhatsApp app, a Telegram or MAX bot, or a course platform. */
 @Entity({ name: 'connections' })
 export class ConnectionEntity {
   @PrimaryColumn('uuid')
@@ -33,13 +34,20 @@ export class ConnectionEntity {
   @Column('text', { name: 'bot_username', nullable: true })
   botUsername: string | null;
 
-  /** Bots: the token, sealed (AES-256-GCM); dropped when the connection is deleted. */
+  /** Bots: the token; course: the platform's api key; sealed (AES-256-GCM), dropped when the connection is deleted. */
   @Column('text', { nullable: true })
   credential: string | null;
 
-  /** Bots: SHA-256 of the secret the channel sends back with every update. */
+  /** Bots and course: SHA-256 of the secret the channel (or platform) sends back with every call. */
   @Column('char', { length: 64, name: 'inbound_secret_hash', nullable: true })
   inboundSecretHash: string | null;
+
+  /** Course: the platform's root URL, where status events are posted (base_url + events_path). */
+  @Column('text', { name: 'base_url', nullable: true })
+  baseUrl: string | null;
+
+  @Column('text', { name: 'events_path', nullable: true })
+  eventsPath: string | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

@@ -20,7 +20,8 @@ export class ConnectionsController {
     @CurrentAccount() account: AuthenticatedAccount,
     @Body() dto: CreateConnectionDto,
   ): Promise<ConnectionView> {
-    return this.connections.view(await this.connections.create(account, dto));
+    const { connection, secret } = await this.connections.create(account, dto);
+    return { ...this.connections.view(connection), ...(secret ? { secret } : {}) };
   }
 
   @Get()

@@ -14,7 +14,7 @@ import {
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { GatewayConfig } from '../config';
 import { BotChannels, CredentialsBox } from './bot-channels';
-import { BotChannel, ConnectionEntity } from './connection.entity';
+import { BOT_CHANNELS, BotChannel, ConnectionChannel, ConnectionEntity } from './connection.entity';
 import { ConnectionsRepository, ConnectionTakenError } from './connections.repository';
 import { CreateConnectionDto } from './dto/create-connection.dto';
 
@@ -25,11 +25,21 @@ export interface ConnectionView {
   state: string;
   app_id?: number;
   bot?: { id: string; username: string | null };
-  /** Bots: where the channel posts updates (registered with the channel on connect). */
+  /** Bots: where the channel posts updates (registered with the channel on connect); course: where the platform posts its events. */
   inbound_url?: string;
+  /** Course: where status events are posted (base_url + events_path). */
+  base_url?: string;
+  events_path?: string;
+  /** Course: the secret the platform sends with every event; shown once, on create. */
+  secret?: string;
   created_at: number;
   updated_at: number;
 }
+
+/** Where a course platform receives status events, under its base_url, unless the connection says otherwise. */
+export const DEFAULT_EVENTS_PATH = '/messaging/events';
+
+const isBotChannel = (c: ConnectionChannel): c is BotChannel => (BOT_CHANNELS as readonly string[]).includes(c);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const APP_RPC_TIMEOUT_MS = 3000;
@@ -50,8 +60,9 @@ export class ConnectionsService {
     private readonly config: GatewayConfig,
   ) {}
 
-  inboundUrl(channel: BotChannel, id: string): string {
-    return `${this.config.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/v1/inbound/${channel}/${id}`;
+  inboundUrl(channel: BotChannel | 'course', id: string): string {
+    const root = this.config.GATEWAY_PUBLIC_URL.replace(/\/+$/, '');
+    return channel === 'course' ? `${root}/v1/course/events/${id}` : `${root}/v1/inbound/${channel}/${id}`;
   }
 
   view(c: ConnectionEntity): ConnectionView {
@@ -61,6 +72,7 @@ export class ConnectionsService {
       state: c.state,
       ...(c.appId !== null ? { app_id: c.appId } : {}),
       ...(c.botId !== null ? { bot: { id: c.botId, username: c.botUsername } } : {}),
+      ...(c.baseUrl !== null ? { base_url: c.baseUrl, events_path: c.eventsPath ?? DEFAULT_EVENTS_PATH } : {}),
       ...(c.channel !== 'whatsapp' && c.state !== 'disconnected'
         ? { inbound_url: this.inboundUrl(c.channel, c.id) }
         : {}),
@@ -69,10 +81,18 @@ export class ConnectionsService {
     };
   }
 
-  async create(account: AuthenticatedAccount, dto: CreateConnectionDto): Promise<ConnectionEntity> {
-    return dto.channel === 'whatsapp'
-      ? this.linkApp(account, dto.app_id!)
-      : this.connectBot(account, dto.channel, dto.bot_token!);
+  /** The new connection, with the course platform's inbound secret (shown this once). */
+  async create(
+    account: AuthenticatedAccount,
+    dto: CreateConnectionDto,
+  ): Promise<{ connection: ConnectionEntity; secret?: string }> {
+    if (dto.channel === 'course') return this.connectCourse(account, dto);
+    return {
+      connection:
+        dto.channel === 'whatsapp'
+          ? await this.linkApp(account, dto.app_id!)
+          : await this.connectBot(account, dto.channel, dto.bot_token!),
+    };
   }
 
   async list(account: AuthenticatedAccount): Promise<ConnectionEntity[]> {
@@ -91,7 +111,7 @@ export class ConnectionsService {
   async remove(account: AuthenticatedAccount, id: string): Promise<void> {
     const c = await this.get(account, id);
     if (c.state === 'disconnected') return;
-    if (c.channel !== 'whatsapp' && c.credential) {
+    if (isBotChannel(c.channel) && c.credential) {
       const token = this.credentials.box.open(c.credential);
       const undone = await this.bots.of(c.channel).unregister(token, this.inboundUrl(c.channel, c.id));
       // The secret is dropped below, so updates that still arrive are refused even if the channel did not answer.
@@ -130,7 +150,32 @@ export class ConnectionsService {
       botUsername: null,
       credential: null,
       inboundSecretHash: null,
+      baseUrl: null,
+      eventsPath: null,
     });
+  }
+
+  /**
+   * A course platform: nothing to check with it (it calls us); a fresh secret it sends with every
+   * event (kept as its SHA-256 only) and its api key sealed for signing the status events.
+   */
+  private async connectCourse(
+    account: AuthenticatedAccount,
+    dto: CreateConnectionDto,
+  ): Promise<{ connection: ConnectionEntity; secret: string }> {
+    const secret = randomBytes(32).toString('base64url');
+    const connection = await this.insert({
+      accountId: account.id,
+      channel: 'course',
+      appId: null,
+      botId: null,
+      botUsername: null,
+      credential: this.credentials.box.seal(dto.api_key!),
+      inboundSecretHash: hashToken(secret),
+      baseUrl: dto.base_url!.replace(/\/+$/, ''),
+      eventsPath: dto.events_path ?? DEFAULT_EVENTS_PATH,
+    });
+    return { connection, secret };
   }
 
   private async connectBot(
@@ -155,6 +200,8 @@ export class ConnectionsService {
           botUsername: bot.username,
           credential: this.credentials.box.seal(token),
           inboundSecretHash: hashToken(secret),
+          baseUrl: null,
+          eventsPath: null,
         },
         id,
       );

@@ -11,5 +11,6 @@ import { GatewayUsageController } from './gateway-usage.controller';
   imports: [AccountsModule, ConnectionsModule, PixelModule],
   controllers: [GatewayMessagesController, GatewayUsageController],
   providers: [GatewayMessagesService],
+  exports: [GatewayMessagesService],
 })
 export class GatewayMessagesModule {}

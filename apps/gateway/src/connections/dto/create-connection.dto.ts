@@ -1,8 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { CONNECTION_CHANNELS, ConnectionChannel } from '../connection.entity';
 
-/** `POST /v1/connections`: a WhatsApp app to link, or a bot token to connect. */
+/** `POST /v1/connections`: a WhatsApp app to link, a bot token to connect, or a course platform. */
 export class CreateConnectionDto {
   @ApiProperty({ enum: CONNECTION_CHANNELS })
   @IsIn(CONNECTION_CHANNELS)
@@ -25,4 +37,33 @@ export class CreateConnectionDto {
     message: 'bot_token must be the token the channel issued (letters, digits, ":", "_", "-")',
   })
   bot_token?: string;
+
+  /** course: the platform's root URL; status events go to base_url + events_path. */
+  @ApiPropertyOptional({ example: 'https://school.example.com' })
+  @ValidateIf((o: CreateConnectionDto) => o.channel === 'course')
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'base_url must be an http(s) URL' },
+  )
+  base_url?: string;
+
+  /** course: the key status events are signed with (HMAC-SHA256); stored sealed, never returned. */
+  @ApiPropertyOptional({ writeOnly: true })
+  @ValidateIf((o: CreateConnectionDto) => o.channel === 'course')
+  @IsString()
+  @MinLength(8)
+  @MaxLength(512)
+  api_key?: string;
+
+  /** course: the path status events are posted to, under base_url (default /messaging/events). */
+  @ApiPropertyOptional({ example: '/messaging/events' })
+  @IsOptional()
+  @ValidateIf((o: CreateConnectionDto) => o.channel === 'course')
+  @IsString()
+  @Matches(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]{0,511}$/, {
+    message: 'events_path must be a URL path starting with /',
+  })
+  events_path?: string;
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RAW_BODY, rawBodyOf } from '../raw-body.capture';
+import { RAW_BODY, rawBodyOf } from '@app/server';
 import { WhatsAppInboundService } from './whatsapp-inbound.service';
 
 /** Meta's webhook endpoint for the WhatsApp Business Account. */

@@ -1,0 +1,125 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { counter, PeriodicJob } from '@app/server';
+import { GatewayConfig } from '../config';
+import { CredentialsBox } from '../connections/bot-channels';
+import { ConnectionsRepository } from '../connections/connections.repository';
+import { DEFAULT_EVENTS_PATH } from '../connections/connections.service';
+import { signatureOf } from './course-body';
+import { CourseRepository, OutboxRow } from './course.repository';
+
+/** Status events taken per pass (each of a different student). */
+const BATCH = 20;
+/** Expired events, message links and status events are purged this often. */
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+const posts = () =>
+  counter('course_status_posts_total', 'Status events posted to course platforms by outcome', ['outcome']);
+
+/**
+ * Posts the outbox's status events to each course platform (base_url + events_path), signed with
+ * the connection's api key. One student's events go out one at a time in the order they were
+ * queued: only the oldest pending event of a student is ever taken, and the next waits until it is
+ * answered with 2xx (or abandoned after COURSE_EVENTS_RETRY_FOR_MS). A refused or unanswered post
+ * is tried again after COURSE_EVENTS_RETRY_FIRST_DELAY_MS, doubling up to COURSE_EVENTS_RETRY_MAX_DELAY_MS.
+ * The outbox is in the database, so a restart loses nothing. Also purges what is older than the
+ * 7 days of retention.
+ */
+@Injectable()
+export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('CourseOutbox');
+  private readonly job: PeriodicJob<void>;
+  private readonly purge: PeriodicJob<void>;
+  private again = false;
+
+  constructor(
+    private readonly course: CourseRepository,
+    private readonly connections: ConnectionsRepository,
+    private readonly credentials: CredentialsBox,
+    private readonly config: GatewayConfig,
+  ) {
+    this.job = new PeriodicJob('course status events', config.COURSE_POLL_INTERVAL_MS, () => this.drain(), this.logger);
+    this.purge = new PeriodicJob(
+      'course retention',
+      PURGE_EVERY_MS,
+      async () => {
+        const purged = await this.course.purgeExpired();
+        if (purged.events + purged.messages + purged.outbox > 0)
+          this.logger.log(purged, 'expired course records purged');
+      },
+      this.logger,
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.job.start();
+    this.purge.start();
+    void this.purge.run().catch((err) => this.logger.warn({ err: String(err) }, 'course retention purge failed'));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.job.stop();
+    await this.purge.stop();
+  }
+
+  poke(): void {
+    this.again = true;
+    void this.job.run().catch((err) => this.logger.warn({ err: String(err) }, 'course status pass failed'));
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      this.again = false;
+      const rows = await this.course.claimDueOutbox(BATCH, this.config.COURSE_EVENTS_TIMEOUT_MS + 30_000);
+      await Promise.all(rows.map((r) => this.post(r)));
+      // A delivered head makes the student's next event due at once.
+      if (rows.length === 0 && !this.again) return;
+    }
+  }
+
+  private async post(row: OutboxRow): Promise<void> {
+    const connection = await this.connections.findById(row.connection_id);
+    if (!connection || connection.state === 'disconnected' || !connection.credential || !connection.baseUrl) {
+      posts().inc({ outcome: 'abandoned' });
+      return this.course.finishOutbox(row.id, 'abandoned', 'the course connection was deleted');
+    }
+    const url = `${connection.baseUrl}${connection.eventsPath ?? DEFAULT_EVENTS_PATH}`;
+    let failure: string;
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'messaging-gateway-course/1',
+          'X-Signature': signatureOf(this.credentials.box.open(connection.credential), row.body),
+          'X-Delivery-Id': String(row.id),
+        },
+        body: row.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.config.COURSE_EVENTS_TIMEOUT_MS),
+      });
+      await res.body?.cancel().catch(() => undefined);
+      if (res.status >= 200 && res.status < 300) {
+        posts().inc({ outcome: 'delivered' });
+        return this.course.finishOutbox(row.id, 'delivered', null);
+      }
+      failure = `the platform answered ${res.status}`;
+    } catch (err) {
+      failure =
+        (err as Error).name === 'TimeoutError'
+          ? 'the platform did not answer in time'
+          : 'the platform could not be reached';
+    }
+    const c = this.config;
+    if (Date.now() - new Date(row.created_at).getTime() >= c.COURSE_EVENTS_RETRY_FOR_MS) {
+      posts().inc({ outcome: 'abandoned' });
+      this.logger.warn({ outboxId: row.id, connectionId: row.connection_id, failure }, 'status event abandoned');
+      return this.course.finishOutbox(row.id, 'abandoned', failure);
+    }
+    posts().inc({ outcome: 'retried' });
+    const delay = Math.min(
+      c.COURSE_EVENTS_RETRY_MAX_DELAY_MS,
+      c.COURSE_EVENTS_RETRY_FIRST_DELAY_MS * 2 ** (row.attempts - 1),
+    );
+    await this.course.retryOutboxLater(row.id, delay, failure);
+  }
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
+import { AccountTokenGuard } from '../accounts/account-token.guard';
+import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
+import { CreateCourseRuleDto, ListCourseEventsDto } from './dto/course.dto';
+import { CourseEventView, CourseRuleView, CourseService } from './course.service';
+
+/** The account's course rules (`/v1/course/rules`) and the record of its course events (`GET /v1/course/events`). */
+@ApiTags('course')
+@ApiBearerAuth()
+@Controller('v1/course')
+@UseGuards(AccountTokenGuard, AccountRateLimitGuard)
+export class CourseController {
+  constructor(private readonly course: CourseService) {}
+
+  @Post('rules')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Send a template on a channel when a course event of a type comes' })
+  createRule(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Body() dto: CreateCourseRuleDto,
+  ): Promise<CourseRuleView> {
+    return this.course.createRule(account, dto);
+  }
+
+  @Get('rules')
+  listRules(@CurrentAccount() account: AuthenticatedAccount): Promise<CourseRuleView[]> {
+    return this.course.listRules(account);
+  }
+
+  @Delete('rules/:id')
+  @HttpCode(204)
+  deleteRule(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<void> {
+    return this.course.deleteRule(account, id);
+  }
+
+  @Get('events')
+  @ApiOperation({ summary: "The account's course events and what became of them, newest first, paged" })
+  listEvents(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Query() query: ListCourseEventsDto,
+  ): Promise<{ data: CourseEventView[]; next_cursor: string | null }> {
+    return this.course.listEvents(account, query);
+  }
+}

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ConnectionsModule } from '../connections/connections.module';
+import { GatewayMessagesModule } from '../messages/gateway-messages.module';
+import { CourseBodyParser } from './course-body.parser';
+import { CourseInboundController } from './course-inbound.controller';
+import { CourseInboundService } from './course-inbound.service';
+import { CourseOutboxWorker } from './course-outbox.worker';
+import { CourseProcessor } from './course-processor';
+import { CourseStatusConsumer } from './course-status.consumer';
+import { CourseController } from './course.controller';
+import { CourseRepository } from './course.repository';
+import { CourseService } from './course.service';
+
+/** Course platforms: their events in, rules into sends, message statuses back out (docs/course.md). */
+@Module({
+  imports: [AccountsModule, ConnectionsModule, GatewayMessagesModule],
+  controllers: [CourseInboundController, CourseController],
+  providers: [
+    CourseBodyParser,
+    CourseRepository,
+    CourseInboundService,
+    CourseProcessor,
+    CourseService,
+    CourseStatusConsumer,
+    CourseOutboxWorker,
+  ],
+})
+export class CourseModule {}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem } from '@app/server';
+import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { ConnectionsRepository } from '../connections/connections.repository';
+import { CreateCourseRuleDto, ListCourseEventsDto } from './dto/course.dto';
+import { CourseEventRow, CourseRepository, CourseRuleRow } from './course.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CourseRuleView {
+  id: string;
+  connection_id: string;
+  event_type: string;
+  channel: string;
+  template: string;
+  language: string | null;
+  recipient_field: string;
+  params: string[];
+  created_at: number;
+}
+
+/** A course event as its account sees it: what happened to it, never the event's body. */
+export interface CourseEventView {
+  id: string;
+  connection_id: string;
+  event_id: string;
+  type: string | null;
+  status: string;
+  reason: string | null;
+  message_ids: string[];
+  received_at: number;
+  processed_at: number | null;
+}
+
+const seconds = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
+
+/** The account's course rules and the record of its course events. */
+@Injectable()
+export class CourseService {
+  constructor(
+    private readonly course: CourseRepository,
+    private readonly connections: ConnectionsRepository,
+  ) {}
+
+  /**
+   * A rule on one of the account's live course connections, for a channel the account has
+   * connected (422 otherwise, as a send on it would be refused).
+   */
+  async createRule(account: AuthenticatedAccount, dto: CreateCourseRuleDto): Promise<CourseRuleView> {
+    const connection = await this.connections.findById(dto.connection_id.toLowerCase());
+    if (!connection || connection.channel !== 'course') throw new NotFoundProblem('course connection');
+    if (connection.accountId !== account.id) throw new ForbiddenProblem('The connection belongs to another account.');
+    if (connection.state === 'disconnected') {
+      throw new UnprocessableProblem('connection-deleted', 'Connection deleted', 'The course connection was deleted.');
+    }
+    const channel = await this.connections.liveForAccount(account.id, dto.channel);
+    if (!channel || (dto.channel !== 'whatsapp' && !channel.credential)) {
+      throw new UnprocessableProblem(
+        'not-connected',
+        'Channel not connected',
+        `The account has no ${dto.channel} connection: connect one with POST /v1/connections.`,
+      );
+    }
+    return this.ruleView(
+      await this.course.insertRule({
+        account_id: account.id,
+        connection_id: connection.id,
+        event_type: dto.event_type,
+        channel: dto.channel,
+        template: dto.template,
+        language: dto.language ?? null,
+        recipient_field: dto.recipient_field,
+        params: dto.params ?? [],
+      }),
+    );
+  }
+
+  async listRules(account: AuthenticatedAccount): Promise<CourseRuleView[]> {
+    return (await this.course.listRules(account.id)).map((r) => this.ruleView(r));
+  }
+
+  async deleteRule(account: AuthenticatedAccount, id: string): Promise<void> {
+    const rule = UUID.test(id) ? await this.course.findRule(id.toLowerCase()) : null;
+    if (!rule) throw new NotFoundProblem('rule');
+    if (rule.account_id !== account.id) throw new ForbiddenProblem('The rule belongs to another account.');
+    await this.course.deleteRule(rule.id);
+  }
+
+  async listEvents(
+    account: AuthenticatedAccount,
+    q: ListCourseEventsDto,
+  ): Promise<{ data: CourseEventView[]; next_cursor: string | null }> {
+    const limit = q.limit === undefined ? 50 : Number(q.limit);
+    const rows = await this.course.listEvents(account.id, {
+      connectionId: q.connection_id?.toLowerCase(),
+      status: q.status,
+      cursor: q.cursor,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map((r) => this.eventView(r)),
+      next_cursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
+  }
+
+  private ruleView(r: CourseRuleRow): CourseRuleView {
+    return {
+      id: r.id,
+      connection_id: r.connection_id,
+      event_type: r.event_type,
+      channel: r.channel,
+      template: r.template,
+      language: r.language,
+      recipient_field: r.recipient_field,
+      params: r.params,
+      created_at: seconds(r.created_at),
+    };
+  }
+
+  private eventView(r: CourseEventRow): CourseEventView {
+    return {
+      id: r.id,
+      connection_id: r.connection_id,
+      event_id: r.event_key,
+      type: r.type,
+      status: r.status,
+      reason: r.reason,
+      message_ids: r.message_ids,
+      received_at: seconds(r.received_at),
+      processed_at: r.processed_at ? seconds(r.processed_at) : null,
+    };
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { RawBodyCapture } from '@app/server';
+import { SandboxClock } from '../whatsapp/sandbox-clock';
+import { CourseSandboxController } from './course.controller';
+import { CoursePlatforms } from './course-platforms';
+
+/** The course platform emulator: fires process callbacks at the gateway, receives its status events. */
+@Module({
+  controllers: [CourseSandboxController],
+  providers: [CoursePlatforms, SandboxClock, RawBodyCapture],
+})
+export class CourseSandboxModule {}
