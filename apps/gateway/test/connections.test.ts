@@ -138,6 +138,22 @@ describe('gateway accounts, connections and bot updates', () => {
       expect(second.status).toBe(409);
     });
 
+    it('refuses a bot that is already connected without touching its live webhook', async () => {
+      const tg = await bot('telegram');
+      const first = await call('/v1/connections', {
+        token: await newAccount(null),
+        body: { channel: 'telegram', bot_token: tg.token },
+      });
+      expect(first.status).toBe(201);
+      const again = await call('/v1/connections', {
+        token: await newAccount(null),
+        body: { channel: 'telegram', bot_token: tg.token },
+      });
+      expect(again.status).toBe(409);
+      const bots = (await sandbox('telegram/bots')) as unknown as { id: number; webhook: { url: string } | null }[];
+      expect(bots.find((b) => b.id === tg.id)?.webhook?.url).toBe(first.body.inbound_url);
+    });
+
     it("gives 404 for an unknown connection and 403 for another account's", async () => {
       const mine = await newAccount(null);
       const theirs = await newAccount(null);

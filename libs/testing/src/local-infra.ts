@@ -159,7 +159,7 @@ export async function startNatsServer(opts: {
   child.stderr?.pipe(log);
   const stop = () => stopChild(child);
   try {
-    await waitForPort(opts.port, 10_000, 'nats-server');
+    await waitForPort(opts.port, 30_000, 'nats-server');
   } catch (err) {
     await stop();
     throw err;

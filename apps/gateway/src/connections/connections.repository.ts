@@ -52,6 +52,11 @@ export class ConnectionsRepository {
     return this.repo.findOneBy({ accountId, channel, state: Not('disconnected') });
   }
 
+  /** The live connection of a bot, whichever account holds it. */
+  liveBot(channel: ConnectionChannel, botId: string): Promise<ConnectionEntity | null> {
+    return this.repo.findOneBy({ channel, botId, state: Not('disconnected') });
+  }
+
   /** How many connections each channel has in each state (readiness detail). */
   async countsByChannel(): Promise<Record<string, Record<string, number>>> {
     const rows = (await this.ds.query(

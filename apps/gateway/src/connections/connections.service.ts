@@ -186,6 +186,9 @@ export class ConnectionsService {
     const channelApi = this.bots.of(channel);
     const bot = await channelApi.identify(token);
     if (!bot.ok) throw this.channelRefusal(channel, bot, 'The bot token was refused by the channel');
+    // Refused before the webhook is touched: pointing it at a new connection would cut off the live one.
+    if (await this.connections.liveForAccount(account.id, channel)) throw this.taken(channel, 'account');
+    if (await this.connections.liveBot(channel, bot.id)) throw this.taken(channel, 'bot');
     const id = uuidv7();
     const secret = randomBytes(32).toString('base64url');
     const registered = await channelApi.register(token, this.inboundUrl(channel, id), secret);
@@ -232,13 +235,17 @@ export class ConnectionsService {
       return await this.connections.insert({ id, state: 'active', ...row });
     } catch (err) {
       if (err instanceof ConnectionTakenError) {
-        const what =
-          err.constraint === 'connections_account_channel'
-            ? `The account already has a live ${row.channel} connection`
-            : 'This bot or app is already connected';
-        throw new ConflictProblem('connection-exists', 'Already connected', `${what}; delete it first.`);
+        throw this.taken(row.channel, err.constraint === 'connections_account_channel' ? 'account' : 'bot');
       }
       throw err;
     }
+  }
+
+  private taken(channel: string, by: 'account' | 'bot'): ConflictProblem {
+    const what =
+      by === 'account'
+        ? `The account already has a live ${channel} connection`
+        : 'This bot or app is already connected';
+    return new ConflictProblem('connection-exists', 'Already connected', `${what}; delete it first.`);
   }
 }
