@@ -13,6 +13,7 @@ import {
 import { GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
 import { MAX_TEMPLATE_PARAMS } from '../../messages/dto/send-gateway-message.dto';
 import { COURSE_EVENT_STATUSES, CourseEventStatus } from '../course.repository';
+import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
 
 /** A dotted path into an event: `user.phone`, `deal.cost`, `items.0.title`. */
 const DOTTED_PATH = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+){0,15}$/;
@@ -64,7 +65,7 @@ export class CreateCourseRuleDto {
 }
 
 /** `GET /v1/course/events`: the account's course events, newest first, a page at a time. */
-export class ListCourseEventsDto {
+export class ListCourseEventsDto extends CursorPageQueryDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsUUID('all', { message: 'connection_id must be a connection id' })
@@ -74,15 +75,4 @@ export class ListCourseEventsDto {
   @IsOptional()
   @IsIn(COURSE_EVENT_STATUSES)
   status?: CourseEventStatus;
-
-  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @Matches(/^[0-9a-f-]{36}$/, { message: 'cursor must be the next_cursor of a previous page' })
-  cursor?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Matches(/^(100|[1-9][0-9]?)$/, { message: 'limit must be a whole number from 1 to 100' })
-  limit?: string;
 }

@@ -11,6 +11,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { GATEWAY_SEND_CHANNELS, GatewaySendChannel, MESSAGE_STATUSES, MessageStatus } from '@app/contracts';
+import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
 
 /** An ISO 8601 date, or a date-time with a zone. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -74,7 +75,7 @@ export class SendGatewayMessageResponseDto {
 }
 
 /** `GET /v1/messages`: the account's messages, newest first, a page at a time. */
-export class ListGatewayMessagesDto {
+export class ListGatewayMessagesDto extends CursorPageQueryDto {
   @ApiPropertyOptional({ enum: GATEWAY_SEND_CHANNELS })
   @IsOptional()
   @IsIn(GATEWAY_SEND_CHANNELS)
@@ -96,15 +97,4 @@ export class ListGatewayMessagesDto {
   @IsString()
   @Matches(ISO_TIME, { message: 'to must be an ISO 8601 date (YYYY-MM-DD) or date-time' })
   to?: string;
-
-  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @Matches(/^[0-9a-f-]{36}$/, { message: 'cursor must be the next_cursor of a previous page' })
-  cursor?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 50 })
-  @IsOptional()
-  @Matches(/^[1-9][0-9]{0,2}$/, { message: 'limit must be a whole number from 1 to 100' })
-  limit?: string;
 }
