@@ -1,10 +1,9 @@
 import { createDataSource } from '@app/database';
-import { EventEnvelope, EventType, newEventId, newMessageId, OutboundMessage, Topology } from '@app/contracts';
+import { EventEnvelope, EventType, newEventId, Topology } from '@app/contracts';
 import { NatsClients, publishDurable } from '@app/messaging';
-import { waitFor } from '@app/testing';
+import { waitFor, eventsHandledBy } from '@app/testing';
 import { DataSource } from 'typeorm';
 import { ReceiptReconciler } from '../../apps/api/src/messages/receipt-reconciler';
-import { SendTransaction } from '../../apps/api/src/messages/send-transaction';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
@@ -12,6 +11,7 @@ import { client, errorFields, expectProblem, Json } from '../../apps/api/test/su
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber } from '../support/sandbox';
+import { commitTemplateSend } from '../support/send-records';
 
 const HOUR_MS = 3_600_000;
 const hourOf = (unixSeconds: number) => new Date(Math.floor((unixSeconds * 1000) / HOUR_MS) * HOUR_MS);
@@ -107,59 +107,20 @@ describe('usage report', () => {
     await publishDurable(nats.js, topology.eventSubject(type), event, event.id);
   };
   /** The api has handled (and acked) every event published so far. */
-  const eventsHandled = async () => {
-    const jsm = await nats.jsm();
-    await waitFor(
-      async () => {
-        const info = await jsm.consumers.info(topology.stream('events'), topology.eventConsumer('api'));
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
-      20_000,
-      'the api consumer to handle every event',
-    );
-  };
-  /** A WhatsApp send recorded by the api's own send transaction as accepted at `acceptedAt` (not published). */
-  const acceptedAt = async (at: Date, category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION'): Promise<string> => {
-    const id = newMessageId();
-    const outbound: OutboundMessage = {
-      id,
-      channel: 'whatsapp',
-      priority: category === 'MARKETING' ? 'marketing' : 'service',
-      category,
-      user_id: user.userId,
-      app_id: app.id,
-      sender: { connection_id: app.phoneNumberId!, waba_id: app.wabaId },
-      recipient: '79990001122',
-      kind: 'TEMPLATE',
-      content: { template: { name: 'earlier', language: 'en', components: [] } } as OutboundMessage['content'],
-      queued_at: at.getTime(),
-    };
-    const outcome = await platform.apps.api!.get(SendTransaction).commit({
-      message: {
-        id,
+  const eventsHandled = () => eventsHandledBy(nats, topology, 'api');
+  /** A WhatsApp send recorded by the api's own send transaction as accepted at `at` (not published). */
+  const acceptedAt = async (at: Date, category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION'): Promise<string> =>
+    (
+      await commitTemplateSend(platform.apps.api!, topology, {
         userId: user.userId,
-        accountId: null,
-        appId: app.id,
-        channel: 'whatsapp',
-        recipient: outbound.recipient,
-        kind: 'TEMPLATE',
+        app,
+        recipient: '79990001122',
         category,
-        priority: outbound.priority,
-        templateId: null,
-        providerMessageId: null,
         price: WA[category],
-        idempotencyKey: null,
-        requestHash: null,
-        failureCode: null,
-        failureReason: null,
-        createdAt: at,
-      },
-      tier: null,
-      outbox: { id, subject: topology.outboundSubject(outbound.priority, 'whatsapp'), payload: outbound },
-    });
-    expect(outcome).toEqual({ accepted: true, currency: 'USD' });
-    return id;
-  };
+        template: 'earlier',
+        at,
+      })
+    ).id;
   const apiReport = async (id: string, status: string) =>
     waitFor(
       async () => {

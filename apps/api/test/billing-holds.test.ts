@@ -1,6 +1,6 @@
 import { EventEnvelope, EventType, newEventId, OutboundMessage, Topology, unixSeconds } from '@app/contracts';
 import { NatsClients, publishDurable, pullNoWait } from '@app/messaging';
-import { waitFor } from '@app/testing';
+import { waitFor, eventsHandledBy } from '@app/testing';
 import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
@@ -55,17 +55,7 @@ describe('balance holds and charges', () => {
   };
 
   /** The api has handled (and acked) every event published so far. */
-  const eventsHandled = async () => {
-    const jsm = await nats.jsm();
-    await waitFor(
-      async () => {
-        const info = await jsm.consumers.info(topology.stream('events'), topology.eventConsumer('api'));
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
-      15_000,
-      'the api consumer to settle every event',
-    );
-  };
+  const eventsHandled = () => eventsHandledBy(nats, topology, 'api');
 
   beforeAll(async () => {
     platform = await startPlatform({

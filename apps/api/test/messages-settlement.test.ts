@@ -1,10 +1,10 @@
-import { EventEnvelope, MessageStatusData, newMessageId, OutboundMessage, Topology } from '@app/contracts';
+import { EventEnvelope, MessageStatusData, OutboundMessage, Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
 import { AppEntity } from '../src/wa-apps/app.entity';
 import { ReceiptReconciler } from '../src/messages/receipt-reconciler';
-import { SendTransaction } from '../src/messages/send-transaction';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
+import { commitTemplateSend } from '../../../test/support/send-records';
 import { client } from './support/http';
 
 /** Every accepted message settles: a send whose publish never happened, and one that never gets a receipt. */
@@ -43,46 +43,15 @@ describe('settlement: outbox relay and receipt reconciler', () => {
   const settle = () => platform.apps.api!.get(ReceiptReconciler).settle();
 
   /** A send committed (message, hold, outbox row) by the api's own send transaction, its publish skipped as a crash would. */
-  const commitWithoutPublish = async (): Promise<OutboundMessage> => {
-    const id = newMessageId();
-    const outbound: OutboundMessage = {
-      id,
-      channel: 'whatsapp',
-      priority: 'service',
-      category: 'UTILITY',
-      user_id: user.userId,
-      app_id: app.id,
-      sender: { connection_id: app.phoneNumberId!, waba_id: app.wabaId },
+  const commitWithoutPublish = (): Promise<OutboundMessage> =>
+    commitTemplateSend(platform.apps.api!, topology, {
+      userId: user.userId,
+      app,
       recipient: '79990002233',
-      kind: 'TEMPLATE',
-      content: { template: { name: 'crash_tpl', language: 'en', components: [] } } as OutboundMessage['content'],
-      queued_at: Date.now(),
-    };
-    const outcome = await platform.apps.api!.get(SendTransaction).commit({
-      message: {
-        id,
-        userId: user.userId,
-        accountId: null,
-        appId: app.id,
-        channel: 'whatsapp',
-        recipient: outbound.recipient,
-        kind: 'TEMPLATE',
-        category: 'UTILITY',
-        priority: 'service',
-        templateId: null,
-        providerMessageId: null,
-        price: 0.02,
-        idempotencyKey: null,
-        requestHash: null,
-        failureCode: null,
-        failureReason: null,
-      },
-      tier: null,
-      outbox: { id, subject: topology.outboundSubject('service', 'whatsapp'), payload: outbound },
+      category: 'UTILITY',
+      price: 0.02,
+      template: 'crash_tpl',
     });
-    expect(outcome).toEqual({ accepted: true, currency: 'USD' });
-    return outbound;
-  };
 
   it('a send committed but never published is published by the relay with its id, and its content leaves Postgres', async () => {
     const before = await balance();

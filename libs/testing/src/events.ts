@@ -1,5 +1,5 @@
 import { waitFor } from './wait';
-import { EventEnvelope, EventType, Topology } from '@app/contracts';
+import { EventConsumer, EventEnvelope, EventType, Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
 import type { StoredMsg } from '@nats-io/jetstream';
 
@@ -63,5 +63,23 @@ export async function eventsEventually<D = Record<string, unknown>>(
     opts.timeoutMs ?? 20_000,
     `${count} ${type} event(s)`,
     100,
+  );
+}
+
+/** Waits until a durable consumer of EVENTS has handled (and acked) every event published so far. */
+export async function eventsHandledBy(
+  clients: NatsClients,
+  topology: Topology,
+  service: EventConsumer,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const jsm = await clients.jsm();
+  await waitFor(
+    async () => {
+      const info = await jsm.consumers.info(topology.stream('events'), topology.eventConsumer(service));
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    timeoutMs,
+    `the ${service} consumer to handle every event`,
   );
 }

@@ -3,7 +3,7 @@ export type { TestInfra, TestInfraOptions } from './infra';
 export { waitFor, sleep } from './wait';
 export { spawnTs, waitForLine, killHard, REPO_ROOT } from './processes';
 export { rpcProblem } from './rpc';
-export { readStream, readEvents, eventsOf, eventsEventually } from './events';
+export { readStream, readEvents, eventsOf, eventsEventually, eventsHandledBy } from './events';
 export {
   freePort,
   portAnswers,
