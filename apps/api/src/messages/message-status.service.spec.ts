@@ -55,6 +55,14 @@ describe('MessageStatusService', () => {
     expect(billing.release).not.toHaveBeenCalled();
   });
 
+  it('an id PostgreSQL cannot hold (a NUL byte) names no message: nothing is looked up or changed', async () => {
+    const { service, messages } = setup();
+    await service.apply(event('message.delivered', { message_id: 'a\u0000b', provider_message_id: 'w\u0000' }));
+    expect(messages.findById).not.toHaveBeenCalled();
+    expect(messages.findByProviderId).not.toHaveBeenCalled();
+    expect(messages.advance).not.toHaveBeenCalled();
+  });
+
   it('delivered and read capture the hold; sent and failed never capture', async () => {
     for (const type of ['message.delivered', 'message.read'] as const) {
       const s = setup();

@@ -88,11 +88,13 @@ export class MessageStatusService implements OnModuleInit {
 
   /** By our id when the channel echoed it, else by the channel's id. */
   private async find(data: Partial<MessageStatusData>): Promise<MessageEntity | null> {
-    if (typeof data.message_id === 'string' && data.message_id.length <= 64) {
+    // An id PostgreSQL cannot hold (a NUL byte) names no message of ours; a query would only fail.
+    const storable = (id: unknown): id is string => typeof id === 'string' && id.length > 0 && !id.includes('\u0000');
+    if (storable(data.message_id) && data.message_id.length <= 64) {
       const byId = await this.messages.findById(data.message_id);
       if (byId) return byId;
     }
-    if (typeof data.provider_message_id === 'string' && data.provider_message_id) {
+    if (storable(data.provider_message_id)) {
       return this.messages.findByProviderId(data.provider_message_id);
     }
     return null;
