@@ -64,7 +64,7 @@ const NATS_SERVER = '/usr/sbin/nats-server';
           return false;
         }
       },
-      10_000,
+      30_000,
       'nats-server with authorization',
     );
     const setup = await NatsClients.connect({ url, name: 'setup', auth: { user: 'setup', pass: passwords.setup } });

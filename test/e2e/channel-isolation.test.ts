@@ -179,7 +179,8 @@ describe('channel isolation under a hanging channel', () => {
       };
       process.stdout.write(`channel isolation (messages/s at the emulators): ${JSON.stringify(figures)}\n`);
       for (const channel of ['whatsapp', 'max'] as const) {
-        expect(Math.abs(faulted[channel] / baseline[channel] - 1)).toBeLessThanOrEqual(0.1);
+        // Isolation means the hang costs the others no pace: at most 10 % slower (faster is no fault of it).
+        expect(faulted[channel] / baseline[channel]).toBeGreaterThanOrEqual(0.9);
       }
 
       // The Telegram backlog after recovery: every message once, each ending at SENT.

@@ -326,6 +326,25 @@ export class DeliveriesRepository {
     );
   }
 
+  /**
+   * Ends pending deliveries of disabled subscriptions that `failPending` could not see: an event
+   * fanned out by a transaction that read the subscription as ACTIVE and committed just after it
+   * was disabled. Nothing would ever attempt them; failed, they stay resendable.
+   */
+  async failStranded(): Promise<number> {
+    const rows = await sqlRows<{ id: string }>(
+      this.ds,
+      `UPDATE deliveries d
+          SET status = 'FAILED', next_attempt_at = NULL, finished_at = now(),
+              last_error = COALESCE(d.last_error, 'subscription disabled: ' || COALESCE(s.disabled_reason, 'disabled'))
+         FROM subscriptions s
+        WHERE s.id = d.subscription_id AND s.status = 'DISABLED'
+          AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until <= now())
+        RETURNING d.id`,
+    );
+    return rows.length;
+  }
+
   findForSubscription(subscriptionId: string, id: string): Promise<DeliveryEntity | null> {
     return this.ds.getRepository(DeliveryEntity).findOneBy({ id, subscriptionId });
   }

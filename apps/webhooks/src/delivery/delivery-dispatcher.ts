@@ -245,7 +245,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
 
   /**
    * Retry-backlog gauge, owed `endpoint.disabled` events, events expired behind a parked endpoint,
-   * body retention, and signing secrets still to be sealed with the current key.
+   * pending deliveries stranded on a disabled subscription, body retention, and signing secrets still to be sealed with the current key.
    */
   private async keepHouse(): Promise<void> {
     try {
@@ -259,6 +259,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
         span,
         `the endpoint kept failing its probes for longer than the retry schedule allows (${formatDuration(2 * span)})`,
       );
+      await this.deliveries.failStranded();
       await this.deliveries.purgePayloads(this.config.WEBHOOK_PAYLOAD_RETENTION_MS);
       while ((await this.subscriptions.reseal()) > 0);
     } catch (err) {
