@@ -2,6 +2,13 @@ import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { MessageStatus } from './events';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its usual text form (any version, either case): what our ids look like. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
 /** Message ids are UUID v7 strings: unique and ordered by time. */
 export function newMessageId(): string {
   return uuidv7();

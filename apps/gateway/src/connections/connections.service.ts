@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { hashToken } from '@app/auth';
-import { APPS_RPC, DescribeAppReply } from '@app/contracts';
+import { APPS_RPC, DescribeAppReply, isUuid } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import {
   ConflictProblem,
@@ -41,7 +41,6 @@ export const DEFAULT_EVENTS_PATH = '/messaging/events';
 
 const isBotChannel = (c: ConnectionChannel): c is BotChannel => (BOT_CHANNELS as readonly string[]).includes(c);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const APP_RPC_TIMEOUT_MS = 3000;
 
 /**
@@ -101,7 +100,7 @@ export class ConnectionsService {
 
   /** One of the account's connections: 404 when there is none with that id, 403 when it is another account's. */
   async get(account: AuthenticatedAccount, id: string): Promise<ConnectionEntity> {
-    const c = UUID.test(id) ? await this.connections.findById(id.toLowerCase()) : null;
+    const c = isUuid(id) ? await this.connections.findById(id.toLowerCase()) : null;
     if (!c) throw new NotFoundProblem('connection');
     if (c.accountId !== account.id) throw new ForbiddenProblem('The connection belongs to another account.');
     return c;

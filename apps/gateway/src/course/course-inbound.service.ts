@@ -5,6 +5,7 @@ import { ConnectionsRepository } from '../connections/connections.repository';
 import { eventKeyOf, eventTypeOf } from './course-body';
 import { CourseProcessor } from './course-processor';
 import { CourseRepository } from './course.repository';
+import { isUuid } from '@app/contracts';
 
 /** 401 for a course callback without the connection's secret (or for no such live course connection). */
 export class InvalidCourseSecretProblem extends ProblemError {
@@ -19,8 +20,6 @@ export class InvalidCourseSecretProblem extends ProblemError {
 }
 
 const callbacks = () => counter('course_callbacks_total', 'Course platform callbacks by outcome', ['outcome']);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CourseCallbackAnswer {
   /** Our id of the stored event (see GET /v1/course/events). */
@@ -49,7 +48,7 @@ export class CourseInboundService {
   ) {}
 
   async receive(connectionId: string, secret: string | undefined, body: unknown): Promise<CourseCallbackAnswer> {
-    const connection = UUID.test(connectionId) ? await this.connections.findById(connectionId.toLowerCase()) : null;
+    const connection = isUuid(connectionId) ? await this.connections.findById(connectionId.toLowerCase()) : null;
     if (
       !connection ||
       connection.channel !== 'course' ||

@@ -1,11 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { EventEnvelope, MessageStatusData, Topology } from '@app/contracts';
+import { EventEnvelope, isUuid, MessageStatusData, Topology } from '@app/contracts';
 import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, settle, Settlement } from '@app/messaging';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { CourseOutboxWorker } from './course-outbox.worker';
 import { CourseRepository } from './course.repository';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The statuses posted back to course platforms, by event type. */
 const STATUS_EVENTS: Record<string, string> = {
@@ -83,7 +81,7 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
     if (!status) return settle.ack();
     const data = event.data as unknown as MessageStatusData;
     // Only our own message ids (UUIDs) can be linked to a course event.
-    if (typeof data?.message_id !== 'string' || !UUID.test(data.message_id)) return settle.ack();
+    if (!isUuid(data?.message_id)) return settle.ack();
     const link = await this.course.findMessage(data.message_id);
     if (!link) {
       // The send may be accepted, and even sent, before its link to the course event is written:

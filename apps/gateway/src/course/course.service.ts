@@ -4,8 +4,7 @@ import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { CreateCourseRuleDto, ListCourseEventsDto } from './dto/course.dto';
 import { CourseEventRow, CourseRepository, CourseRuleRow } from './course.repository';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@app/contracts';
 
 export interface CourseRuleView {
   id: string;
@@ -80,7 +79,7 @@ export class CourseService {
   }
 
   async deleteRule(account: AuthenticatedAccount, id: string): Promise<void> {
-    const rule = UUID.test(id) ? await this.course.findRule(id.toLowerCase()) : null;
+    const rule = isUuid(id) ? await this.course.findRule(id.toLowerCase()) : null;
     if (!rule) throw new NotFoundProblem('rule');
     if (rule.account_id !== account.id) throw new ForbiddenProblem('The rule belongs to another account.');
     await this.course.deleteRule(rule.id);

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 import { SecretBox } from '@app/auth';
+import { isUuid } from '@app/contracts';
 
 /** HKDF purposes: keys derived for the pixel are unrelated to the ones that seal bot tokens. */
 const ENCRYPTION_INFO = 'gateway tracking pixel token v1: encryption';
@@ -7,7 +8,6 @@ const NONCE_INFO = 'gateway tracking pixel token v1: nonce';
 const VERSION = 0x01;
 /** version (1) + nonce (12) + the message id, sealed (16) + tag (16), in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{60}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The tracking pixel's token: a message id sealed with AES-256-GCM under a key derived from the
@@ -31,7 +31,7 @@ export class PixelTokens {
 
   /** The token of a message (its id is a UUID). */
   seal(messageId: string): string {
-    if (!UUID.test(messageId)) throw new Error('a pixel token seals a message id (a UUID)');
+    if (!isUuid(messageId)) throw new Error('a pixel token seals a message id (a UUID)');
     const plain = Buffer.from(messageId.replace(/-/g, ''), 'hex');
     const nonce = createHmac('sha256', this.nonceKey).update(plain).digest().subarray(0, 12);
     const cipher = createCipheriv('aes-256-gcm', this.sealing, nonce);

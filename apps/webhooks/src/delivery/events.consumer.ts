@@ -1,6 +1,6 @@
 import { GroupCommit } from '@app/database';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { EventEnvelope, isEventType, Topology } from '@app/contracts';
+import { EventEnvelope, isEventType, isUuid, Topology } from '@app/contracts';
 import {
   ConsumerRunner,
   DEFAULT_TOPOLOGY_OPTIONS,
@@ -42,8 +42,6 @@ export function parseEnvelope(raw: unknown): EventEnvelope | null {
   if (e.user_id !== undefined && e.user_id !== null && typeof e.user_id !== 'string') return null;
   return e as EventEnvelope;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The durable consumer of EVENTS: turns each event into one delivery row per matching
@@ -102,7 +100,7 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     const event = parseEnvelope(raw);
     if (!event) return settle.dead('not an event envelope');
     // Events without a tenant have no subscribers.
-    if (!event.user_id || !UUID.test(event.user_id)) return settle.ack();
+    if (!event.user_id || !isUuid(event.user_id)) return settle.ack();
     const created = await this.fanOut.submit('', {
       eventId: event.id,
       type: event.type,

@@ -7,6 +7,7 @@ import {
   DELIVERY_STATUSES,
   DeliveryView,
   EventEnvelope,
+  isUuid,
   ListAttemptsRequest,
   ListDeliveriesRequest,
   newEventId,
@@ -33,8 +34,6 @@ import { TargetPolicy } from '../delivery/target-policy';
 import { newSigningSecret } from './subscription-secret';
 import { SubscriptionEntity } from './subscription.entity';
 import { SubscriptionChanges, SubscriptionsRepository } from './subscriptions.repository';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const seconds = (d: Date | null): number | null => (d ? unixSeconds(d) : null);
 
@@ -157,7 +156,7 @@ export class SubscriptionStoreService {
   }
 
   async remove(ref: SubscriptionRef): Promise<void> {
-    if (!UUID.test(ref.subscription_id) || !(await this.subscriptions.remove(ref.user_id, ref.subscription_id))) {
+    if (!isUuid(ref.subscription_id) || !(await this.subscriptions.remove(ref.user_id, ref.subscription_id))) {
       throw new NotFoundProblem('subscription');
     }
   }
@@ -226,7 +225,7 @@ export class SubscriptionStoreService {
 
   async resend(req: ResendRequest): Promise<ResendView> {
     const sub = await this.owned(req);
-    const delivery = UUID.test(req.delivery_id)
+    const delivery = isUuid(req.delivery_id)
       ? await this.deliveries.findForSubscription(sub.id, req.delivery_id)
       : null;
     if (!delivery) throw new NotFoundProblem('delivery');
@@ -264,7 +263,7 @@ export class SubscriptionStoreService {
 
   /** Another tenant's subscription is "not found", never "forbidden": its existence is not revealed. */
   private async owned(ref: SubscriptionRef): Promise<SubscriptionEntity> {
-    const sub = UUID.test(ref.subscription_id)
+    const sub = isUuid(ref.subscription_id)
       ? await this.subscriptions.findForTenant(ref.user_id, ref.subscription_id)
       : null;
     if (!sub) throw new NotFoundProblem('subscription');

@@ -3,7 +3,7 @@ import type { Update as TelegramUpdate } from '@grammyjs/types';
 import type { Update as MaxUpdate } from '@maxhub/max-bot-api/types';
 import { constantTimeEqual, hashToken } from '@app/auth';
 import { normalizeMaxUpdate, normalizeTelegramUpdate } from '@app/channels';
-import { EventEnvelope, MessageReceivedData } from '@app/contracts';
+import { EventEnvelope, isUuid, MessageReceivedData } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { counter, ProblemError, ServiceUnavailableProblem } from '@app/server';
 import { AccountsRepository } from '../../accounts/accounts.repository';
@@ -28,8 +28,6 @@ const NORMALIZE: Record<
   telegram: (u, id) => normalizeTelegramUpdate(u as TelegramUpdate, id),
   max: (u, id) => normalizeMaxUpdate(u as MaxUpdate, id),
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Updates of connected bots: the connection's secret checked in constant time, the update turned into
@@ -56,7 +54,7 @@ export class BotInboundService {
     secret: string | undefined,
     update: unknown,
   ): Promise<{ events: number }> {
-    const connection = UUID.test(connectionId) ? await this.connections.findById(connectionId.toLowerCase()) : null;
+    const connection = isUuid(connectionId) ? await this.connections.findById(connectionId.toLowerCase()) : null;
     if (
       !connection ||
       connection.channel !== channel ||
