@@ -1,13 +1,6 @@
 import { createHmac } from 'node:crypto';
-import {
-  eventKeyOf,
-  eventTypeOf,
-  keySegments,
-  normalizePhone,
-  parseFormBody,
-  readPath,
-  signatureOf,
-} from './course-body';
+import { sha256BodySignature } from '@app/auth';
+import { eventKeyOf, eventTypeOf, keySegments, normalizePhone, parseFormBody, readPath } from './course-body';
 
 describe('course event bodies', () => {
   describe('form bodies', () => {
@@ -78,10 +71,10 @@ describe('course event bodies', () => {
 
   it('signs the exact body: sha256= and the hex HMAC-SHA256 under the api key', () => {
     const raw = '{"event":"message.sent"}';
-    expect(signatureOf('key-123456', raw)).toBe(
+    expect(sha256BodySignature('key-123456', raw)).toBe(
       `sha256=${createHmac('sha256', 'key-123456').update(raw).digest('hex')}`,
     );
-    expect(signatureOf('key-123456', raw)).not.toBe(signatureOf('key-654321', raw));
+    expect(sha256BodySignature('key-123456', raw)).not.toBe(sha256BodySignature('key-654321', raw));
   });
 
   it('normalizes phone numbers written with punctuation, and nothing else', () => {

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '@app/server';
 
 /** Largest body a course platform may post (bigger: 413). */
@@ -114,11 +114,6 @@ export function eventKeyOf(body: CourseBody): string {
     if (typeof v === 'string' && v.trim() && v.length <= MAX_EVENT_ID_LENGTH) return v.trim();
   }
   return `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
-}
-
-/** The `X-Signature` of a status event: `sha256=` and the hex HMAC-SHA256 of the exact body under the api key. */
-export function signatureOf(apiKey: string, rawBody: string | Buffer): string {
-  return `sha256=${createHmac('sha256', apiKey).update(rawBody).digest('hex')}`;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { counter, PeriodicJob } from '@app/server';
+import { sha256BodySignature } from '@app/auth';
 import { GatewayConfig } from '../config';
 import { CredentialsBox } from '../connections/bot-channels';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { DEFAULT_EVENTS_PATH } from '../connections/connections.service';
-import { signatureOf } from './course-body';
 import { CourseRepository, OutboxRow } from './course.repository';
 
 /** Status events taken per pass (each of a different student). */
@@ -90,7 +90,7 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
         headers: {
           'Content-Type': 'application/json',
           'User-Agent': 'messaging-gateway-course/1',
-          'X-Signature': signatureOf(this.credentials.box.open(connection.credential), row.body),
+          'X-Signature': sha256BodySignature(this.credentials.box.open(connection.credential), row.body),
           'X-Delivery-Id': String(row.id),
         },
         body: row.body,

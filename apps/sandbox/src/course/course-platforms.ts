@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { constantTimeEqual, sha256BodySignature } from '@app/auth';
 import { SandboxClock } from '../whatsapp/sandbox-clock';
 
 /** What the receiver's fault switch makes it answer: 500, no answer at all, or a slow 200. */
@@ -109,8 +110,5 @@ export class CoursePlatforms {
 }
 
 function verify(apiKey: string, raw: Buffer, signature: string | undefined): boolean {
-  if (!signature) return false;
-  const expected = Buffer.from(`sha256=${createHmac('sha256', apiKey).update(raw).digest('hex')}`);
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return !!signature && constantTimeEqual(signature, sha256BodySignature(apiKey, raw));
 }

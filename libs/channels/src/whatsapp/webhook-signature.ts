@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
-import { constantTimeEqual } from '@app/auth';
+import { constantTimeEqual, sha256BodySignature } from '@app/auth';
 
 /** `X-Hub-Signature-256` value for a raw webhook body: `sha256=` + hex HMAC-SHA256 with the app secret. */
 export function hubSignature(appSecret: string, rawBody: Buffer | string): string {
-  return `sha256=${createHmac('sha256', appSecret).update(rawBody).digest('hex')}`;
+  return sha256BodySignature(appSecret, rawBody);
 }
 
 /**
