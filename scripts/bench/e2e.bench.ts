@@ -236,6 +236,8 @@ async function scaleOut(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
 }
 
 export const e2eBench: Bench = async (opts) => {
-  const n = opts.smoke ? 500 : 10_000;
-  return [...(await endToEnd(opts, n)), ...(await scaleOut(opts, opts.smoke ? 300 : 10_000))];
+  const n = Number(process.env.BENCH_E2E_MESSAGES ?? (opts.smoke ? 500 : 10_000));
+  const figures = await endToEnd(opts, n);
+  if (process.env.BENCH_E2E_SCALE_OUT === '0') return figures;
+  return [...figures, ...(await scaleOut(opts, opts.smoke ? 300 : 10_000))];
 };

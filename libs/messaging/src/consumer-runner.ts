@@ -62,8 +62,21 @@ export interface RunnerOptions {
   wakeSubjects?: string[];
   /** An idle runner looks again at least this often (delayed redeliveries appear silently). */
   idlePollMs?: number;
+  /**
+   * After a pull that was not full, the next one waits this long (0: none), so that under a steady
+   * stream of publications one pull carries the messages of that interval instead of one pull (and
+   * one wake-up of every process on the way) per message. The first message after an idle spell is
+   * still taken at once.
+   */
+  lingerMs?: number;
   onError?: (err: unknown, context: Record<string, unknown>) => void;
 }
+
+/**
+ * The linger of the consumers of events (EVENTS, INBOUND): a status or a webhook may wait this
+ * much longer, and a steady stream of events costs a pull per interval instead of one per event.
+ */
+export const EVENTS_LINGER_MS = 10;
 
 export function backoffDelay(deliveryCount: number, o: BackoffOptions): number {
   const exp = o.baseMs * 2 ** Math.max(0, deliveryCount - 1);
@@ -138,7 +151,14 @@ export class ConsumerRunner {
         continue;
       }
       if (handled === 0) await this.idle(this.idlePollMs);
+      else if (handled < this.batch && this.opts.lingerMs) await this.linger(this.opts.lingerMs);
     }
+  }
+
+  /** Waits `ms` whatever wakes arrive meanwhile (the pull after it takes what they announced). */
+  private async linger(ms: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.woken = false;
   }
 
   /** Pulls one batch from the first source that has work and handles it; returns how many. */

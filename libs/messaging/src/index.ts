@@ -47,7 +47,7 @@ export {
 export type { PublishResult } from './publisher';
 export { PulledMessage, pullNoWait, parseAckSubject } from './pulled-message';
 export type { DeliveryMeta } from './pulled-message';
-export { ConsumerRunner, settle, backoffDelay, deadLetter, removeMessage } from './consumer-runner';
+export { ConsumerRunner, settle, backoffDelay, deadLetter, removeMessage, EVENTS_LINGER_MS } from './consumer-runner';
 export type { Settlement, MessageHandler, ConsumerSource, RunnerOptions, BackoffOptions } from './consumer-runner';
 export { RpcClient, RpcProblemError, rpcAnswer, PrefixedServerNats, RPC_RETRY_AFTER_SECONDS } from './rpc';
 export type { RpcCallOptions } from './rpc';

@@ -80,57 +80,79 @@ export class BalancesRepository {
     );
   }
 
-  /**
-   * Turns a message's hold into a charge, once: the hold must still be HELD, and the transaction
-   * (negative amount, status DELIVERED), the hold's new state, the balance's held amount and the
-   * cost in the usage report change in one statement. True when this call captured it.
-   */
-  async capture(messageId: string): Promise<boolean> {
-    const rows = returnedRows<{ captured: string }>(
-      await this.ds.query(
-        `WITH h AS (
-         UPDATE holds SET status = 'CAPTURED', settled_at = now()
-         WHERE message_id = $1 AND status = 'HELD'
-         RETURNING message_id, user_id, amount, currency
-       ), t AS (
-         INSERT INTO transactions (id, user_id, app_id, amount, currency, status, category, recipient_phone, message_id)
-         SELECT $2, h.user_id, m.app_id, -h.amount, h.currency, 'DELIVERED', m.category, m.recipient, h.message_id
-         FROM h JOIN messages m ON m.id = h.message_id
-         RETURNING id
-       ), b AS (
-         UPDATE balances SET held = balances.held - h.amount, updated_at = now()
-         FROM h WHERE balances.user_id = h.user_id
-         RETURNING balances.user_id
-       ), c AS (
-         -- After the balance (its row is locked first everywhere), the charge in the usage report.
-         SELECT m.user_id, m.created_at, m.channel, m.category, h.amount
-         FROM h JOIN messages m ON m.id = h.message_id WHERE EXISTS (SELECT 1 FROM b)
-       ), u AS (
-         ${usageUpsert('c', { cost: 's.amount' })}
-       )
-       SELECT (SELECT count(*) FROM t) AS captured`,
-        [messageId, uuidv7()],
-      ),
-    );
-    return Number(rows[0]?.captured ?? 0) > 0;
+  transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.ds.transaction(work);
   }
 
-  /** Gives a message's held amount back to the available balance, once. True when this call released it. */
-  async release(messageId: string, em: EntityManager = this.ds.manager): Promise<boolean> {
-    const rows = returnedRows<unknown>(
+  /** Locks the balance rows of the users these messages' open holds belong to, in one order, until the caller's transaction ends. */
+  async lockBalancesOfHolds(em: EntityManager, messageIds: string[]): Promise<void> {
+    await em.query(
+      `SELECT 1 FROM balances
+       WHERE user_id IN (SELECT user_id FROM holds WHERE message_id = ANY($1::text[]) AND status = 'HELD')
+       ORDER BY user_id FOR UPDATE`,
+      [messageIds],
+    );
+  }
+
+  /**
+   * Turns messages' holds into charges, each once: a hold must still be HELD, and its transaction
+   * (negative amount, status DELIVERED), the hold's new state, the balance's held amount (once per
+   * user) and the cost in the usage report change in one statement. The ids captured by this call.
+   */
+  async capture(em: EntityManager, messageIds: string[]): Promise<Set<string>> {
+    if (messageIds.length === 0) return new Set();
+    const rows = returnedRows<{ message_id: string }>(
       await em.query(
-        `WITH h AS (
-         UPDATE holds SET status = 'RELEASED', settled_at = now()
-         WHERE message_id = $1 AND status = 'HELD'
-         RETURNING user_id, amount
-       )
-       UPDATE balances SET available = balances.available + h.amount, held = balances.held - h.amount, updated_at = now()
-       FROM h WHERE balances.user_id = h.user_id
-       RETURNING balances.user_id`,
-        [messageId],
+        `WITH x AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(message_id text, transaction_id uuid)
+         ), h AS (
+           UPDATE holds SET status = 'CAPTURED', settled_at = now()
+           FROM x WHERE holds.message_id = x.message_id AND holds.status = 'HELD'
+           RETURNING holds.message_id, holds.user_id, holds.amount, holds.currency, x.transaction_id
+         ), t AS (
+           INSERT INTO transactions (id, user_id, app_id, amount, currency, status, category, recipient_phone, message_id)
+           SELECT h.transaction_id, h.user_id, m.app_id, -h.amount, h.currency, 'DELIVERED', m.category, m.recipient, h.message_id
+           FROM h JOIN messages m ON m.id = h.message_id
+           RETURNING message_id
+         ), b AS (
+           UPDATE balances SET held = balances.held - s.amount, updated_at = now()
+           FROM (SELECT user_id, sum(amount) AS amount FROM h GROUP BY user_id) s
+           WHERE balances.user_id = s.user_id
+           RETURNING balances.user_id
+         ), c AS (
+           -- After the balance (its row is locked first everywhere), the charge in the usage report.
+           SELECT m.user_id, m.created_at, m.channel, m.category, h.amount
+           FROM h JOIN messages m ON m.id = h.message_id WHERE h.user_id IN (SELECT user_id FROM b)
+         ), u AS (
+           ${usageUpsert('c', { cost: 's.amount' })}
+         )
+         SELECT message_id FROM t`,
+        [JSON.stringify([...new Set(messageIds)].map((id) => ({ message_id: id, transaction_id: uuidv7() })))],
       ),
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.message_id));
+  }
+
+  /** Gives messages' held amounts back to the available balance, each once: the ids released by this call. */
+  async release(em: EntityManager, messageIds: string[]): Promise<Set<string>> {
+    if (messageIds.length === 0) return new Set();
+    const rows = returnedRows<{ message_id: string }>(
+      await em.query(
+        `WITH h AS (
+           UPDATE holds SET status = 'RELEASED', settled_at = now()
+           WHERE message_id = ANY($1::text[]) AND status = 'HELD'
+           RETURNING message_id, user_id, amount
+         ), b AS (
+           UPDATE balances SET available = balances.available + s.amount, held = balances.held - s.amount, updated_at = now()
+           FROM (SELECT user_id, sum(amount) AS amount FROM h GROUP BY user_id) s
+           WHERE balances.user_id = s.user_id
+           RETURNING balances.user_id
+         )
+         SELECT message_id FROM h WHERE user_id IN (SELECT user_id FROM b)`,
+        [[...new Set(messageIds)]],
+      ),
+    );
+    return new Set(rows.map((r) => r.message_id));
   }
 
   findHold(messageId: string): Promise<HoldEntity | null> {

@@ -68,12 +68,32 @@ export class BillingService {
   }
 
   /** Turns a message's hold into a charge; true only for the call that captured it. */
-  capture(messageId: string): Promise<boolean> {
-    return this.balances.capture(messageId);
+  async capture(messageId: string, em?: EntityManager): Promise<boolean> {
+    return (await this.settle(em, { capture: [messageId], release: [] })).captured.size > 0;
   }
 
   /** Gives a message's hold back; true only for the call that released it. */
-  release(messageId: string, em?: EntityManager): Promise<boolean> {
-    return this.balances.release(messageId, em);
+  async release(messageId: string, em?: EntityManager): Promise<boolean> {
+    return (await this.settle(em, { capture: [], release: [messageId] })).released.size > 0;
+  }
+
+  /**
+   * Settles many messages' holds at once: captures the first list as charges, gives the second's
+   * back, each hold once. Inside a caller's transaction the users' balance rows are locked first,
+   * in one order, so that settlement never deadlocks with sends. The ids each list settled.
+   */
+  async settle(
+    em: EntityManager | undefined,
+    ids: { capture: string[]; release: string[] },
+  ): Promise<{ captured: Set<string>; released: Set<string> }> {
+    const run = async (tx: EntityManager) => {
+      await this.balances.lockBalancesOfHolds(tx, [...ids.capture, ...ids.release]);
+      return {
+        captured: await this.balances.capture(tx, ids.capture),
+        released: await this.balances.release(tx, ids.release),
+      };
+    };
+    if (ids.capture.length + ids.release.length === 0) return { captured: new Set(), released: new Set() };
+    return em ? run(em) : this.balances.transaction(run);
   }
 }

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope, Topology } from '@app/contracts';
-import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients } from '@app/messaging';
+import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, EVENTS_LINGER_MS } from '@app/messaging';
 import { EventHandlersRegistry } from './event-handlers.registry';
 
 /**
@@ -35,6 +35,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
       deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
       backoff: { baseMs: 500, maxMs: 60_000 },
       batch: 50,
+      lingerMs: EVENTS_LINGER_MS,
       wakeSubjects: [t.eventsWildcard()],
       onError: (err, context) => this.logger.warn({ err, ...context }, 'event handling failed'),
     });

@@ -18,16 +18,27 @@ function setup(
   },
   owned = true,
 ) {
+  const em = {};
   const messages = {
-    findById: jest.fn().mockResolvedValue(message),
-    findByProviderId: jest.fn().mockResolvedValue(message),
-    setProviderId: jest.fn().mockResolvedValue(undefined),
-    recordEvent: jest.fn().mockResolvedValue(true),
-    advance: jest.fn().mockResolvedValue(true),
+    findByIds: jest.fn(
+      async (ids: string[]) => new Map(message && ids.includes(message.id!) ? [[message.id, message]] : []),
+    ),
+    findByProviderIds: jest.fn(async (ids: string[]) => new Map(message && ids.length ? [[ids[0], message]] : [])),
+    transaction: jest.fn(async (work: (e: unknown) => Promise<unknown>) => work(em)),
+    lockMessages: jest.fn().mockResolvedValue(undefined),
+    recordEvents: jest.fn(async (_: unknown, steps: { messageId: string; status: string }[]) => {
+      return new Set(steps.map((s) => `${s.messageId} ${s.status}`));
+    }),
+    advanceMany: jest.fn().mockResolvedValue(new Set(['m1'])),
   };
-  const billing = { capture: jest.fn().mockResolvedValue(true), release: jest.fn().mockResolvedValue(true) };
+  const billing = {
+    settle: jest.fn(async (_: unknown, ids: { capture: string[]; release: string[] }) => ({
+      captured: new Set(ids.capture),
+      released: new Set(ids.release),
+    })),
+  };
   const clock = { nowMs: () => NOW * 1000, nowSeconds: () => NOW };
-  const ownership = { mayUpdate: jest.fn().mockResolvedValue(owned) };
+  const ownership = { mayUpdateAll: jest.fn(async (pairs: unknown[]) => pairs.map(() => owned)) };
   const service = new MessageStatusService(
     messages as unknown as MessagesRepository,
     billing as unknown as BillingService,
@@ -35,7 +46,13 @@ function setup(
     ownership as unknown as CallbackOwnership,
     clock as Clock,
   );
-  return { service, messages, billing };
+  /** The steps applied and the holds settled, across every transaction. */
+  const applied = () => messages.advanceMany.mock.calls.flatMap(([, steps]) => steps as Record<string, unknown>[]);
+  const settled = () => {
+    const calls = billing.settle.mock.calls.map(([, ids]) => ids);
+    return { capture: calls.flatMap((c) => c.capture), release: calls.flatMap((c) => c.release) };
+  };
+  return { service, messages, billing, applied, settled };
 }
 
 const event = (type: EventType, data: Record<string, unknown>, createdAt = NOW): EventEnvelope => ({
@@ -49,41 +66,40 @@ const event = (type: EventType, data: Record<string, unknown>, createdAt = NOW):
 
 describe('MessageStatusService', () => {
   it('drops a callback from a connection that does not own the message: no status, no money', async () => {
-    const { service, messages, billing } = setup({ id: 'm1', status: 'SENT' }, false);
-    await service.apply(event('message.failed', { message_id: 'm1', connection_id: 'another-number' }));
-    expect(messages.advance).not.toHaveBeenCalled();
-    expect(billing.release).not.toHaveBeenCalled();
+    const s = setup({ id: 'm1', status: 'SENT' }, false);
+    await s.service.apply(event('message.failed', { message_id: 'm1', connection_id: 'another-number' }));
+    expect(s.applied()).toEqual([]);
+    expect(s.settled()).toEqual({ capture: [], release: [] });
   });
 
   it('an id PostgreSQL cannot hold (a NUL byte) names no message: nothing is looked up or changed', async () => {
-    const { service, messages } = setup();
-    await service.apply(event('message.delivered', { message_id: 'a\u0000b', provider_message_id: 'w\u0000' }));
-    expect(messages.findById).not.toHaveBeenCalled();
-    expect(messages.findByProviderId).not.toHaveBeenCalled();
-    expect(messages.advance).not.toHaveBeenCalled();
+    const s = setup();
+    await s.service.apply(event('message.delivered', { message_id: 'a\u0000b', provider_message_id: 'w\u0000' }));
+    expect(s.messages.findByIds).toHaveBeenCalledWith([]);
+    expect(s.messages.findByProviderIds).toHaveBeenCalledWith([]);
+    expect(s.applied()).toEqual([]);
   });
 
   it('delivered and read capture the hold; sent and failed never capture', async () => {
     for (const type of ['message.delivered', 'message.read'] as const) {
       const s = setup();
       await s.service.apply(event(type, { message_id: 'm1' }));
-      expect(s.billing.capture).toHaveBeenCalledWith('m1');
-      expect(s.billing.release).not.toHaveBeenCalled();
+      expect(s.settled()).toEqual({ capture: ['m1'], release: [] });
     }
     const sent = setup();
     await sent.service.apply(event('message.sent', { message_id: 'm1', provider_message_id: 'wamid.1' }));
-    expect(sent.messages.setProviderId).toHaveBeenCalledWith('m1', 'wamid.1');
-    expect(sent.billing.capture).not.toHaveBeenCalled();
-    expect(sent.billing.release).not.toHaveBeenCalled();
+    expect(sent.applied()).toEqual([
+      expect.objectContaining({ messageId: 'm1', status: 'SENT', providerMessageId: 'wamid.1' }),
+    ]);
+    expect(sent.settled()).toEqual({ capture: [], release: [] });
   });
 
   it('on channels without receipts (Telegram, MAX) sent is final and captures the hold', async () => {
     for (const channel of ['telegram', 'max'] as const) {
       const s = setup({ id: 'm1', status: 'QUEUED', channel, createdAt: new Date(NOW * 1000 - 5000) });
       await s.service.apply(event('message.sent', { message_id: 'm1', provider_message_id: `${channel}:1:2` }));
-      expect(s.messages.advance).toHaveBeenCalledWith('m1', 'SENT', null);
-      expect(s.billing.capture).toHaveBeenCalledWith('m1');
-      expect(s.billing.release).not.toHaveBeenCalled();
+      expect(s.applied()).toEqual([expect.objectContaining({ messageId: 'm1', status: 'SENT', failure: null })]);
+      expect(s.settled()).toEqual({ capture: ['m1'], release: [] });
     }
   });
 
@@ -95,17 +111,56 @@ describe('MessageStatusService', () => {
     ]) {
       const s = setup();
       await s.service.apply(event('message.failed', { message_id: 'm1', error }));
-      expect(s.messages.advance).toHaveBeenCalledWith('m1', 'FAILED', { code: error.code, reason: error.title });
-      expect(s.billing.release).toHaveBeenCalledWith('m1');
-      expect(s.billing.capture).not.toHaveBeenCalled();
+      expect(s.applied()).toEqual([
+        expect.objectContaining({
+          messageId: 'm1',
+          status: 'FAILED',
+          failure: { code: error.code, reason: error.title },
+        }),
+      ]);
+      expect(s.settled()).toEqual({ capture: [], release: ['m1'] });
     }
   });
 
-  it('records the step at the channel timestamp and asks only for a forward move', async () => {
+  it('records the step at the channel timestamp, in the one transaction that moves the status', async () => {
     const s = setup();
     await s.service.apply(event('message.delivered', { message_id: 'm1' }));
-    expect(s.messages.recordEvent).toHaveBeenCalledWith('m1', 'DELIVERED', NOW - 5);
-    expect(s.messages.advance).toHaveBeenCalledWith('m1', 'DELIVERED', null);
+    expect(s.messages.transaction).toHaveBeenCalledTimes(1);
+    expect(s.messages.recordEvents.mock.calls[0][1]).toEqual([
+      expect.objectContaining({ messageId: 'm1', status: 'DELIVERED', occurredAt: NOW - 5 }),
+    ]);
+    expect(s.applied()).toEqual([expect.objectContaining({ messageId: 'm1', status: 'DELIVERED' })]);
+  });
+
+  it('events handled at the same time go in one transaction, in their order; the first settling one decides', async () => {
+    const s = setup();
+    await Promise.all([
+      s.service.apply(event('message.sent', { message_id: 'm1', provider_message_id: 'wamid.1' })),
+      s.service.apply(event('message.failed', { message_id: 'm1', error: { code: '131026', title: 'x' } })),
+      s.service.apply(event('message.delivered', { message_id: 'm1' })),
+    ]);
+    expect(s.messages.transaction).toHaveBeenCalledTimes(1);
+    expect(s.applied().map((a) => a.status)).toEqual(['SENT', 'FAILED', 'DELIVERED']);
+    expect(s.settled()).toEqual({ capture: [], release: ['m1'] });
+  });
+
+  it('an event the database refuses fails alone: the others of its group are applied', async () => {
+    const s = setup();
+    const m2 = { id: 'm2', status: 'QUEUED', channel: 'whatsapp', createdAt: new Date(NOW * 1000 - 5000) };
+    s.messages.findByIds.mockImplementation(
+      async (ids: string[]) => new Map(ids.map((id) => [id, id === 'm2' ? m2 : { ...m2, id }])) as never,
+    );
+    s.messages.recordEvents.mockImplementation(async (_: unknown, steps: { messageId: string; status: string }[]) => {
+      if (steps.some((x) => x.messageId === 'm2')) throw new Error('invalid byte sequence');
+      return new Set(steps.map((x) => `${x.messageId} ${x.status}`));
+    });
+    const [ok, refused] = await Promise.allSettled([
+      s.service.apply(event('message.delivered', { message_id: 'm1' })),
+      s.service.apply(event('message.delivered', { message_id: 'm2' })),
+    ]);
+    expect(ok.status).toBe('fulfilled');
+    expect(refused).toEqual({ status: 'rejected', reason: new Error('invalid byte sequence') });
+    expect(s.applied()).toEqual([expect.objectContaining({ messageId: 'm1', status: 'DELIVERED' })]);
   });
 
   it('a callback naming only an unknown channel id is retried while young, then dropped', async () => {
@@ -117,7 +172,7 @@ describe('MessageStatusService', () => {
     await old.service.apply(
       event('message.delivered', { provider_message_id: 'wamid.X' }, NOW - UNMATCHED_RETRY_SECONDS),
     );
-    expect(old.billing.capture).not.toHaveBeenCalled();
-    expect(old.messages.advance).not.toHaveBeenCalled();
+    expect(old.settled()).toEqual({ capture: [], release: [] });
+    expect(old.applied()).toEqual([]);
   });
 });

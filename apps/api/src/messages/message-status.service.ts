@@ -1,3 +1,4 @@
+import { GroupCommit } from '@app/database';
 import { Clock } from '@app/server';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEnvelope, EventType, MessageStatus, MessageStatusData, RECEIPTLESS_CHANNELS } from '@app/contracts';
@@ -5,7 +6,7 @@ import { BillingService } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
 import { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { MessagesRepository, StatusStep, stepKey } from './messages.repository';
 import { observeMessageStatus } from './message.metrics';
 
 const STATUS_OF: Partial<Record<EventType, MessageStatus>> = {
@@ -21,14 +22,38 @@ const STATUS_OF: Partial<Record<EventType, MessageStatus>> = {
  */
 export const UNMATCHED_RETRY_SECONDS = 120;
 
+/** Status events applied together in one transaction at most. */
+const GROUP_MAX = 500;
+
+/** A channel's timestamp (unix seconds) when it is one; a value no clock gives is not. */
+function plausibleSeconds(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < 2 ** 40
+    ? Math.floor(value)
+    : null;
+}
+
+/** A status event matched to its message, ready to apply. */
+interface Matched extends StatusStep {
+  /** The event's place in its group. */
+  index: number;
+  message: MessageEntity;
+  occurredAt: number;
+}
+
 /**
  * Follows each message through the channel's events: the timeline (each status once), the status
  * (forward only, whatever order callbacks arrive in) and the money (captured when delivered or
  * read, released when failed). Every step is idempotent, so a redelivered event changes nothing.
+ * Events handled at the same time are applied together (group commit): one transaction, one lock
+ * of each message and of each user's balance, however many events the group holds.
  */
 @Injectable()
 export class MessageStatusService implements OnModuleInit {
   private readonly logger = new Logger(MessageStatusService.name);
+  private readonly groups = new GroupCommit<EventEnvelope, Error | null>(
+    (_, events) => this.applyGroup(events),
+    GROUP_MAX,
+  );
 
   constructor(
     private readonly messages: MessagesRepository,
@@ -44,59 +69,123 @@ export class MessageStatusService implements OnModuleInit {
     }
   }
 
+  /** Resolves once the event is applied (or dropped as not ours); throws to have it retried. */
   async apply(event: EventEnvelope): Promise<void> {
-    const status = STATUS_OF[event.type];
-    if (!status) return;
-    const data = event.data as Partial<MessageStatusData>;
-    const message = await this.find(data);
-    if (!message) {
-      const age = this.clock.nowSeconds() - event.created_at;
-      if (!data.message_id && data.provider_message_id && age < UNMATCHED_RETRY_SECONDS) {
-        throw new Error(`no message yet for channel id ${data.provider_message_id}; will retry`);
-      }
-      this.logger.debug({ eventId: event.id, type: event.type }, 'status event for an unknown message: ignored');
-      return;
-    }
-    if (!(await this.ownership.mayUpdate(event, message))) {
-      this.logger.warn(
-        { eventId: event.id, type: event.type, messageId: message.id, appId: message.appId, eventAppId: event.app_id },
-        'status callback from a connection that does not own the message: dropped',
-      );
-      return;
-    }
-    if (status === 'SENT' && data.provider_message_id) {
-      await this.messages.setProviderId(message.id, data.provider_message_id);
-    }
-    const occurredAt = typeof data.timestamp === 'number' ? Math.floor(data.timestamp) : event.created_at;
-    if (await this.messages.recordEvent(message.id, status, occurredAt))
-      observeMessageStatus(message, status, data.error?.code);
-    const failure = status === 'FAILED' ? { code: data.error?.code ?? null, reason: data.error?.title ?? null } : null;
-    await this.messages.advance(message.id, status, failure);
-    // A read receipt implies delivery: either one captures the charge (once). A channel without
-    // receipts ends at SENT, so it is charged there.
-    const receiptless = RECEIPTLESS_CHANNELS.includes(message.channel);
-    if (status === 'DELIVERED' || status === 'READ' || (status === 'SENT' && receiptless)) {
-      if (await this.billing.capture(message.id)) {
-        this.logger.log({ messageId: message.id }, 'charge captured');
-      }
-    } else if (status === 'FAILED') {
-      if (await this.billing.release(message.id)) {
-        this.logger.log({ messageId: message.id }, 'hold released');
-      }
-    }
+    if (!STATUS_OF[event.type]) return;
+    const failure = await this.groups.submit('status', event);
+    if (failure) throw failure;
   }
 
-  /** By our id when the channel echoed it, else by the channel's id. */
-  private async find(data: Partial<MessageStatusData>): Promise<MessageEntity | null> {
+  /** Applies a group of status events in their order; per event, null or the error to retry it with. */
+  private async applyGroup(events: EventEnvelope[]): Promise<(Error | null)[]> {
+    const found = await this.find(events.map((e) => e.data as Partial<MessageStatusData>));
+    const outcomes: (Error | null)[] = [];
+    const matched: Matched[] = [];
+    const owned = await this.ownership.mayUpdateAll(events.map((e, i) => ({ event: e, message: found[i] })));
+    events.forEach((event, i) => {
+      outcomes.push(null);
+      const data = event.data as Partial<MessageStatusData>;
+      const message = found[i];
+      if (!message) {
+        const age = this.clock.nowSeconds() - event.created_at;
+        if (!data.message_id && data.provider_message_id && age < UNMATCHED_RETRY_SECONDS) {
+          outcomes[i] = new Error(`no message yet for channel id ${data.provider_message_id}; will retry`);
+          return;
+        }
+        this.logger.debug({ eventId: event.id, type: event.type }, 'status event for an unknown message: ignored');
+        return;
+      }
+      if (!owned[i]) {
+        this.logger.warn(
+          {
+            eventId: event.id,
+            type: event.type,
+            messageId: message.id,
+            appId: message.appId,
+            eventAppId: event.app_id,
+          },
+          'status callback from a connection that does not own the message: dropped',
+        );
+        return;
+      }
+      const status = STATUS_OF[event.type]!;
+      matched.push({
+        index: i,
+        message,
+        messageId: message.id,
+        status,
+        occurredAt: plausibleSeconds(data.timestamp) ?? event.created_at,
+        providerMessageId: status === 'SENT' && data.provider_message_id ? data.provider_message_id : null,
+        failure: status === 'FAILED' ? { code: data.error?.code ?? null, reason: data.error?.title ?? null } : null,
+      });
+    });
+    if (matched.length === 0) return outcomes;
+    try {
+      await this.commit(matched);
+    } catch (err) {
+      if (matched.length === 1) throw err;
+      // One event the database refuses must not hold back the others: each goes alone.
+      for (const step of matched) {
+        await this.commit([step]).catch((e: unknown) => {
+          outcomes[step.index] = e instanceof Error ? e : new Error(String(e));
+        });
+      }
+    }
+    return outcomes;
+  }
+
+  /**
+   * One transaction in the order every writer of these rows keeps (messages, then balances, then
+   * usage rows): the timeline steps, the statuses, and the holds. A read receipt implies delivery:
+   * either one captures the charge (once); a channel without receipts ends at SENT, so it is
+   * charged there; a failure releases the hold. The first of these a message meets settles it.
+   */
+  private async commit(steps: Matched[]): Promise<void> {
+    const settlement = new Map<string, 'capture' | 'release'>();
+    for (const s of steps) {
+      if (settlement.has(s.messageId)) continue;
+      const receiptless = RECEIPTLESS_CHANNELS.includes(s.message.channel);
+      if (s.status === 'DELIVERED' || s.status === 'READ' || (s.status === 'SENT' && receiptless)) {
+        settlement.set(s.messageId, 'capture');
+      } else if (s.status === 'FAILED') {
+        settlement.set(s.messageId, 'release');
+      }
+    }
+    const ids = (kind: 'capture' | 'release') => [...settlement].filter(([, k]) => k === kind).map(([id]) => id);
+    const { recorded, settled } = await this.messages.transaction(async (em) => {
+      await this.messages.lockMessages(
+        em,
+        steps.map((s) => s.messageId),
+      );
+      const money = await this.billing.settle(em, { capture: ids('capture'), release: ids('release') });
+      const timeline = await this.messages.recordEvents(em, steps);
+      await this.messages.advanceMany(em, steps);
+      return { recorded: timeline, settled: money };
+    });
+    for (const s of steps) {
+      if (recorded.delete(stepKey(s))) observeMessageStatus(s.message, s.status, s.failure?.code);
+    }
+    for (const id of settled.captured) this.logger.log({ messageId: id }, 'charge captured');
+    for (const id of settled.released) this.logger.log({ messageId: id }, 'hold released');
+  }
+
+  /** Each event's message: by our id when the channel echoed it, else by the channel's id. */
+  private async find(data: Partial<MessageStatusData>[]): Promise<(MessageEntity | null)[]> {
     // An id PostgreSQL cannot hold (a NUL byte) names no message of ours; a query would only fail.
     const storable = (id: unknown): id is string => typeof id === 'string' && id.length > 0 && !id.includes('\u0000');
-    if (storable(data.message_id) && data.message_id.length <= 64) {
-      const byId = await this.messages.findById(data.message_id);
-      if (byId) return byId;
-    }
-    if (storable(data.provider_message_id)) {
-      return this.messages.findByProviderId(data.provider_message_id);
-    }
-    return null;
+    const ourId = (d: Partial<MessageStatusData>) =>
+      storable(d.message_id) && d.message_id.length <= 64 ? d.message_id : null;
+    const byId = await this.messages.findByIds(data.flatMap((d) => ourId(d) ?? []));
+    const channelId = (d: Partial<MessageStatusData>) => {
+      const id = ourId(d);
+      return (id === null || !byId.has(id)) && storable(d.provider_message_id) ? d.provider_message_id : null;
+    };
+    const byChannelId = await this.messages.findByProviderIds(data.flatMap((d) => channelId(d) ?? []));
+    return data.map((d) => {
+      const id = ourId(d);
+      if (id !== null && byId.has(id)) return byId.get(id)!;
+      const channel = channelId(d);
+      return (channel !== null && byChannelId.get(channel)) || null;
+    });
   }
 }

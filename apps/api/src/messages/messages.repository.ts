@@ -1,21 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { MESSAGE_STATUSES, MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
 import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
 import { returnedRows } from '@app/database';
-import { statusIncrements, usageUpsert } from '../usage/usage-counters';
+import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../usage/usage-counters';
 
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
 export type QueuedMessage = Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'status'> & { createdAt?: Date };
 
-/** The statuses from which a move to `next` is a step forward. */
-function predecessors(next: MessageStatus): MessageStatus[] {
-  return MESSAGE_STATUSES.filter((current) => advancesStatus(current, next));
+/** A status a channel reported for a message, in the order it was reported. */
+export interface StatusStep {
+  messageId: string;
+  status: MessageStatus;
+  /** Set on FAILED: the channel's code and reason. */
+  failure?: { code: string | null; reason: string | null } | null;
+  /** The channel's id for the message, kept if the message has none yet. */
+  providerMessageId?: string | null;
 }
+
+/** A timeline entry: a message's status and when the channel says it happened (unix seconds). */
+export interface TimelineStep {
+  messageId: string;
+  status: MessageStatus;
+  occurredAt: number;
+}
+
+/** How `recordEvents` names a message's status. */
+export const stepKey = (s: { messageId: string; status: string }) => `${s.messageId} ${s.status}`;
 
 /** The only place that queries messages and message_events (and reads templates for sending). */
 @Injectable()
@@ -131,36 +146,62 @@ export class MessagesRepository {
     return this.ds.getRepository(MessageEntity).findOneBy({ appId, id });
   }
 
-  /** The message a channel id belongs to (status callbacks that do not echo our id). */
-  findByProviderId(providerMessageId: string): Promise<MessageEntity | null> {
-    return this.ds.getRepository(MessageEntity).findOne({ where: { providerMessageId }, order: { createdAt: 'DESC' } });
+  /** The messages with these ids, by id. */
+  async findByIds(ids: string[]): Promise<Map<string, MessageEntity>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.ds.getRepository(MessageEntity).findBy({ id: In(ids) });
+    return new Map(rows.map((m) => [m.id, m]));
   }
 
-  /** Keeps the first channel id a message was given. */
-  async setProviderId(id: string, providerMessageId: string): Promise<void> {
-    await this.ds.query(`UPDATE messages SET provider_message_id = coalesce(provider_message_id, $2) WHERE id = $1`, [
-      id,
-      providerMessageId,
+  /** The message each channel id belongs to (status callbacks that do not echo our id): the newest. */
+  async findByProviderIds(providerMessageIds: string[]): Promise<Map<string, MessageEntity>> {
+    if (providerMessageIds.length === 0) return new Map();
+    const rows = await this.ds
+      .getRepository(MessageEntity)
+      .createQueryBuilder('m')
+      .distinctOn(['m.provider_message_id'])
+      .where('m.provider_message_id IN (:...ids)', { ids: providerMessageIds })
+      .orderBy('m.provider_message_id')
+      .addOrderBy('m.created_at', 'DESC')
+      .getMany();
+    return new Map(rows.map((m) => [m.providerMessageId!, m]));
+  }
+
+  /** Locks these messages' rows, in id order, until the caller's transaction ends. */
+  async lockMessages(em: EntityManager, ids: string[]): Promise<void> {
+    await em.query(`SELECT 1 FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [
+      [...new Set(ids)].sort(),
     ]);
   }
 
   /** Adds a step to the timeline; false when that status was already recorded. */
   async recordEvent(id: string, status: MessageStatus, occurredAt: number, em: EntityManager = this.ds.manager) {
-    const rows = returnedRows<unknown>(
+    return (await this.recordEvents(em, [{ messageId: id, status, occurredAt }])).size > 0;
+  }
+
+  /** Adds steps to the timelines, each status of a message once: the keys (`id status`) that were new. */
+  async recordEvents(em: EntityManager, steps: TimelineStep[]): Promise<Set<string>> {
+    if (steps.length === 0) return new Set();
+    const rows = returnedRows<{ message_id: string; status: string }>(
       await em.query(
-        `INSERT INTO message_events (message_id, status, occurred_at) VALUES ($1, $2, $3)
-       ON CONFLICT (message_id, status) DO NOTHING RETURNING status`,
-        [id, status, occurredAt],
+        `INSERT INTO message_events (message_id, status, occurred_at)
+         SELECT x.message_id, x.status, x.occurred_at
+         FROM jsonb_to_recordset($1::jsonb) AS x(message_id text, status text, occurred_at bigint)
+         ORDER BY x.message_id, x.status
+         ON CONFLICT (message_id, status) DO NOTHING RETURNING message_id, status`,
+        [
+          JSON.stringify(
+            steps.map((s) => ({ message_id: s.messageId, status: s.status, occurred_at: Math.floor(s.occurredAt) })),
+          ),
+        ],
       ),
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => stepKey({ messageId: r.message_id, status: r.status })));
   }
 
   /**
-   * Moves the status forward, never back: the UPDATE only matches a current status from which
-   * `next` is a step forward, so callbacks in any order and at any concurrency end in the furthest
-   * state. The same statement counts the move in the usage report, so only a move that is applied
-   * is counted, once.
+   * Moves the status forward, never back, so callbacks in any order and at any concurrency end in
+   * the furthest state; true when the move was applied.
    */
   async advance(
     id: string,
@@ -168,24 +209,98 @@ export class MessagesRepository {
     failure: { code: string | null; reason: string | null } | null = null,
     em: EntityManager = this.ds.manager,
   ): Promise<boolean> {
-    const rows = returnedRows<unknown>(
+    return (await this.advanceMany(em, [{ messageId: id, status: next, failure }])).has(id);
+  }
+
+  /**
+   * Applies the steps of many messages in one statement, each message's in the given order: a step
+   * moves the status only forward from where the message is (locked here, in id order), so the end
+   * state is the furthest whatever order and concurrency callbacks come in. The same statement
+   * counts every applied move in the usage report (exactly as the moves one at a time would) and
+   * keeps the first channel id a message was given. Returns the ids whose status moved.
+   */
+  async advanceMany(em: EntityManager, steps: StatusStep[]): Promise<Set<string>> {
+    if (steps.length === 0) return new Set();
+    const ids = [...new Set(steps.map((s) => s.messageId))].sort();
+    const current: { id: string; status: MessageStatus }[] = await em.query(
+      `SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+      [ids],
+    );
+    const moves = new Map<
+      string,
+      {
+        status: MessageStatus;
+        moved: boolean;
+        failure: StatusStep['failure'];
+        providerId: string | null;
+        counts: StatusCounts;
+      }
+    >();
+    for (const row of current) {
+      moves.set(row.id, {
+        status: row.status,
+        moved: false,
+        failure: null,
+        providerId: null,
+        counts: noStatusCounts(),
+      });
+    }
+    for (const step of steps) {
+      const move = moves.get(step.messageId);
+      if (!move) continue;
+      move.providerId ??= step.providerMessageId ?? null;
+      if (!advancesStatus(move.status, step.status)) continue;
+      countStatusMove(move.status, step.status, move.counts);
+      move.status = step.status;
+      move.moved = true;
+      if (step.status === 'FAILED') move.failure = step.failure ?? null;
+    }
+    const changes = [...moves].filter(([, m]) => m.moved || m.providerId !== null);
+    if (changes.length === 0) return new Set();
+    const rows = returnedRows<{ id: string }>(
       await em.query(
-        `WITH p AS (
-           SELECT id, status AS prev_status FROM messages WHERE id = $1 AND status = ANY($3::text[]) FOR UPDATE
+        `WITH x AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
+             id text, status text, moved boolean, failed boolean, failure_code text, failure_reason text,
+             provider_message_id text, sent int, delivered int, read int, failed_count int)
          ), m AS (
-           UPDATE messages SET status = $2, updated_at = now(),
-                failure_code = CASE WHEN $2 = 'FAILED' THEN $4 ELSE failure_code END,
-                failure_reason = CASE WHEN $2 = 'FAILED' THEN $5 ELSE failure_reason END
-           FROM p WHERE messages.id = p.id
-           RETURNING messages.id, messages.user_id, messages.created_at, messages.channel, messages.category, p.prev_status
+           UPDATE messages SET status = x.status,
+                updated_at = CASE WHEN x.moved THEN now() ELSE messages.updated_at END,
+                failure_code = CASE WHEN x.failed THEN x.failure_code ELSE messages.failure_code END,
+                failure_reason = CASE WHEN x.failed THEN x.failure_reason ELSE messages.failure_reason END,
+                provider_message_id = coalesce(messages.provider_message_id, x.provider_message_id)
+           FROM x WHERE messages.id = x.id
+           RETURNING messages.id, messages.user_id, messages.created_at, messages.channel, messages.category,
+                     x.moved, x.sent, x.delivered, x.read, x.failed_count
          ), u AS (
-           ${usageUpsert('m', statusIncrements(next))}
+           ${usageUpsert('(SELECT * FROM m WHERE m.moved)', {
+             sent: 's.sent',
+             delivered: 's.delivered',
+             read: 's.read',
+             failed: 's.failed_count',
+           })}
          )
-         SELECT id FROM m`,
-        [id, next, predecessors(next), failure?.code ?? null, failure?.reason ?? null],
+         SELECT id FROM m WHERE moved`,
+        [
+          JSON.stringify(
+            changes.map(([id, m]) => ({
+              id,
+              status: m.status,
+              moved: m.moved,
+              failed: m.moved && m.status === 'FAILED',
+              failure_code: m.failure?.code ?? null,
+              failure_reason: m.failure?.reason ?? null,
+              provider_message_id: m.providerId,
+              sent: m.counts.sent,
+              delivered: m.counts.delivered,
+              read: m.counts.read,
+              failed_count: m.counts.failed,
+            })),
+          ),
+        ],
       ),
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.id));
   }
 
   timeline(id: string): Promise<MessageEventEntity[]> {

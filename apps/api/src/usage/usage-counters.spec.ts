@@ -1,14 +1,16 @@
-import { statusIncrements, usageUpsert } from './usage-counters';
+import { countStatusMove, noStatusCounts, usageUpsert } from './usage-counters';
 
 describe('usage counters', () => {
   it('a move along the delivery chain counts each step it reaches or passes over that the message had not reached', () => {
-    expect(statusIncrements('SENT')).toEqual({ sent: `(s.prev_status IN ('QUEUED'))::int` });
-    expect(statusIncrements('READ')).toEqual({
-      sent: `(s.prev_status IN ('QUEUED'))::int`,
-      delivered: `(s.prev_status IN ('QUEUED', 'SENT'))::int`,
-      read: `(s.prev_status IN ('QUEUED', 'SENT', 'DELIVERED'))::int`,
-    });
-    expect(statusIncrements('FAILED')).toEqual({ failed: '1' });
+    expect(countStatusMove('QUEUED', 'SENT', noStatusCounts())).toEqual({ sent: 1, delivered: 0, read: 0, failed: 0 });
+    expect(countStatusMove('QUEUED', 'READ', noStatusCounts())).toEqual({ sent: 1, delivered: 1, read: 1, failed: 0 });
+    expect(countStatusMove('SENT', 'READ', noStatusCounts())).toEqual({ sent: 0, delivered: 1, read: 1, failed: 0 });
+    expect(countStatusMove('SENT', 'FAILED', noStatusCounts())).toEqual({ sent: 0, delivered: 0, read: 0, failed: 1 });
+  });
+
+  it('moves one after another add up as the single move over the same steps', () => {
+    const stepwise = countStatusMove('SENT', 'DELIVERED', countStatusMove('QUEUED', 'SENT', noStatusCounts()));
+    expect(stepwise).toEqual(countStatusMove('QUEUED', 'DELIVERED', noStatusCounts()));
   });
 
   it('adds to the row of the hour of acceptance, upserted in key order', () => {

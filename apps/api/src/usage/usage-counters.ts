@@ -24,20 +24,26 @@ export function usageUpsert(source: string, increments: UsageIncrements): string
 
 const CHAIN: MessageStatus[] = ['QUEUED', 'SENT', 'DELIVERED', 'READ'];
 
+/** What moves of messages' statuses add to the usage counters (sent, delivered, read, failed). */
+export type StatusCounts = Record<Exclude<UsageCounter, 'queued'>, number>;
+
+export function noStatusCounts(): StatusCounts {
+  return { sent: 0, delivered: 0, read: 0, failed: 0 };
+}
+
 /**
- * What a forward move to `next` counts, over a source with the status the message had before
- * (`prev_status`): FAILED counts as failed; a move along QUEUED -> SENT -> DELIVERED -> READ counts
- * every step it reaches or passes over that the message had not reached yet (a read receipt before
- * its delivery receipt counts the message as delivered and read, once each).
+ * Adds what a forward move from `prev` to `next` counts: FAILED counts as failed; a move along
+ * QUEUED -> SENT -> DELIVERED -> READ counts every step it reaches or passes over that the message
+ * had not reached yet (a read receipt before its delivery receipt counts the message as delivered
+ * and read, once each).
  */
-export function statusIncrements(next: MessageStatus): UsageIncrements {
-  if (next === 'FAILED') return { failed: '1' };
-  const increments: UsageIncrements = {};
-  for (let i = 1; i <= CHAIN.indexOf(next); i++) {
-    const before = CHAIN.slice(0, i)
-      .map((s) => `'${s}'`)
-      .join(', ');
-    increments[CHAIN[i].toLowerCase() as UsageCounter] = `(s.prev_status IN (${before}))::int`;
+export function countStatusMove(prev: MessageStatus, next: MessageStatus, into: StatusCounts): StatusCounts {
+  if (next === 'FAILED') {
+    into.failed += 1;
+    return into;
   }
-  return increments;
+  for (let i = CHAIN.indexOf(prev) + 1; i <= CHAIN.indexOf(next); i++) {
+    into[CHAIN[i].toLowerCase() as keyof StatusCounts] += 1;
+  }
+  return into;
 }

@@ -1,6 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope, isUuid, MessageStatusData, Topology } from '@app/contracts';
-import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, settle, Settlement } from '@app/messaging';
+import {
+  ConsumerRunner,
+  DEFAULT_TOPOLOGY_OPTIONS,
+  NatsClients,
+  settle,
+  Settlement,
+  EVENTS_LINGER_MS,
+} from '@app/messaging';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { CourseOutboxWorker } from './course-outbox.worker';
 import { CourseRepository } from './course.repository';
@@ -66,6 +73,7 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
       deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
       backoff: { baseMs: 500, maxMs: 60_000 },
       batch: 50,
+      lingerMs: EVENTS_LINGER_MS,
       wakeSubjects: [t.eventsWildcard()],
       onError: (err, context) => this.logger.warn({ err: String(err), ...context }, 'status event not handled yet'),
     });

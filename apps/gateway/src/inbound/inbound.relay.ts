@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppSignal, EventEnvelope, PixelOpen, Topology } from '@app/contracts';
-import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, PulledMessage } from '@app/messaging';
+import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, PulledMessage, EVENTS_LINGER_MS } from '@app/messaging';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { WhatsAppInboundService } from './whatsapp/whatsapp-inbound.service';
 
@@ -48,6 +48,7 @@ export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationSh
       // duplicate window (a status the queue also reported keeps its one event id).
       backoff: { baseMs: 500, maxMs: 5_000 },
       batch: 50,
+      lingerMs: EVENTS_LINGER_MS,
       wakeSubjects: t.streamSubjects('inbound'),
       onError: (err, context) => this.logger.warn({ err: String(err), ...context }, 'event not relayed yet'),
     });

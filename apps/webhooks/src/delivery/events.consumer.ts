@@ -8,6 +8,7 @@ import {
   PulledMessage,
   settle,
   Settlement,
+  EVENTS_LINGER_MS,
 } from '@app/messaging';
 import { DeliveriesRepository, FanOutEvent } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
@@ -80,6 +81,7 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       // A long backoff rides out a database outage of about an hour before an event is dead-lettered.
       backoff: { baseMs: 1000, maxMs: 5 * 60_000 },
       batch: 50,
+      lingerMs: EVENTS_LINGER_MS,
       wakeSubjects: [t.eventsWildcard()],
       onError: (err, context) => this.logger.warn({ ...context, err: String(err) }, 'events consumer error'),
     });
