@@ -10,6 +10,7 @@ import { outbound, publishOutbound, SandboxWhatsApp } from '../../apps/queue/tes
 import { apiClient, connectSandboxApp, ensureApprovedTemplate, TEMPLATE } from '../seed';
 import { Bench, BenchFigure, BenchOptions } from './report';
 import { SpawnedPlatform, spawnPlatform } from './spawned-platform';
+import type { ServiceName } from '../../test/support/platform-env';
 
 const SENDERS = 10;
 const RATE = 200;
@@ -29,6 +30,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Recipient `i` of app `a`; ending in 1111, the sandbox reports sent then delivered. */
 const recipient = (a: number, i: number) => `7${String(a).padStart(2, '0')}${String(i).padStart(4, '0')}1111`;
+
+type CpuUse = Partial<Record<ServiceName, number>>;
+
+/** Each service's CPU milliseconds per message between two readings, e.g. `api 7.1, queue 2.3`. */
+function perMessage(before: CpuUse, after: CpuUse, n: number): string {
+  return Object.entries(after)
+    .map(([name, ms]) => `${name} ${((ms - (before[name as ServiceName] ?? 0)) / n).toFixed(2)}`)
+    .join(', ');
+}
 
 /** Runs an operator CLI command of the stack and returns its JSON answer. */
 async function cli(env: Record<string, string>, args: string[]): Promise<Record<string, string>> {
@@ -131,12 +141,15 @@ async function queueAlone(opts: BenchOptions, n: number) {
     env: { ...QUEUE_ENV, SANDBOX_STATUS_DELAY_MS: '600000' },
   });
   try {
-    return await drain(
+    const before = platform.cpuMs();
+    const drained = await drain(
       platform,
       opts,
       n,
       Array.from({ length: SENDERS }, (_, i) => `${7_000_001 + i}`),
     );
+    const cpuPerMessage = perMessage(before, platform.cpuMs(), n);
+    return { ...drained, cpuPerMessage };
   } finally {
     await platform.stop();
   }
@@ -170,10 +183,12 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
       await ensureApprovedTemplate(api, appId, TEMPLATE);
       appIds.push(appId);
     }
+    const cpuBefore = platform.cpuMs();
     const first = await sendAll(platform.urls.api, user.token, appIds, n);
     const accepted = Date.now();
     const last = await lastDelivered(platform.infra.databaseUrl, n);
     const value = n / ((last - first) / 1000);
+    const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
     return [
       {
         bench: 'e2e',
@@ -189,6 +204,9 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
           accepted_per_second: Math.round(n / ((accepted - first) / 1000)),
           connections: CONNECTIONS,
           pacing_cap_per_second: SENDERS * RATE,
+          // Where the machine's CPU goes: each service's milliseconds per message, first send to last DELIVERED.
+          service_cpu_ms_per_message: cpuPerMessage,
+          queue_alone_cpu_ms_per_message: oneQueue.cpuPerMessage,
         },
       },
     ];

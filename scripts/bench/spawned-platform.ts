@@ -6,12 +6,14 @@ import { migrateSchema } from '@app/database';
 import { killHard, spawnTs, startTestInfra, TestInfra } from '@app/testing';
 import { freePort, platformEnv, ServiceName } from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
-import { BenchOptions } from './report';
+import { BenchOptions, cpuMs } from './report';
 
 export interface SpawnedPlatform {
   infra: TestInfra;
   urls: Record<ServiceName, string>;
   env: Record<string, string>;
+  /** CPU milliseconds each service's processes have used so far (Linux; NaN elsewhere). */
+  cpuMs(): Partial<Record<ServiceName, number>>;
   /** Starts `count` more queue processes, each on a port of its own, and waits until their workers run. */
   addQueueReplicas(count: number): Promise<void>;
   stop(): Promise<void>;
@@ -53,6 +55,12 @@ export async function spawnPlatform(
   });
   const { urls, env } = await platformEnv(infra, { LOG_LEVEL: 'warn', ...o.env });
   const children: ChildProcess[] = [];
+  const names = new Map<ChildProcess, ServiceName>();
+  const cpu = () => {
+    const used: Partial<Record<ServiceName, number>> = {};
+    for (const [child, name] of names) used[name] = (used[name] ?? 0) + cpuMs(child.pid);
+    return used;
+  };
   const stop = async () => {
     for (const c of children.reverse()) await killHard(c);
     await infra.stop();
@@ -73,6 +81,7 @@ export async function spawnPlatform(
     child.stderr?.on('data', keep);
     child.once('exit', (code) => code !== null && code !== 0 && process.stderr.write(`${name}: ${tail}\n`));
     children.push(child);
+    names.set(child, name);
     await waitReady(name, `http://127.0.0.1:${adminPort}`, child, name === 'queue' ? whatsappRunning : () => true);
   };
   const addQueueReplicas = async (count: number) => {
@@ -88,5 +97,5 @@ export async function spawnPlatform(
     await stop();
     throw err;
   }
-  return { infra, urls, env, addQueueReplicas, stop };
+  return { infra, urls, env, cpuMs: cpu, addQueueReplicas, stop };
 }

@@ -3,7 +3,6 @@
 // one of the same tenant. The webhooks service runs as its own process, as deployed.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +16,7 @@ import { webhooksSchema } from '../../apps/webhooks/src/database/schema';
 import { SecretCipher } from '../../apps/webhooks/src/subscriptions/secret-cipher';
 import { newSigningSecret } from '../../apps/webhooks/src/subscriptions/subscription-secret';
 import { SubscriptionsRepository } from '../../apps/webhooks/src/subscriptions/subscriptions.repository';
-import { Bench, median } from './report';
+import { Bench, cpuMs, median } from './report';
 
 /** Counts requests per path; `/hang` never answers, everything else answers 200 at once. */
 class CountingReceiver {
@@ -71,19 +70,6 @@ async function deadPort(): Promise<number> {
   const { port } = srv.address() as { port: number };
   await new Promise<void>((resolve) => srv.close(() => resolve()));
   return port;
-}
-
-/**
- * CPU milliseconds a process has used so far (Linux /proc; NaN elsewhere): the service's cost per
- * delivery, a figure a busy shared machine disturbs less than the rate.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 export const webhooksBench: Bench = async (opts) => {

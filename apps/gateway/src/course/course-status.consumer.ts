@@ -8,9 +8,10 @@ import {
   Settlement,
   EVENTS_LINGER_MS,
 } from '@app/messaging';
+import { GroupCommit } from '@app/database';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { CourseOutboxWorker } from './course-outbox.worker';
-import { CourseRepository } from './course.repository';
+import { CourseMessageRow, CourseRepository } from './course.repository';
 
 /** The statuses posted back to course platforms, by event type. */
 const STATUS_EVENTS: Record<string, string> = {
@@ -19,6 +20,9 @@ const STATUS_EVENTS: Record<string, string> = {
   'message.read': 'read',
   'message.failed': 'failed',
 };
+
+/** Lookups of events handled at the same time share one query, up to this many. */
+const LOOKUP_BATCH = 500;
 
 /** A status of a message whose course event is still being sent is looked at again this soon. */
 const IN_FLIGHT_RETRY_MS = 250;
@@ -46,6 +50,14 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
   private runner?: ConsumerRunner;
   /** Events are handled one after another, in the order pulled. */
   private order: Promise<unknown> = Promise.resolve();
+  private readonly links = new GroupCommit<string, CourseMessageRow | null>(async (_, ids) => {
+    const found = await this.course.findMessages(ids);
+    return ids.map((id) => found.get(id) ?? null);
+  }, LOOKUP_BATCH);
+  private readonly sendingTenants = new GroupCommit<string, boolean>(async (_, users) => {
+    const sending = await this.course.sendsInFlightFor(users);
+    return users.map((u) => sending.has(u));
+  }, LOOKUP_BATCH);
 
   constructor(
     private readonly clients: NatsClients,
@@ -66,7 +78,11 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
         },
       ],
       handler: (msg) => {
-        const next = this.order.then(() => this.handle(msg.json<EventEnvelope>()));
+        const event = msg.json<EventEnvelope>();
+        // Looked up at once, together with the other events of the pull; used in order.
+        const lookup = this.lookUp(event);
+        lookup.catch(() => undefined);
+        const next = this.order.then(() => this.handle(event, lookup));
         this.order = next.catch(() => undefined);
         return next;
       },
@@ -84,17 +100,31 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
     await this.runner?.stop();
   }
 
-  async handle(event: EventEnvelope): Promise<Settlement> {
-    const status = STATUS_EVENTS[event.type];
-    if (!status) return settle.ack();
-    const data = event.data as unknown as MessageStatusData;
+  /**
+   * What handling a status event needs from the database: the course link of its message, or
+   * (none yet) whether a course event of its tenant is being sent right now. Null: not a status of
+   * one of our messages. The lookups of events handled at the same time go in one query each.
+   */
+  private async lookUp(event: EventEnvelope): Promise<{ link: CourseMessageRow | null; inFlight: boolean } | null> {
+    if (!STATUS_EVENTS[event.type]) return null;
+    const messageId = (event.data as Partial<MessageStatusData> | null)?.message_id;
     // Only our own message ids (UUIDs) can be linked to a course event.
-    if (!isUuid(data?.message_id)) return settle.ack();
-    const link = await this.course.findMessage(data.message_id);
+    if (!isUuid(messageId)) return null;
+    const link = await this.links.submit('messages', messageId);
+    if (link) return { link, inFlight: false };
+    return { link: null, inFlight: event.user_id ? await this.sendingTenants.submit('users', event.user_id) : false };
+  }
+
+  async handle(event: EventEnvelope, lookup = this.lookUp(event)): Promise<Settlement> {
+    const found = await lookup;
+    if (!found) return settle.ack();
+    const status = STATUS_EVENTS[event.type];
+    const data = event.data as unknown as MessageStatusData;
+    const link = found.link;
     if (!link) {
       // The send may be accepted, and even sent, before its link to the course event is written:
       // while a course event of this tenant is being sent, its statuses wait a moment.
-      if (event.user_id && (await this.course.sendsInFlightFor(event.user_id))) {
+      if (found.inFlight) {
         return settle.retry('the course event of this message is still being sent', IN_FLIGHT_RETRY_MS);
       }
       return settle.ack();

@@ -130,14 +130,15 @@ export class CourseRepository {
     );
   }
 
-  /** True while a course event of an account billed to this user is being turned into sends. */
-  async sendsInFlightFor(userId: string): Promise<boolean> {
+  /** Of these users, those with a course event (of an account billed to them) being turned into sends right now. */
+  async sendsInFlightFor(userIds: string[]): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
     const rows = (await this.ds.query(
-      `SELECT 1 FROM course_events e JOIN accounts a ON a.id = e.account_id
-       WHERE a.user_id = $1 AND e.status = 'received' AND e.claimed_until > now() LIMIT 1`,
-      [userId],
-    )) as unknown[];
-    return rows.length > 0;
+      `SELECT DISTINCT a.user_id FROM course_events e JOIN accounts a ON a.id = e.account_id
+       WHERE a.user_id = ANY($1::uuid[]) AND e.status = 'received' AND e.claimed_until > now()`,
+      [[...new Set(userIds)]],
+    )) as { user_id: string }[];
+    return new Set(rows.map((r) => r.user_id));
   }
 
   /** The account's events, newest first, after the cursor (an event id). */
@@ -211,11 +212,13 @@ export class CourseRepository {
     );
   }
 
-  async findMessage(messageId: string): Promise<CourseMessageRow | null> {
-    const [row] = (await this.ds.query(`SELECT * FROM course_messages WHERE message_id = $1`, [
-      messageId,
+  /** The course links of these messages (messages no course event made have none), by message id. */
+  async findMessages(messageIds: string[]): Promise<Map<string, CourseMessageRow>> {
+    if (messageIds.length === 0) return new Map();
+    const rows = (await this.ds.query(`SELECT * FROM course_messages WHERE message_id = ANY($1::text[])`, [
+      [...new Set(messageIds)],
     ])) as CourseMessageRow[];
-    return row ?? null;
+    return new Map(rows.map((r) => [r.message_id, r]));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { hubSignature, WhatsAppWebhookPayload } from '@app/channels';
 import { SandboxConfig } from '../config';
+import { postJson } from '../post-json';
 import { SandboxClock } from './sandbox-clock';
 
 export interface WebhookDelivery {
@@ -96,17 +97,15 @@ export class WebhookDispatcher {
 
   private async attempt(entry: WebhookDelivery, raw: string): Promise<void> {
     try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
+      const res = await postJson(
+        this.url,
+        raw,
+        {
           'User-Agent': 'facebookexternalua',
           'X-Hub-Signature-256': hubSignature(this.config.WHATSAPP_APP_SECRET, raw),
         },
-        body: raw,
-        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-      });
-      await res.arrayBuffer();
+        ATTEMPT_TIMEOUT_MS,
+      );
       entry.status = res.status;
       entry.delivered = res.ok;
     } catch (err) {
