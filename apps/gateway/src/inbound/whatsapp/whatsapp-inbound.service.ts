@@ -10,6 +10,12 @@ import { Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
 
 /** 401 for a callback whose X-Hub-Signature-256 is missing or does not match its body. */
+/**
+ * How many recorded hand-overs are remembered: a message's callbacks (sent, delivered, read) come
+ * within minutes, and a second record of the same hand-over would change nothing.
+ */
+const RECORDED_REMEMBERED = 20_000;
+
 export class InvalidSignatureProblem extends ProblemError {
   constructor() {
     super(401, 'invalid-signature', 'Invalid signature', 'X-Hub-Signature-256 is missing or does not match the body.');
@@ -27,6 +33,8 @@ const events = () => counter('whatsapp_webhook_events_total', 'Events normalized
 export class WhatsAppInboundService implements OnApplicationShutdown {
   private readonly logger = new Logger('WhatsAppInbound');
   private deliveryState?: Promise<DeliveryStateStore | null>;
+  /** Messages whose hand-over this process recorded lately (oldest first): their later callbacks need no record. */
+  private readonly recorded = new Set<string>();
   /** The relay's last started event: the next one starts after it (see relay). */
   private relayOrder: Promise<void> = Promise.resolve();
 
@@ -155,12 +163,19 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     }));
     if (!store) return;
     for (const o of observed) {
+      if (this.recorded.has(o.messageId)) continue;
       await store
         .recordObserved(o.messageId, o.providerMessageId)
+        .then(() => this.remember(o.messageId))
         .catch((err: unknown) =>
           this.logger.warn({ err, messageId: o.messageId }, 'could not record an observed delivery'),
         );
     }
+  }
+
+  private remember(messageId: string): void {
+    this.recorded.add(messageId);
+    if (this.recorded.size > RECORDED_REMEMBERED) this.recorded.delete(this.recorded.values().next().value!);
   }
 
   onApplicationShutdown(): void {
