@@ -163,6 +163,15 @@ describe('MessageStatusService', () => {
     expect(s.applied()).toEqual([expect.objectContaining({ messageId: 'm1', status: 'DELIVERED' })]);
   });
 
+  it('an event without data names no message and holds back none of its group', async () => {
+    const s = setup();
+    await Promise.all([
+      s.service.apply({ ...event('message.delivered', {}), data: null as never }),
+      s.service.apply(event('message.delivered', { message_id: 'm1' })),
+    ]);
+    expect(s.applied()).toEqual([expect.objectContaining({ messageId: 'm1', status: 'DELIVERED' })]);
+  });
+
   it('a callback naming only an unknown channel id is retried while young, then dropped', async () => {
     const young = setup(null);
     await expect(young.service.apply(event('message.delivered', { provider_message_id: 'wamid.X' }))).rejects.toThrow(

@@ -32,6 +32,11 @@ function plausibleSeconds(value: unknown): number | null {
     : null;
 }
 
+/** An event's data as a status; an event without an object there names no message. */
+function dataOf(event: EventEnvelope): Partial<MessageStatusData> {
+  return event.data && typeof event.data === 'object' ? (event.data as Partial<MessageStatusData>) : {};
+}
+
 /** A status event matched to its message, ready to apply. */
 interface Matched extends StatusStep {
   /** The event's place in its group. */
@@ -78,13 +83,13 @@ export class MessageStatusService implements OnModuleInit {
 
   /** Applies a group of status events in their order; per event, null or the error to retry it with. */
   private async applyGroup(events: EventEnvelope[]): Promise<(Error | null)[]> {
-    const found = await this.find(events.map((e) => e.data as Partial<MessageStatusData>));
+    const found = await this.find(events.map(dataOf));
     const outcomes: (Error | null)[] = [];
     const matched: Matched[] = [];
     const owned = await this.ownership.mayUpdateAll(events.map((e, i) => ({ event: e, message: found[i] })));
     events.forEach((event, i) => {
       outcomes.push(null);
-      const data = event.data as Partial<MessageStatusData>;
+      const data = dataOf(event);
       const message = found[i];
       if (!message) {
         const age = this.clock.nowSeconds() - event.created_at;
