@@ -1,6 +1,6 @@
 import { APPS_RPC, CHANNELS, SUBSCRIPTIONS_RPC, Topology, WHATSAPP_RPC } from '@app/contracts';
 import { natsAuth } from './nats-connection';
-import { natsAuthorizationConfig, natsPermissions, natsUsers } from './nats-permissions';
+import { natsAuthorizationConfig, natsPermissions, natsUsers, randomNatsPasswords } from './nats-permissions';
 
 describe('NATS permissions from the topology', () => {
   const t = new Topology('p1');
@@ -60,5 +60,16 @@ describe('NATS permissions from the topology', () => {
       pass: 'x'.repeat(20),
     });
     expect(natsAuth({})).toEqual({});
+  });
+
+  it('generated passwords always start with a letter, so nats-server reads them as strings (a leading digit or - is lexed as a number)', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 500; i++) {
+      for (const password of Object.values(randomNatsPasswords())) {
+        expect(password).toMatch(/^p[0-9a-f]{48}$/);
+        seen.add(password);
+      }
+    }
+    expect(seen.size).toBe(500 * natsUsers().length);
   });
 });

@@ -215,12 +215,19 @@ export function natsAuthorizationConfig(t: Topology): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * A password nats-server can take from an environment variable: the server reads the variable's
+ * value as configuration, so one that starts with a digit or `-` is lexed as a number ("49e4...",
+ * "2g3g..." fail to parse and the server does not start). A letter first, then 192 random bits in
+ * hex: always read as a plain string.
+ */
+export function randomNatsPassword(): string {
+  return `p${randomBytes(24).toString('hex')}`;
+}
+
 /** Fresh random passwords for every user (the local stack makes new ones at each start). */
 export function randomNatsPasswords(): Record<NatsServiceUser, string> {
-  return Object.fromEntries(natsUsers().map((u) => [u, randomBytes(24).toString('base64url')])) as Record<
-    NatsServiceUser,
-    string
-  >;
+  return Object.fromEntries(natsUsers().map((u) => [u, randomNatsPassword()])) as Record<NatsServiceUser, string>;
 }
 
 /** The environment nats-server needs to resolve the password variables of the configuration. */
