@@ -203,6 +203,29 @@ describe('ChannelDispatch decisions', () => {
       expect(k.clock.now()).toBeGreaterThanOrEqual(since + 5000 + 2000);
     });
 
+    it('taken up again long after the interrupted call (NATS was down): the callback still gets the grace', async () => {
+      const k = setup();
+      const m = message();
+      await k.store.write(m.id, { status: 'sending', since: k.clock.now() - 60_000 });
+      const sleep = k.clock.sleepUntil;
+      let waits = 0;
+      k.clock.sleepUntil = (at: number) => {
+        // The channel's retried callback lands a moment after the worker took the message up again.
+        if (++waits === 2) void k.store.write(m.id, { status: 'observed', providerMessageId: 'wamid.late' });
+        return sleep(at);
+      };
+      expect(await k.delivery.deliver(item(m, 2))).toEqual({ action: 'ack' });
+      expect(k.sent).toEqual([]);
+
+      const alone = setup();
+      const n = message();
+      await alone.store.write(n.id, { status: 'sending', since: alone.clock.now() - 60_000 });
+      const taken = alone.clock.now();
+      await alone.delivery.deliver(item(n, 2));
+      expect(alone.sent).toHaveLength(1);
+      expect(alone.clock.now()).toBeGreaterThanOrEqual(taken + 2000);
+    });
+
     it('a first delivery skips the read, yet a state already there still stops a second send', async () => {
       const k = setup();
       const m = message();

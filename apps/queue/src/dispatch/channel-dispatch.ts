@@ -260,7 +260,10 @@ export class ChannelDispatch {
   /**
    * A previous attempt started a channel call and never recorded its outcome (its worker died, or
    * the call timed out). The channel may have taken the message: wait until that call must have
-   * ended plus the grace period, watching for the state to become sent or observed.
+   * ended plus the grace period, watching for the state to become sent or observed. The grace
+   * counts from now when the call ended long ago: a worker that comes back to the message late
+   * (after an outage of NATS, during which the channel's callback could not be stored either)
+   * still gives that callback, retried by the channel, the grace to arrive.
    */
   private async awaitUncertain(
     messageId: string,
@@ -268,7 +271,7 @@ export class ChannelDispatch {
     since: number,
   ): Promise<DeliveryStateEntry> {
     const { store, clock, connector, options, signal } = this.deps;
-    const deadline = since + connector.sendTimeoutMs + options.uncertainGraceMs;
+    const deadline = Math.max(since + connector.sendTimeoutMs, clock.now()) + options.uncertainGraceMs;
     let current = entry;
     while (!isDelivered(current.state) && clock.now() < deadline) {
       await clock.sleepUntil(Math.min(deadline, clock.now() + POLL_MS), signal);
