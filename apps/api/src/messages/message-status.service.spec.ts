@@ -25,7 +25,7 @@ function setup(
     ),
     findByProviderIds: jest.fn(async (ids: string[]) => new Map(message && ids.length ? [[ids[0], message]] : [])),
     transaction: jest.fn(async (work: (e: unknown) => Promise<unknown>) => work(em)),
-    lockMessages: jest.fn().mockResolvedValue(undefined),
+    lockStatuses: jest.fn().mockResolvedValue(new Map([['m1', 'QUEUED']])),
     recordEvents: jest.fn(async (_: unknown, steps: { messageId: string; status: string }[]) => {
       return new Set(steps.map((s) => `${s.messageId} ${s.status}`));
     }),
@@ -47,7 +47,7 @@ function setup(
     clock as Clock,
   );
   /** The steps applied and the holds settled, across every transaction. */
-  const applied = () => messages.advanceMany.mock.calls.flatMap(([, steps]) => steps as Record<string, unknown>[]);
+  const applied = () => messages.advanceMany.mock.calls.flatMap(([, , steps]) => steps as Record<string, unknown>[]);
   const settled = () => {
     const calls = billing.settle.mock.calls.map(([, ids]) => ids);
     return { capture: calls.flatMap((c) => c.capture), release: calls.flatMap((c) => c.release) };

@@ -158,13 +158,13 @@ export class MessageStatusService implements OnModuleInit {
     }
     const ids = (kind: 'capture' | 'release') => [...settlement].filter(([, k]) => k === kind).map(([id]) => id);
     const { recorded, settled } = await this.messages.transaction(async (em) => {
-      await this.messages.lockMessages(
+      const current = await this.messages.lockStatuses(
         em,
         steps.map((s) => s.messageId),
       );
       const money = await this.billing.settle(em, { capture: ids('capture'), release: ids('release') });
       const timeline = await this.messages.recordEvents(em, steps);
-      await this.messages.advanceMany(em, steps);
+      await this.messages.advanceMany(em, current, steps);
       return { recorded: timeline, settled: money };
     });
     for (const s of steps) {

@@ -167,11 +167,13 @@ export class MessagesRepository {
     return new Map(rows.map((m) => [m.providerMessageId!, m]));
   }
 
-  /** Locks these messages' rows, in id order, until the caller's transaction ends. */
-  async lockMessages(em: EntityManager, ids: string[]): Promise<void> {
-    await em.query(`SELECT 1 FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [
-      [...new Set(ids)].sort(),
-    ]);
+  /** Locks these messages' rows, in id order, until the caller's transaction ends: their statuses now. */
+  async lockStatuses(em: EntityManager, ids: string[]): Promise<Map<string, MessageStatus>> {
+    const rows: { id: string; status: MessageStatus }[] = await em.query(
+      `SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+      [[...new Set(ids)].sort()],
+    );
+    return new Map(rows.map((r) => [r.id, r.status]));
   }
 
   /** Adds a step to the timeline; false when that status was already recorded. */
@@ -207,25 +209,25 @@ export class MessagesRepository {
     id: string,
     next: MessageStatus,
     failure: { code: string | null; reason: string | null } | null = null,
-    em: EntityManager = this.ds.manager,
+    em?: EntityManager,
   ): Promise<boolean> {
-    return (await this.advanceMany(em, [{ messageId: id, status: next, failure }])).has(id);
+    const step = async (tx: EntityManager) =>
+      (await this.advanceMany(tx, await this.lockStatuses(tx, [id]), [{ messageId: id, status: next, failure }])).has(
+        id,
+      );
+    return em ? step(em) : this.ds.transaction(step);
   }
 
   /**
    * Applies the steps of many messages in one statement, each message's in the given order: a step
-   * moves the status only forward from where the message is (locked here, in id order), so the end
+   * moves the status only forward from where the message is (`current`: the statuses
+   * `lockStatuses` locked in this transaction), so the end
    * state is the furthest whatever order and concurrency callbacks come in. The same statement
    * counts every applied move in the usage report (exactly as the moves one at a time would) and
    * keeps the first channel id a message was given. Returns the ids whose status moved.
    */
-  async advanceMany(em: EntityManager, steps: StatusStep[]): Promise<Set<string>> {
+  async advanceMany(em: EntityManager, current: Map<string, MessageStatus>, steps: StatusStep[]): Promise<Set<string>> {
     if (steps.length === 0) return new Set();
-    const ids = [...new Set(steps.map((s) => s.messageId))].sort();
-    const current: { id: string; status: MessageStatus }[] = await em.query(
-      `SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-      [ids],
-    );
     const moves = new Map<
       string,
       {
@@ -236,9 +238,9 @@ export class MessagesRepository {
         counts: StatusCounts;
       }
     >();
-    for (const row of current) {
-      moves.set(row.id, {
-        status: row.status,
+    for (const [id, status] of current) {
+      moves.set(id, {
+        status,
         moved: false,
         failure: null,
         providerId: null,
