@@ -2,12 +2,15 @@ import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/c
 
 /**
  * A pass that runs every `everyMs` (0: never on its own) and on demand. A pass already under way
- * is joined, not doubled; stopping waits for it, so shutdown never cuts one in half. The timer is
- * unref'd: it never keeps a process alive.
+ * is joined, not doubled; `poke` (new work arrived) has one more follow it instead, since it may
+ * have looked before the work was there. Stopping waits for them, so shutdown never cuts one in
+ * half. The timer is unref'd: it never keeps a process alive.
  */
 export class PeriodicJob<T> {
   private timer?: NodeJS.Timeout;
   private running?: Promise<T>;
+  /** A poke arrived during the pass under way. */
+  private again = false;
 
   constructor(
     private readonly name: string,
@@ -27,14 +30,29 @@ export class PeriodicJob<T> {
 
   /** One pass now, or the one under way. */
   run(): Promise<T> {
-    this.running ??= this.pass().finally(() => (this.running = undefined));
+    this.running ??= this.pass().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.poke();
+      }
+    });
     return this.running;
+  }
+
+  /** New work arrived: a pass now or, when one is under way, another right after it. Failures are logged. */
+  poke(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    void this.run().catch((err) => this.logger.warn({ err }, `${this.name} failed`));
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.running?.catch(() => undefined);
+    while (this.running) await this.running.catch(() => undefined);
   }
 }
 

@@ -29,7 +29,6 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('CourseOutbox');
   private readonly job: PeriodicJob<void>;
   private readonly purge: PeriodicJob<void>;
-  private again = false;
 
   constructor(
     private readonly course: CourseRepository,
@@ -62,17 +61,15 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
   }
 
   poke(): void {
-    this.again = true;
-    void this.job.run().catch((err) => this.logger.warn({ err: String(err) }, 'course status pass failed'));
+    this.job.poke();
   }
 
   private async drain(): Promise<void> {
     for (;;) {
-      this.again = false;
       const rows = await this.course.claimDueOutbox(BATCH, this.config.COURSE_EVENTS_TIMEOUT_MS + 30_000);
       await Promise.all(rows.map((r) => this.post(r)));
       // A delivered head makes the student's next event due at once.
-      if (rows.length === 0 && !this.again) return;
+      if (rows.length === 0) return;
     }
   }
 

@@ -52,7 +52,6 @@ function refusalOf(err: unknown): string | null {
 export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('CourseProcessor');
   private readonly job: PeriodicJob<number>;
-  private again = false;
 
   constructor(
     private readonly course: CourseRepository,
@@ -74,19 +73,16 @@ export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShu
 
   /** A new event was stored: look now rather than at the next tick. */
   poke(): void {
-    // A pass under way is joined; `again` makes it look once more before it ends.
-    this.again = true;
-    void this.job.run().catch((err) => this.logger.warn({ err: String(err) }, 'course events pass failed'));
+    this.job.poke();
   }
 
   private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      this.again = false;
       const events = await this.course.claimDueEvents(BATCH, LEASE_MS);
       total += events.length;
       for (const e of events) await this.process(e);
-      if (events.length < BATCH && !this.again) return total;
+      if (events.length < BATCH) return total;
     }
   }
 
