@@ -28,7 +28,7 @@ export interface SignalDiff {
   data: Record<string, unknown>;
 }
 
-const seconds = (d: Date | null): number | null => (d ? Math.floor(d.getTime() / 1000) : null);
+const seconds = (d: Date | null): number | null => (d ? unixSeconds(d) : null);
 
 /**
  * What a signal changes about an app: only fields that differ. An app without a number

@@ -4,7 +4,7 @@ import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { CreateCourseRuleDto, ListCourseEventsDto } from './dto/course.dto';
 import { CourseEventRow, CourseRepository, CourseRuleRow } from './course.repository';
-import { isUuid } from '@app/contracts';
+import { isUuid, unixSeconds } from '@app/contracts';
 
 export interface CourseRuleView {
   id: string;
@@ -31,7 +31,8 @@ export interface CourseEventView {
   processed_at: number | null;
 }
 
-const seconds = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
+/** A row's time (a Date, or its text from raw SQL) in unix seconds. */
+const seconds = (d: Date | string) => unixSeconds(new Date(d));
 
 /** The account's course rules and the record of its course events. */
 @Injectable()
