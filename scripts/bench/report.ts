@@ -60,6 +60,23 @@ export function percentile(values: number[], p: number): number {
 export const median = (values: number[]): number => percentile(values, 50);
 
 /**
+ * CPU milliseconds the whole machine has spent busy so far, every core and process together
+ * (PostgreSQL, NATS and the bench's clients included; Linux /proc; NaN elsewhere).
+ */
+export function machineCpuMs(): number {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
  * CPU milliseconds a process has used so far (Linux /proc; NaN elsewhere): a service's cost per
  * unit of work, a figure a busy shared machine disturbs less than a rate.
  */

@@ -53,6 +53,25 @@ describe('rate limit per token', () => {
     expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=2;w=1');
   });
 
+  it('concurrent requests on one token draw from its bucket one after another: the burst passes, the rest are refused', async () => {
+    const tenant = await factory.user('system');
+    const path = `/v1/users/${tenant.userId}/balances`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? call : callOther)('GET', path, { auth: tenant.auth })),
+    );
+    const ok = answers.filter((a) => a.status === 200);
+    const remaining = ok.map((a) => Number(/r=(\d+)/.exec(a.headers.get('ratelimit') ?? '')?.[1]));
+    // The burst of 5 (one more if the bucket refilled half a second's worth while they ran).
+    expect(ok.length).toBeGreaterThanOrEqual(5);
+    expect(ok.length).toBeLessThanOrEqual(6);
+    // Each passing request took its own token.
+    expect(new Set(remaining).size).toBe(ok.length);
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expectProblem(refused, 429, '/problems/rate-limited');
+      expect(refused.headers.get('ratelimit')).toMatch(/^"default";r=0;t=1$/);
+    }
+  });
+
   it('the bucket refills at the configured rate', async () => {
     await new Promise((r) => setTimeout(r, 1100));
     const res = await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth });

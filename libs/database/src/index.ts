@@ -5,4 +5,5 @@ export type { MigrationResult } from './migrate';
 export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './database.module';
 export { returnedRows, sqlRows } from './rows';
 export { GroupCommit } from './group-commit';
+export { BatchedLookup } from './batched-lookup';
 export * from './rate-limit';

@@ -6,7 +6,7 @@ import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
-import { returnedRows } from '@app/database';
+import { BatchedLookup, returnedRows } from '@app/database';
 import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../usage/usage-counters';
 
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
@@ -29,6 +29,8 @@ export interface TimelineStep {
   occurredAt: number;
 }
 
+const templateKey = (appId: number, name: string) => `${appId} ${name}`;
+
 /** How `recordEvents` names a message's status. */
 export const stepKey = (s: { messageId: string; status: string }) => `${s.messageId} ${s.status}`;
 
@@ -43,30 +45,44 @@ export class MessagesRepository {
 
   /**
    * The app's templates of this name, every language and status (read-only look at templates).
-   * Plain SQL: it runs on every template send, where the query builder's cost shows.
+   * Plain SQL, and the lookups of concurrent sends share one query: it runs on every template send.
    */
-  async findTemplates(appId: number, name: string): Promise<SendableTemplate[]> {
-    const rows: Pick<
-      TemplateEntity,
-      'id' | 'name' | 'language' | 'category' | 'type' | 'status' | 'header' | 'body' | 'footer' | 'buttons'
-    >[] = await this.ds.query(
-      `SELECT id, name, language, category, type, status, header, body, footer, buttons
-         FROM templates WHERE app_id = $1 AND name = $2 ORDER BY id`,
-      [appId, name],
-    );
-    return rows.map((t) => ({
-      id: t.id,
-      name: t.name,
-      language: t.language,
-      category: t.category,
-      type: t.type,
-      status: t.status,
-      header: t.header ? { text: t.header.text } : null,
-      body: { text: t.body.text },
-      footer: t.footer ? { text: t.footer.text } : null,
-      buttons: (t.buttons ?? []).map((b) => ({ type: b.type, text: b.text, url: b.url })),
-    }));
+  findTemplates(appId: number, name: string): Promise<SendableTemplate[]> {
+    return this.templatesByName.all({ appId, name });
   }
+
+  private readonly templatesByName = new BatchedLookup<
+    { appId: number; name: string },
+    SendableTemplate & { key: string }
+  >({
+    queryKey: (q) => templateKey(q.appId, q.name),
+    rowKey: (t) => t.key,
+    load: async (queries) => {
+      const rows: (Pick<
+        TemplateEntity,
+        'id' | 'name' | 'language' | 'category' | 'type' | 'status' | 'header' | 'body' | 'footer' | 'buttons'
+      > & { app_id: number })[] = await this.ds.query(
+        `SELECT t.app_id, t.id, t.name, t.language, t.category, t.type, t.status, t.header, t.body, t.footer, t.buttons
+           FROM templates t JOIN unnest($1::integer[], $2::text[]) AS q(app_id, name)
+             ON t.app_id = q.app_id AND t.name = q.name
+          ORDER BY t.id`,
+        [queries.map((q) => q.appId), queries.map((q) => q.name)],
+      );
+      return rows.map((t) => ({
+        key: templateKey(t.app_id, t.name),
+        id: t.id,
+        name: t.name,
+        language: t.language,
+        category: t.category,
+        type: t.type,
+        status: t.status,
+        header: t.header ? { text: t.header.text } : null,
+        body: { text: t.body.text },
+        footer: t.footer ? { text: t.footer.text } : null,
+        buttons: (t.buttons ?? []).map((b) => ({ type: b.type, text: b.text, url: b.url })),
+      }));
+    },
+  });
 
   /**
    * Records accepted messages, QUEUED, the first step of their timelines and their count in the

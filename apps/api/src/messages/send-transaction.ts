@@ -59,7 +59,8 @@ export class SendTransaction {
         if (gate && !gate.allows(send.message.recipient) && !gate.exact) {
           // The counter includes recipients that left the window: sweep them, then decide exactly.
           await this.tiers.sweepApp(em, gate.appId);
-          gate.replace(await this.tiers.snapshot(em, gate.appId, this.recipientsOf(sends, gate.appId), true));
+          const asks = [{ appId: gate.appId, recipients: this.recipientsOf(sends, gate.appId) }];
+          gate.replace((await this.tiers.snapshots(em, asks, true)).get(gate.appId)!);
         }
         if (gate && !gate.allows(send.message.recipient)) {
           outcomes.push({ accepted: false, problem: await this.tierExceeded(em, send) });
@@ -86,7 +87,7 @@ export class SendTransaction {
           accepted.map((s) => s.outbox),
         );
         await this.billing.hold(em, balance, holds);
-        for (const gate of gates.values()) await this.tiers.record(em, gate);
+        await this.tiers.record(em, [...gates.values()]);
       }
       return outcomes;
     });
@@ -97,11 +98,13 @@ export class SendTransaction {
   }
 
   private async tierGates(em: EntityManager, sends: SendRecord[]): Promise<Map<number, TierGate>> {
+    const caps = new Map<number, number>();
+    for (const s of sends) if (s.tier && !caps.has(s.tier.appId)) caps.set(s.tier.appId, s.tier.cap);
     const gates = new Map<number, TierGate>();
-    const apps = [...new Set(sends.flatMap((s) => (s.tier ? [s.tier.appId] : [])))].sort((a, b) => a - b);
-    for (const appId of apps) {
-      const cap = sends.find((s) => s.tier?.appId === appId)!.tier!.cap;
-      gates.set(appId, new TierGate(appId, cap, await this.tiers.snapshot(em, appId, this.recipientsOf(sends, appId))));
+    if (caps.size === 0) return gates;
+    const asks = [...caps.keys()].map((appId) => ({ appId, recipients: this.recipientsOf(sends, appId) }));
+    for (const [appId, snapshot] of await this.tiers.snapshots(em, asks)) {
+      gates.set(appId, new TierGate(appId, caps.get(appId)!, snapshot));
     }
     return gates;
   }

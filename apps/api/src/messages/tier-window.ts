@@ -66,29 +66,40 @@ export class TierWindowRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Locks the app's counter until the transaction ends (one short statement; only sends of the
-   * app's own user wait on it) and reads the window's rows about these recipients.
+   * Locks the apps' counters until the transaction ends (one short statement, in app id order;
+   * only sends of the apps' own user wait on them) and reads the windows' rows about these
+   * recipients, for every app of a send group at once.
    */
-  async snapshot(em: EntityManager, appId: number, recipients: string[], exact = false): Promise<TierSnapshot> {
-    const usage = returnedRows<{ recipients: number }>(
+  async snapshots(
+    em: EntityManager,
+    asks: { appId: number; recipients: string[] }[],
+    exact = false,
+  ): Promise<Map<number, TierSnapshot>> {
+    const usage = returnedRows<{ app_id: number; recipients: number }>(
       await em.query(
-        `INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 0)
+        `INSERT INTO tier_usage (app_id, recipients)
+         SELECT a, 0 FROM unnest($1::integer[]) AS a ORDER BY a
          ON CONFLICT (app_id) DO UPDATE SET recipients = tier_usage.recipients
-         RETURNING recipients`,
-        [appId],
+         RETURNING app_id, recipients`,
+        [asks.map((a) => a.appId)],
       ),
     );
-    const rows: { recipient: string; live: boolean }[] = await em.query(
-      `SELECT recipient, last_sent_at > now() - interval '24 hours' AS live
-       FROM tier_recipients WHERE app_id = $1 AND recipient = ANY($2::text[])`,
-      [appId, recipients],
+    const pairs = asks.flatMap((a) => a.recipients.map((r) => [a.appId, r] as const));
+    const rows: { app_id: number; recipient: string; live: boolean }[] = await em.query(
+      `SELECT w.app_id, w.recipient, w.last_sent_at > now() - interval '24 hours' AS live
+         FROM tier_recipients w JOIN unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
+           ON w.app_id = q.app_id AND w.recipient = q.recipient`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
-    return {
-      rows: Number(usage[0].recipients),
-      live: new Set(rows.filter((r) => r.live).map((r) => r.recipient)),
-      expired: new Set(rows.filter((r) => !r.live).map((r) => r.recipient)),
-      exact,
-    };
+    const snapshots = new Map<number, TierSnapshot>();
+    for (const u of usage) {
+      snapshots.set(Number(u.app_id), { rows: Number(u.recipients), live: new Set(), expired: new Set(), exact });
+    }
+    for (const r of rows) {
+      const snap = snapshots.get(Number(r.app_id))!;
+      (r.live ? snap.live : snap.expired).add(r.recipient);
+    }
+    return snapshots;
   }
 
   /** Deletes the app's expired rows and takes them off its counter (counter lock held); returns how many. */
@@ -117,20 +128,24 @@ export class TierWindowRepository {
     return Math.max(1, Math.ceil(Number(rows[0]?.frees_in ?? 1)));
   }
 
-  /** Records the admitted recipients (a refreshed expired row starts a new first send) and the counter. */
-  async record(em: EntityManager, gate: TierGate): Promise<void> {
-    if (gate.recipients.length === 0) return;
+  /** Records the admitted recipients (a refreshed expired row starts a new first send) and the counters. */
+  async record(em: EntityManager, gates: TierGate[]): Promise<void> {
+    const used = gates.filter((g) => g.recipients.length > 0);
+    if (used.length === 0) return;
+    const pairs = used.flatMap((g) => g.recipients.map((r) => [g.appId, r] as const));
     await em.query(
       `WITH r AS (
          INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at)
-         SELECT $1, unnest($2::text[]), now(), now()
+         SELECT app_id, recipient, now(), now() FROM unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
          ON CONFLICT (app_id, recipient) DO UPDATE SET
            last_sent_at = now(),
            first_sent_at = CASE WHEN tier_recipients.last_sent_at <= now() - interval '24 hours'
                                 THEN now() ELSE tier_recipients.first_sent_at END
        )
-       UPDATE tier_usage SET recipients = recipients + $3 WHERE app_id = $1`,
-      [gate.appId, gate.recipients, gate.addedRows],
+       UPDATE tier_usage u SET recipients = u.recipients + a.added
+         FROM unnest($3::integer[], $4::integer[]) AS a(app_id, added)
+        WHERE u.app_id = a.app_id`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1]), used.map((g) => g.appId), used.map((g) => g.addedRows)],
     );
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, Not } from 'typeorm';
 import { v4 as uuidv4 } from 'uuid';
+import { BatchedLookup } from '@app/database';
 import { AppEntity } from './app.entity';
 
 /** What onboarding records about a connected WhatsApp number. */
@@ -38,9 +39,16 @@ export class WaAppsRepository {
     return repo.save(app);
   }
 
+  /** The lookups of concurrent requests (every send reads its app) share one query. */
   findById(id: number): Promise<AppEntity | null> {
-    return this.ds.getRepository(AppEntity).findOneBy({ id });
+    return this.byId.one(id);
   }
+
+  private readonly byId = new BatchedLookup<number, AppEntity>({
+    load: (ids) => this.ds.getRepository(AppEntity).findBy({ id: In(ids) }),
+    queryKey: String,
+    rowKey: (app) => String(app.id),
+  });
 
   /** The app with this id when it belongs to the tenant; null when it does not exist or is another tenant's. */
   findForTenant(id: number, userId: string): Promise<AppEntity | null> {
