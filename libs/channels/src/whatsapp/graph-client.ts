@@ -1,5 +1,6 @@
 import { classifyGraphFailure, GraphFailure, parseRetryAfter } from './graph-errors';
 import { GraphErrorBody } from './graph.types';
+import { HttpAnswer, HttpCall, httpCall } from '../http-call';
 
 export const WHATSAPP_DEFAULT_API_VERSION = 'v21.0';
 export const WHATSAPP_DEFAULT_TIMEOUT_MS = 10_000;
@@ -26,8 +27,8 @@ export interface GraphClientConfig {
   apiVersion?: string;
   /** Per request; a call that takes longer is abandoned and reported as a timeout. */
   timeoutMs?: number;
-  /** Injected in unit specs. */
-  fetch?: typeof fetch;
+  /** The HTTP call (undici's pool by default); specs inject a fake `fetch`. */
+  http?: HttpCall;
 }
 
 export interface GraphRequest {
@@ -41,23 +42,23 @@ export interface GraphRequest {
 export class GraphClient {
   private readonly baseUrl: string;
   readonly timeoutMs: number;
-  private readonly fetchFn: typeof fetch;
+  private readonly http: HttpCall;
 
   constructor(config: GraphClientConfig) {
     if (!config.graphUrl) throw new Error('GraphClient: graphUrl is required');
     this.baseUrl = `${config.graphUrl.replace(/\/+$/, '')}/${config.apiVersion || WHATSAPP_DEFAULT_API_VERSION}`;
     this.timeoutMs = config.timeoutMs ?? WHATSAPP_DEFAULT_TIMEOUT_MS;
-    this.fetchFn = config.fetch ?? fetch;
+    this.http = config.http ?? httpCall;
   }
 
   async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: GraphRequest = {}): Promise<GraphOutcome<T>> {
     const url = new URL(`${this.baseUrl}/${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
-    let res: Response;
+    let res: HttpAnswer;
     let text: string;
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      res = await this.fetchFn(url, {
+      res = await this.http(url, {
         method,
         headers: {
           ...(opts.token !== undefined ? { Authorization: `Bearer ${opts.token}` } : {}),

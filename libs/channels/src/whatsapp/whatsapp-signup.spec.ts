@@ -49,7 +49,7 @@ const signupWith = (fetchFn: typeof fetch) =>
     appId: 'app-1',
     appSecret: 's3cret',
     twoStepPin: '482913',
-    fetch: fetchFn,
+    http: fetchFn,
   });
 
 describe('WhatsAppSignup', () => {

@@ -47,7 +47,7 @@ const text: OutboundMessage = {
 };
 
 function connector(fn: typeof fetch, timeoutMs = 1000) {
-  return new WhatsAppConnector({ graphUrl: 'http://graph.test/', accessToken: 'tok', timeoutMs, fetch: fn });
+  return new WhatsAppConnector({ graphUrl: 'http://graph.test/', accessToken: 'tok', timeoutMs, http: fn });
 }
 
 describe('WhatsAppConnector.send', () => {
