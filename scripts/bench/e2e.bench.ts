@@ -197,6 +197,8 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
     const machineMs = machinePerMessage(machineBefore, n);
+    // Callbacks the sandbox had to send again (a gateway too busy to answer within its timeout).
+    const callbacks = await new SandboxWhatsApp(platform.urls.sandbox).webhooks();
     return [
       {
         bench: 'e2e',
@@ -216,6 +218,8 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
           service_cpu_ms_per_message: cpuPerMessage,
           queue_alone_cpu_ms_per_message: oneQueue.cpuPerMessage,
           machine_cpu_ms_per_message: machineMs,
+          callbacks: callbacks.length,
+          callback_attempts: callbacks.reduce((sum, c) => sum + c.attempts, 0),
           queue_alone_machine_cpu_ms_per_message: oneQueue.machinePerMessage,
         },
       },

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { counter, PeriodicJob } from '@app/server';
 import { sha256BodySignature } from '@app/auth';
+import { httpCall } from '@app/channels';
 import { GatewayConfig } from '../config';
 import { CredentialsBox } from '../connections/bot-channels';
 import { ConnectionsRepository } from '../connections/connections.repository';
@@ -81,8 +82,10 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
     }
     const url = `${connection.baseUrl}${connection.eventsPath ?? DEFAULT_EVENTS_PATH}`;
     let failure: string;
+    const signal = AbortSignal.timeout(this.config.COURSE_EVENTS_TIMEOUT_MS);
     try {
-      const res = await fetch(url, {
+      // Redirects are not followed: a 3xx is an answer that is not a success.
+      const res = await httpCall(new URL(url), {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
@@ -91,20 +94,15 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
           'X-Delivery-Id': String(row.id),
         },
         body: row.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.config.COURSE_EVENTS_TIMEOUT_MS),
+        signal,
       });
-      await res.body?.cancel().catch(() => undefined);
-      if (res.status >= 200 && res.status < 300) {
+      if (res.ok) {
         posts().inc({ outcome: 'delivered' });
         return this.course.finishOutbox(row.id, 'delivered', null);
       }
       failure = `the platform answered ${res.status}`;
-    } catch (err) {
-      failure =
-        (err as Error).name === 'TimeoutError'
-          ? 'the platform did not answer in time'
-          : 'the platform could not be reached';
+    } catch {
+      failure = signal.aborted ? 'the platform did not answer in time' : 'the platform could not be reached';
     }
     const c = this.config;
     if (Date.now() - new Date(row.created_at).getTime() >= c.COURSE_EVENTS_RETRY_FOR_MS) {

@@ -43,6 +43,13 @@ export class SandboxWhatsApp {
     return (await res.json()) as SenderArrivals[];
   }
 
+  /** The webhooks the sandbox has sent (status callbacks and others), with how many attempts each took. */
+  async webhooks(): Promise<{ attempts: number; delivered: boolean }[]> {
+    const res = await fetch(`${this.baseUrl}/_sandbox/whatsapp/webhooks`);
+    if (!res.ok) throw new Error(`sandbox webhooks: ${res.status}`);
+    return (await res.json()) as { attempts: number; delivered: boolean }[];
+  }
+
   async fault(f: {
     mode: '429' | '500' | 'hang';
     count?: number;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { hubSignature, WhatsAppWebhookPayload } from '@app/channels';
+import { webhookPost } from '../webhook-post';
 import { SandboxConfig } from '../config';
-import { postJson } from '../post-json';
 import { SandboxClock } from './sandbox-clock';
 
 export interface WebhookDelivery {
@@ -97,15 +97,16 @@ export class WebhookDispatcher {
 
   private async attempt(entry: WebhookDelivery, raw: string): Promise<void> {
     try {
-      const res = await postJson(
-        this.url,
-        raw,
-        {
+      const res = await webhookPost(new URL(this.url), {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
           'User-Agent': 'facebookexternalua',
           'X-Hub-Signature-256': hubSignature(this.config.WHATSAPP_APP_SECRET, raw),
         },
-        ATTEMPT_TIMEOUT_MS,
-      );
+        body: raw,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
       entry.status = res.status;
       entry.delivered = res.ok;
     } catch (err) {
