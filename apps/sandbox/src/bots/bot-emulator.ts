@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SandboxClock } from '../whatsapp/sandbox-clock';
-import { webhookPost } from '../webhook-post';
+import { webhookPoster } from '../webhook-post';
 
 /** The bot-API channels the sandbox emulates. */
 export type EmulatedBotChannel = 'telegram' | 'max';
@@ -194,15 +194,12 @@ export class BotEmulator {
   async deliverUpdate(bot: EmulatedBot, update: object): Promise<UpdateDelivery> {
     if (!bot.webhook) return { delivered: false, status: null };
     try {
-      const res = await webhookPost(new URL(bot.webhook.url), {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          ...(bot.webhook.secret ? { [this.secretHeader]: bot.webhook.secret } : {}),
-        },
-        body: JSON.stringify(update),
-        signal: AbortSignal.timeout(UPDATE_TIMEOUT_MS),
-      });
+      const res = await webhookPoster.post(
+        bot.webhook.url,
+        JSON.stringify(update),
+        bot.webhook.secret ? { [this.secretHeader]: bot.webhook.secret } : {},
+        UPDATE_TIMEOUT_MS,
+      );
       return { delivered: res.ok, status: res.status };
     } catch (err) {
       this.logger.debug(`update to ${bot.webhook.url} failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { hubSignature, WhatsAppWebhookPayload } from '@app/channels';
-import { webhookPost } from '../webhook-post';
+import { webhookPoster } from '../webhook-post';
 import { SandboxConfig } from '../config';
 import { SandboxClock } from './sandbox-clock';
 
@@ -97,16 +97,15 @@ export class WebhookDispatcher {
 
   private async attempt(entry: WebhookDelivery, raw: string): Promise<void> {
     try {
-      const res = await webhookPost(new URL(this.url), {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
+      const res = await webhookPoster.post(
+        this.url,
+        raw,
+        {
           'User-Agent': 'facebookexternalua',
           'X-Hub-Signature-256': hubSignature(this.config.WHATSAPP_APP_SECRET, raw),
         },
-        body: raw,
-        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-      });
+        ATTEMPT_TIMEOUT_MS,
+      );
       entry.status = res.status;
       entry.delivered = res.ok;
     } catch (err) {
