@@ -1,22 +1,19 @@
-import { httpClient } from '@app/channels';
+import { httpCall } from '@app/channels';
 
 /** Calls in flight to one receiver at most, as a channel's bounded sender pool would have. */
 export const WEBHOOK_CONNECTIONS = 64;
 
 /**
  * How the emulated channels call webhooks: kept-alive connections, at most `limit` calls in
- * flight to one receiver; the others wait their turn, and an attempt's timeout starts when its
- * call is sent, not while it waits. A receiver that falls behind then sees a steady queue of
+ * flight to one receiver (so at most as many connections to it); the others wait their turn, and
+ * an attempt's timeout starts when its call is sent, not while it waits. A receiver that falls behind then sees a steady queue of
  * calls, each with its full time to answer, rather than calls that time out before they are
  * sent and come again.
  */
 export class WebhookPoster {
-  private readonly http;
   private readonly slots = new Map<string, { active: number; waiting: (() => void)[] }>();
 
-  constructor(private readonly limit = WEBHOOK_CONNECTIONS) {
-    this.http = httpClient({ connections: limit });
-  }
+  constructor(private readonly limit = WEBHOOK_CONNECTIONS) {}
 
   async post(
     url: string,
@@ -27,7 +24,7 @@ export class WebhookPoster {
     const target = new URL(url);
     const release = await this.acquire(target.origin);
     try {
-      const res = await this.http(target, {
+      const res = await httpCall(target, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...headers },
         body,

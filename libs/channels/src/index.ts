@@ -4,5 +4,5 @@ export * from './whatsapp';
 export * from './telegram';
 export * from './max';
 export { templateHtml, escapeHtml } from './bots/bot-text';
-export { httpCall, httpClient } from './http-call';
+export { httpCall } from './http-call';
 export type { HttpCall, HttpAnswer, HttpInit } from './http-call';
