@@ -9,13 +9,13 @@ import { GatewayConfig } from '../../config';
 import { Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
 
-/** 401 for a callback whose X-Hub-Signature-256 is missing or does not match its body. */
 /**
  * How many recorded hand-overs are remembered: a message's callbacks (sent, delivered, read) come
  * within minutes, and a second record of the same hand-over would change nothing.
  */
 const RECORDED_REMEMBERED = 20_000;
 
+/** 401 for a callback whose X-Hub-Signature-256 is missing or does not match its body. */
 export class InvalidSignatureProblem extends ProblemError {
   constructor() {
     super(401, 'invalid-signature', 'Invalid signature', 'X-Hub-Signature-256 is missing or does not match the body.');
