@@ -220,8 +220,10 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
             if (r.auth) headers.authorization = r.auth;
             if (r.body !== undefined) headers['content-type'] = r.contentType;
             // The HTTP layer answers 400 (bad percent-encoding) and 414 (a long segment) for any
-            // route, and 404 when an empty segment makes the path another route's.
-            const layer = ['400', '414', ...(r.segments.includes('') ? ['404'] : [])];
+            // route, and 404 when an empty segment, or a dot segment that URL normalisation
+            // removes ('.', '..', '%2e'), makes the path another route's.
+            const reroutes = r.segments.some((s) => s === '' || /^(\.|%2e){1,2}$/i.test(s));
+            const layer = ['400', '414', ...(reroutes ? ['404'] : [])];
             const target = `${platform.urls.api}/api${url}${qs ? `?${qs}` : ''}`;
             await check({ method, url: target, headers, body: r.body }, [...documented, ...layer]);
           }),

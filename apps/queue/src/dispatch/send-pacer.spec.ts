@@ -54,10 +54,12 @@ describe('SendPacer', () => {
 
   it('holds a paused sender until the pause ends and reports it', async () => {
     const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
-    pacer.pause('s', Date.now() + 150);
+    const until = Date.now() + 150;
+    pacer.pause('s', until);
     expect(Object.keys(pacer.pausedSenders())).toEqual(['s']);
-    const [t] = await grants(pacer, [['s', 'x']]);
-    expect(t).toBeGreaterThanOrEqual(145);
+    await grants(pacer, [['s', 'x']]);
+    // Measured from the pause itself: a busy machine may start the wait some milliseconds late.
+    expect(Date.now()).toBeGreaterThanOrEqual(until - 2);
     expect(pacer.pausedSenders()).toEqual({});
   });
 

@@ -152,14 +152,22 @@ export class DeliveriesRepository {
     const rows = await sqlRows<ClaimedDelivery & { stream_seq: string; seq: string }>(
       this.ds,
       `WITH busy AS (
-         SELECT b.subscription_id, count(*) AS n
-           FROM deliveries b
-          WHERE b.status = 'PENDING' AND b.locked_until IS NOT NULL AND b.locked_until > now()
-          GROUP BY b.subscription_id
+         -- In flight per subscription (leased and not settled). Each count is an index range scan
+         -- over leases that have not expired, so the entries of deliveries settled since the last
+         -- vacuum are passed over once (and marked dead), not reread by every claim as a bitmap
+         -- scan of the whole lease index would.
+         SELECT s.id AS subscription_id, s.user_id, held.n
+           FROM subscriptions s
+           CROSS JOIN LATERAL (
+             SELECT count(*) AS n FROM (
+               SELECT 1 FROM deliveries b
+                WHERE b.subscription_id = s.id AND b.status = 'PENDING'
+                  AND b.locked_until IS NOT NULL AND b.locked_until > now()
+                LIMIT GREATEST($2::integer, $3::integer)
+             ) leased
+           ) held
        ), tenant_busy AS (
-         SELECT t.user_id, sum(busy.n) AS n
-           FROM busy JOIN subscriptions t ON t.id = busy.subscription_id
-          GROUP BY t.user_id
+         SELECT busy.user_id, sum(busy.n) AS n FROM busy GROUP BY busy.user_id
        ), subs AS (
          -- Subscriptions and tenants already at their limit are left out here, so they never
          -- take the places of others that have room.
