@@ -92,9 +92,10 @@ export class DeliveriesRepository {
   async fanOut(events: FanOutEvent[]): Promise<number[]> {
     if (events.length === 0) return [];
     const col = <K extends keyof FanOutEvent>(k: K) => events.map((e) => e[k]);
-    const rows = await sqlRows<{ event_id: string }>(
+    const rows = await sqlRows<{ event_id: string; n: number }>(
       this.ds,
-      `INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, next_attempt_at)
+      `WITH created AS (
+       INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, next_attempt_at)
        SELECT gen_random_uuid(), s.id, e.event_id, e.type, e.created_at, e.stream_seq, e.payload, e.order_key, now()
          FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[])
               WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, ord)
@@ -105,7 +106,9 @@ export class DeliveriesRepository {
           AND (s.app_id IS NULL OR s.app_id = e.app_id)
         ORDER BY e.ord, s.id
        ON CONFLICT (subscription_id, event_id) DO NOTHING
-       RETURNING event_id`,
+       RETURNING event_id
+       )
+       SELECT event_id, count(*)::integer AS n FROM created GROUP BY event_id`,
       [
         col('eventId'),
         col('type'),
@@ -117,8 +120,7 @@ export class DeliveriesRepository {
         col('orderKey'),
       ],
     );
-    const created = new Map<string, number>();
-    for (const r of rows) created.set(r.event_id, (created.get(r.event_id) ?? 0) + 1);
+    const created = new Map(rows.map((r) => [r.event_id, r.n]));
     return events.map((e) => created.get(e.eventId) ?? 0);
   }
 
@@ -152,10 +154,11 @@ export class DeliveriesRepository {
     const rows = await sqlRows<ClaimedDelivery & { stream_seq: string; seq: string }>(
       this.ds,
       `WITH busy AS (
-         -- In flight per subscription (leased and not settled). Each count is an index range scan
-         -- over leases that have not expired, so the entries of deliveries settled since the last
-         -- vacuum are passed over once (and marked dead), not reread by every claim as a bitmap
-         -- scan of the whole lease index would.
+         -- In flight per active subscription (leased and not settled; a disabled one's last
+         -- attempts end within their lease). Each count is an index range scan over leases that
+         -- have not expired, so the entries of deliveries settled since the last vacuum are passed
+         -- over once (and marked dead), not reread by every claim as a bitmap scan of the whole
+         -- lease index would.
          SELECT s.id AS subscription_id, s.user_id, held.n
            FROM subscriptions s
            CROSS JOIN LATERAL (
@@ -166,6 +169,7 @@ export class DeliveriesRepository {
                 LIMIT GREATEST($2::integer, $3::integer)
              ) leased
            ) held
+          WHERE s.status = 'ACTIVE'
        ), tenant_busy AS (
          SELECT busy.user_id, sum(busy.n) AS n FROM busy GROUP BY busy.user_id
        ), subs AS (
