@@ -8,7 +8,7 @@ import { NatsClients } from '@app/messaging';
 import { spawnTs } from '@app/testing';
 import { outbound, publishOutbound, SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
 import { apiClient, connectSandboxApp, ensureApprovedTemplate, TEMPLATE } from '../seed';
-import { Bench, BenchFigure, BenchOptions, machineCpuMs } from './report';
+import { Bench, BenchFigure, BenchOptions, commandCpuMs, machineCpuMs } from './report';
 import { SpawnedPlatform, spawnPlatform } from './spawned-platform';
 import type { ServiceName } from '../../test/support/platform-env';
 
@@ -43,6 +43,17 @@ function perMessage(before: CpuUse, after: CpuUse, n: number): string {
 /** The whole machine's busy CPU milliseconds per message since `before` (every process: the services, PostgreSQL, NATS, the bench). */
 function machinePerMessage(before: number, n: number): number {
   return Number(((machineCpuMs() - before) / n).toFixed(2));
+}
+
+/** The infrastructure's CPU, PostgreSQL's (every backend) and NATS's, for `infraPerMessage`. */
+function infraCpuMs(): { postgres: number; nats: number } {
+  return { postgres: commandCpuMs('postgres'), nats: commandCpuMs('nats-server') };
+}
+
+/** PostgreSQL's and NATS's CPU milliseconds per message since `before`, e.g. `postgres 1.20, nats 0.40`. */
+function infraPerMessage(before: { postgres: number; nats: number }, n: number): string {
+  const after = infraCpuMs();
+  return `postgres ${((after.postgres - before.postgres) / n).toFixed(2)}, nats ${((after.nats - before.nats) / n).toFixed(2)}`;
 }
 
 /** Runs an operator CLI command of the stack and returns its JSON answer. */
@@ -191,12 +202,14 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
     }
     const cpuBefore = platform.cpuMs();
     const machineBefore = machineCpuMs();
+    const infraBefore = infraCpuMs();
     const first = await sendAll(platform.urls.api, user.token, appIds, n);
     const accepted = Date.now();
     const last = await lastDelivered(platform.infra.databaseUrl, n);
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
     const machineMs = machinePerMessage(machineBefore, n);
+    const infraMs = infraPerMessage(infraBefore, n);
     // Callbacks the sandbox had to send again (a gateway too busy to answer within its timeout).
     const callbacks = await new SandboxWhatsApp(platform.urls.sandbox).webhooks();
     return [
@@ -218,6 +231,7 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
           service_cpu_ms_per_message: cpuPerMessage,
           queue_alone_cpu_ms_per_message: oneQueue.cpuPerMessage,
           machine_cpu_ms_per_message: machineMs,
+          infrastructure_cpu_ms_per_message: infraMs,
           callbacks: callbacks.length,
           callback_attempts: callbacks.reduce((sum, c) => sum + c.attempts, 0),
           queue_alone_machine_cpu_ms_per_message: oneQueue.machinePerMessage,

@@ -1,6 +1,6 @@
 // What every benchmark reports: one figure per line, always beside a baseline measured in the same
 // run, so the ratio means something on a noisy machine.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export interface BenchOptions {
@@ -71,6 +71,30 @@ export function machineCpuMs(): number {
       .slice(1)
       .map(Number);
     return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU milliseconds used so far by every process whose command is `command` (Linux /proc; NaN
+ * elsewhere), with what their exited children used: for PostgreSQL, the postmaster's count
+ * includes the backends that ended meanwhile.
+ */
+export function commandCpuMs(command: string): number {
+  try {
+    let total = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+      } catch {
+        // The process ended while being read.
+      }
+    }
+    return total;
   } catch {
     return NaN;
   }
