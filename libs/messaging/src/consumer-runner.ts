@@ -251,15 +251,15 @@ export class ConsumerRunner {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      // Ended by its timer or by a poke; either way the wait is over, so a later poke must set
+      // `woken` for the next wait rather than end this one again (and be lost).
+      const done = () => {
         clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
         resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
       };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 
