@@ -78,14 +78,6 @@ export interface RunnerOptions {
  */
 export const EVENTS_LINGER_MS = 10;
 
-/**
- * A publication can reach a wake subscriber a moment before its stream has stored it, so the pull
- * it prompts may come back empty: after a wake an empty runner looks again this soon, for a short
- * while, instead of waiting for its idle poll.
- */
-const WAKE_RECHECK_MS = 10;
-const WAKE_RECHECK_WINDOW_MS = 50;
-
 export function backoffDelay(deliveryCount: number, o: BackoffOptions): number {
   const exp = o.baseMs * 2 ** Math.max(0, deliveryCount - 1);
   return Math.min(o.maxMs, exp);
@@ -102,8 +94,6 @@ export class ConsumerRunner {
   private wake?: () => void;
   private woken = false;
   private wakeSubs: Subscription[] = [];
-  /** When a wake subject last had a publication. */
-  private lastWakeAt = 0;
   private readonly backoff: BackoffOptions;
   private readonly batch: number;
   private readonly idlePollMs: number;
@@ -134,14 +124,7 @@ export class ConsumerRunner {
     if (this.running) return;
     this.running = true;
     for (const subject of this.opts.wakeSubjects ?? []) {
-      this.wakeSubs.push(
-        this.nc.subscribe(subject, {
-          callback: () => {
-            this.lastWakeAt = Date.now();
-            this.poke();
-          },
-        }),
-      );
+      this.wakeSubs.push(this.nc.subscribe(subject, { callback: () => this.poke() }));
     }
     this.loop = this.run();
   }
@@ -167,14 +150,9 @@ export class ConsumerRunner {
         await this.idle(1000);
         continue;
       }
-      if (handled === 0) await this.idle(this.idleWait());
+      if (handled === 0) await this.idle(this.idlePollMs);
       else if (handled < this.batch && this.opts.lingerMs) await this.linger(this.opts.lingerMs);
     }
-  }
-
-  /** How long an empty runner waits: its idle poll, or a short recheck just after a wake. */
-  private idleWait(): number {
-    return Date.now() - this.lastWakeAt < WAKE_RECHECK_WINDOW_MS ? WAKE_RECHECK_MS : this.idlePollMs;
   }
 
   /** Waits `ms` whatever wakes arrive meanwhile (the pull after it takes what they announced). */
@@ -223,7 +201,7 @@ export class ConsumerRunner {
         await this.idle(1000);
         continue;
       }
-      if (pulled === 0) await this.idle(this.idleWait());
+      if (pulled === 0) await this.idle(this.idlePollMs);
     }
   }
 

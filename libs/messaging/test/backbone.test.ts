@@ -137,37 +137,6 @@ describe('durable NATS backbone', () => {
     expect(order[0]).toBe('svc');
   });
 
-  it('looks again soon after a wake whose message is not stored yet, instead of at its idle poll', async () => {
-    // A publication can reach the wake subscribers before its stream has stored it. Here the wake
-    // comes on a subject of its own, and the message is stored 20 ms later on a subject that wakes
-    // nobody: only a second look soon after the wake finds it before the (30 s) idle poll.
-    const wake = `${infra.prefix}.test.wake`;
-    const seen: string[] = [];
-    const r = new ConsumerRunner(clients.nc, js, {
-      sources: [
-        {
-          stream: t.outboundStream('service'),
-          consumer: t.outboundConsumer('service', 'max'),
-          maxDeliver: OUTBOUND_MAX_DELIVER,
-        },
-      ],
-      handler: async (m) => {
-        seen.push(m.json<{ id: string }>().id);
-      },
-      deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
-      wakeSubjects: [wake],
-      idlePollMs: 30_000,
-    });
-    runners.push(r);
-    r.start();
-    await sleep(300); // the first pull found nothing: the runner waits for a wake or its poll
-    clients.nc.publish(wake);
-    await sleep(20);
-    await publishDurable(js, t.outboundSubject('service', 'max'), { id: 'after-wake' }, 'after-wake');
-    await waitFor(() => seen.length === 1, 10_000, 'the message stored just after the wake');
-    expect(seen).toEqual(['after-wake']);
-  });
-
   it('redelivers a message whose consumer process was killed before acking', async () => {
     const subject = t.outboundSubject('service', 'whatsapp');
     await publishDurable(js, subject, { id: 'crash-1' }, 'crash-1');
