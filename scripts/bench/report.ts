@@ -59,6 +59,19 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]): number => percentile(values, 50);
 
+/** /proc counts CPU time in clock ticks of 1/100 s. */
+const ticksToMs = (ticks: number): number => (ticks * 1000) / 100;
+
+/**
+ * CPU milliseconds one process has used (user and system), with what its exited children used
+ * when `withChildren`; throws when the process is gone or /proc is not there.
+ */
+function statCpuMs(pid: number | string | undefined, withChildren: boolean): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const own = Number(fields[11]) + Number(fields[12]);
+  return ticksToMs(withChildren ? own + Number(fields[13]) + Number(fields[14]) : own);
+}
+
 /**
  * CPU milliseconds the whole machine has spent busy so far, every core and process together
  * (PostgreSQL, NATS and the bench's clients included; Linux /proc; NaN elsewhere).
@@ -70,7 +83,7 @@ export function machineCpuMs(): number {
       .split(/\s+/)
       .slice(1)
       .map(Number);
-    return ((user + nice + system + irq + softirq + steal) * 1000) / 100;
+    return ticksToMs(user + nice + system + irq + softirq + steal);
   } catch {
     return NaN;
   }
@@ -88,8 +101,7 @@ export function commandCpuMs(command: string): number {
       if (!/^\d+$/.test(pid)) continue;
       try {
         if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+        total += statCpuMs(pid, true);
       } catch {
         // The process ended while being read.
       }
@@ -106,8 +118,7 @@ export function commandCpuMs(command: string): number {
  */
 export function cpuMs(pid: number | undefined): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return statCpuMs(pid, false);
   } catch {
     return NaN;
   }
