@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { createDataSource, migrateSchema, sqlRows } from '@app/database';
-import { startTestInfra, TestInfra } from '@app/testing';
-import { webhooksSchema } from '../src/database/schema';
-import { ClaimedDelivery, DeliveriesRepository } from '../src/delivery/deliveries.repository';
+import { ClaimedDelivery } from '../src/delivery/deliveries.repository';
+import { addSubscription, streamEvents, useDeliveriesStore } from './support/store';
 
 /**
  * Claiming against the real schema: what other dispatchers hold (unexpired leases) counts against
@@ -11,58 +8,14 @@ import { ClaimedDelivery, DeliveriesRepository } from '../src/delivery/deliverie
  * does not.
  */
 describe('deliveries: claiming within windows and tenant limits', () => {
-  let infra: TestInfra;
-  let ds: DataSource;
-  let deliveries: DeliveriesRepository;
-  let seq = 0;
-
-  beforeAll(async () => {
-    infra = await startTestInfra({ suite: 'webhooks-claim', nats: false });
-    await migrateSchema(infra.databaseUrl, webhooksSchema);
-    ds = createDataSource(infra.databaseUrl, webhooksSchema, 4);
-    await ds.initialize();
-    deliveries = new DeliveriesRepository(ds);
-  });
-
-  // Every claim looks at every tenant: each case starts from an empty table.
-  beforeEach(() => sqlRows(ds, 'TRUNCATE subscriptions CASCADE'));
-
-  afterAll(async () => {
-    if (ds?.isInitialized) await ds.destroy();
-    await infra?.stop();
-  });
-
-  async function subscription(userId: string): Promise<string> {
-    const id = randomUUID();
-    await sqlRows(
-      ds,
-      `INSERT INTO subscriptions (id, user_id, url, events, secret, window_open)
-       VALUES ($1, $2, 'https://example.com/hook', ARRAY['*'], 'secret', true)`,
-      [id, userId],
-    );
-    return id;
-  }
-
-  async function events(userId: string, n: number): Promise<void> {
-    await deliveries.fanOut(
-      Array.from({ length: n }, () => ({
-        eventId: `evt_${randomUUID().replace(/-/g, '')}`,
-        type: 'app.updated' as const,
-        userId,
-        appId: 1,
-        createdAt: new Date(),
-        streamSeq: ++seq,
-        payload: '{}',
-        orderKey: null,
-      })),
-    );
-  }
+  const store = useDeliveriesStore('webhooks-claim');
+  const events = (userId: string, n: number) => store.deliveries.fanOut(streamEvents(userId, n));
 
   const claim = (perSubscription: number, perTenant: number, leaseMs = 60_000) =>
-    deliveries.claim({ max: 100, perSubscription, perTenant, leaseMs });
+    store.deliveries.claim({ max: 100, perSubscription, perTenant, leaseMs });
 
   const settle = (claimed: ClaimedDelivery[]) =>
-    deliveries.settleSucceeded(
+    store.deliveries.settleSucceeded(
       claimed.map((d) => ({
         status: 'SUCCEEDED' as const,
         nextAttemptAt: null,
@@ -84,7 +37,7 @@ describe('deliveries: claiming within windows and tenant limits', () => {
 
   it("counts another dispatcher's leases against the window until they are settled", async () => {
     const user = randomUUID();
-    const sub = await subscription(user);
+    const sub = await addSubscription(store.ds, user);
     await events(user, 10);
     const first = await claim(3, 64);
     expect(first.map((d) => d.subscription_id)).toEqual([sub, sub, sub]);
@@ -98,14 +51,14 @@ describe('deliveries: claiming within windows and tenant limits', () => {
 
   it("counts every subscription's leases against the tenant's limit", async () => {
     const user = randomUUID();
-    const [a, b] = [await subscription(user), await subscription(user)];
+    const [a, b] = [await addSubscription(store.ds, user), await addSubscription(store.ds, user)];
     await events(user, 10);
     const taken = await claim(10, 4);
     expect(taken).toHaveLength(4);
     expect(await claim(10, 4)).toEqual([]);
     // Another tenant is not held back by it.
     const other = randomUUID();
-    await subscription(other);
+    await addSubscription(store.ds, other);
     await events(other, 2);
     expect((await claim(10, 4)).map((d) => d.user_id)).toEqual([other, other]);
     await settle(taken);
@@ -116,7 +69,7 @@ describe('deliveries: claiming within windows and tenant limits', () => {
 
   it('takes again what a crashed dispatcher held once its lease ran out', async () => {
     const user = randomUUID();
-    await subscription(user);
+    await addSubscription(store.ds, user);
     await events(user, 2);
     const held = await claim(1, 64, 300);
     expect(held).toHaveLength(1);

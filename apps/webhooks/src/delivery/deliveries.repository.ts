@@ -19,6 +19,14 @@ export interface FanOutEvent {
   orderKey: string | null;
 }
 
+/** What fanning out one event did. */
+export interface FannedOut {
+  /** Deliveries ready to send. */
+  ready: number;
+  /** Held deliveries that `releaseHeld` may move at once (their endpoint is no longer parked). */
+  toRelease: number;
+}
+
 /** A delivery taken by a dispatcher, with what it needs to sign and send it. */
 export interface ClaimedDelivery {
   id: string;
@@ -79,6 +87,9 @@ const FIRST_OF_ITS_KEY = `(d.order_key IS NULL OR NOT EXISTS (
                    WHERE e.subscription_id = d.subscription_id AND e.order_key = d.order_key
                      AND e.status = 'PENDING' AND (e.stream_seq, e.seq) < (d.stream_seq, d.seq)))`;
 
+/** Held deliveries moved or failed per statement by housekeeping. */
+const HELD_BATCH = 5000;
+
 /** The only place that queries deliveries and delivery attempts. */
 @Injectable()
 export class DeliveriesRepository {
@@ -87,28 +98,47 @@ export class DeliveriesRepository {
   /**
    * One delivery per matching active subscription of each event's tenant (by type or `*`, and by
    * app when the subscription has one), for a batch of events in one statement, in the batch's
-   * order. Idempotent: a redelivered event adds nothing. Returns how many deliveries each event got.
+   * order. A subscription whose endpoint is parked, or still has held events to release, gets a
+   * held delivery instead (see `releaseHeld`). Idempotent: a redelivered event adds nothing.
    */
-  async fanOut(events: FanOutEvent[]): Promise<number[]> {
+  async fanOut(events: FanOutEvent[]): Promise<FannedOut[]> {
     if (events.length === 0) return [];
     const col = <K extends keyof FanOutEvent>(k: K) => events.map((e) => e[k]);
-    const rows = await sqlRows<{ event_id: string; n: number }>(
+    const rows = await sqlRows<{ event_id: string; n: number; ready: boolean }>(
       this.ds,
-      `WITH created AS (
-       INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, next_attempt_at)
-       SELECT gen_random_uuid(), s.id, e.event_id, e.type, e.created_at, e.stream_seq, e.payload, e.order_key, now()
-         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[])
+      `WITH e AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[])
               WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, ord)
-         JOIN subscriptions s
-           ON s.user_id = e.user_id
-          AND s.status = 'ACTIVE'
-          AND (s.events @> ARRAY['*']::text[] OR s.events @> ARRAY[e.type]::text[])
-          AND (s.app_id IS NULL OR s.app_id = e.app_id)
-        ORDER BY e.ord, s.id
-       ON CONFLICT (subscription_id, event_id) DO NOTHING
-       RETURNING event_id
+       ), matched AS (
+         SELECT e.*, s.id AS subscription_id, s.parked_until
+           FROM e JOIN subscriptions s
+             ON s.user_id = e.user_id
+            AND s.status = 'ACTIVE'
+            AND (s.events @> ARRAY['*']::text[] OR s.events @> ARRAY[e.type]::text[])
+            AND (s.app_id IS NULL OR s.app_id = e.app_id)
+       ), pairs AS (
+         -- Does the endpoint hold new events back (parked, or held events still to release)?
+         SELECT m.*, (m.parked_until IS NOT NULL
+                      OR EXISTS (SELECT 1 FROM held_deliveries h WHERE h.subscription_id = m.subscription_id)) AS holds
+           FROM matched m
+       ), held AS (
+         INSERT INTO held_deliveries (subscription_id, stream_seq, id, seq, event_id, event_type, event_created_at, payload, order_key)
+         SELECT p.subscription_id, p.stream_seq, gen_random_uuid(), nextval('deliveries_seq_seq'), p.event_id, p.type,
+                p.created_at, p.payload, p.order_key
+           FROM pairs p WHERE p.holds
+          ORDER BY p.ord, p.subscription_id
+         ON CONFLICT (subscription_id, stream_seq) DO NOTHING
+       ), created AS (
+         INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, next_attempt_at)
+         SELECT gen_random_uuid(), p.subscription_id, p.event_id, p.type, p.created_at, p.stream_seq, p.payload, p.order_key, now()
+           FROM pairs p WHERE NOT p.holds
+          ORDER BY p.ord, p.subscription_id
+         ON CONFLICT (subscription_id, event_id) DO NOTHING
+         RETURNING event_id
        )
-       SELECT event_id, count(*)::integer AS n FROM created GROUP BY event_id`,
+       SELECT event_id, count(*)::integer AS n, true AS ready FROM created GROUP BY event_id
+       UNION ALL
+       SELECT event_id, count(*)::integer, false FROM pairs WHERE holds AND parked_until IS NULL GROUP BY event_id`,
       [
         col('eventId'),
         col('type'),
@@ -120,8 +150,102 @@ export class DeliveriesRepository {
         col('orderKey'),
       ],
     );
-    const created = new Map(rows.map((r) => [r.event_id, r.n]));
-    return events.map((e) => created.get(e.eventId) ?? 0);
+    const count = (ready: boolean) => new Map(rows.filter((r) => r.ready === ready).map((r) => [r.event_id, r.n]));
+    const [ready, toRelease] = [count(true), count(false)];
+    return events.map((e) => ({ ready: ready.get(e.eventId) ?? 0, toRelease: toRelease.get(e.eventId) ?? 0 }));
+  }
+
+  /**
+   * Moves held deliveries into the line, oldest event first, keeping their ids and order: up to
+   * `perSubscription` of each subscription whose endpoint is no longer parked, and the oldest one
+   * of a parked subscription whose probe is due and has no event in line that was never tried
+   * (what a probe prefers). Returns how many moved; call again while it moves any.
+   */
+  releaseHeld(perSubscription: number): Promise<number> {
+    return this.moveHeld(
+      this.ds,
+      `SELECT h.subscription_id, h.stream_seq, NULL::text AS error
+         FROM subscriptions s
+         CROSS JOIN LATERAL (
+           SELECT h.subscription_id, h.stream_seq FROM held_deliveries h
+            WHERE h.subscription_id = s.id
+            ORDER BY h.stream_seq
+            LIMIT CASE WHEN s.parked_until IS NULL THEN $1::integer ELSE 1 END
+         ) h
+        WHERE EXISTS (SELECT 1 FROM held_deliveries)
+          AND s.status = 'ACTIVE'
+          AND (s.parked_until IS NULL
+               OR (s.parked_until <= now()
+                   AND NOT EXISTS (SELECT 1 FROM deliveries d
+                                    WHERE d.subscription_id = s.id AND d.status = 'PENDING' AND d.retry_index = 0)))`,
+      [perSubscription],
+      'PENDING',
+    );
+  }
+
+  /**
+   * Ends held deliveries as FAILED deliveries (resendable), up to `limit`: those that `where`
+   * picks (over `h`, the held row, and `s`, its subscription), with `error` (an SQL expression
+   * over the same) as the reason. Parameters start at $2.
+   */
+  private failHeld(
+    q: DataSource | EntityManager,
+    pick: { where: string; error: string; params: unknown[] },
+    limit: number,
+  ): Promise<number> {
+    return this.moveHeld(
+      q,
+      `SELECT h.subscription_id, h.stream_seq, (${pick.error}) AS error
+         FROM held_deliveries h JOIN subscriptions s ON s.id = h.subscription_id
+        WHERE ${pick.where}
+        ORDER BY h.subscription_id, h.stream_seq
+        LIMIT $1`,
+      [limit, ...pick.params],
+      'FAILED',
+    );
+  }
+
+  /**
+   * Turns the held rows that `picked` selects (subscription_id, stream_seq, error) into deliveries
+   * with their ids, order and first-seen time: pending and due now, or failed with the error.
+   */
+  private async moveHeld(
+    q: DataSource | EntityManager,
+    picked: string,
+    params: unknown[],
+    status: 'PENDING' | 'FAILED',
+  ): Promise<number> {
+    const [due, finished] = status === 'PENDING' ? ['now()', 'NULL'] : ['NULL', 'now()'];
+    const rows = await sqlRows<{ n: number }>(
+      q,
+      `WITH picked AS (${picked}
+       ), moved AS (
+         DELETE FROM held_deliveries h USING picked
+          WHERE h.subscription_id = picked.subscription_id AND h.stream_seq = picked.stream_seq
+         RETURNING h.*, picked.error
+       ), created AS (
+         INSERT INTO deliveries (id, seq, subscription_id, event_id, event_type, event_created_at, stream_seq, payload,
+                                 order_key, status, next_attempt_at, finished_at, last_error, created_at)
+         SELECT id, seq, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key,
+                '${status}', ${due}, ${finished}, error, created_at
+           FROM moved ORDER BY subscription_id, stream_seq
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM moved)::integer AS n`,
+      params,
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** `failHeld` in batches until nothing is left to pick. */
+  private async failAllHeld(pick: { where: string; error: string; params: unknown[] }): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.failHeld(this.ds, pick, HELD_BATCH);
+      total += n;
+      if (n < HELD_BATCH) return total;
+    }
   }
 
   /** A delivery to one subscription outside the stream (test events): it goes ahead of the rest. */
@@ -289,19 +413,22 @@ export class DeliveriesRepository {
 
   /**
    * Settles a batch of successful attempts in one statement (one round trip); their subscriptions
-   * are healthy again (no failure streak, no parking, the whole window open).
+   * are healthy again (no failure streak, no parking, the whole window open). Returns how many
+   * subscriptions that made healthy.
    */
-  async settleSucceeded(outcomes: AttemptOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    await sqlRows(
+  async settleSucceeded(outcomes: AttemptOutcome[]): Promise<number> {
+    if (outcomes.length === 0) return 0;
+    const rows = await sqlRows<{ id: string }>(
       this.ds,
       ...this.settleStatement(
         outcomes,
         `UPDATE subscriptions SET failing_since = NULL, parked_until = NULL, probe_index = 0, window_open = true
           WHERE id IN (SELECT subscription_id FROM settled)
-            AND (failing_since IS NOT NULL OR parked_until IS NOT NULL OR NOT window_open)`,
+            AND (failing_since IS NOT NULL OR parked_until IS NOT NULL OR NOT window_open)
+          RETURNING id`,
       ),
     );
+    return rows.length;
   }
 
   /**
@@ -324,10 +451,16 @@ export class DeliveriesRepository {
         RETURNING d.id`,
       [spanMs, reason],
     );
-    return rows.length;
+    // A held delivery has been due since it was held.
+    const held = await this.failAllHeld({
+      where: `s.parked_until IS NOT NULL AND h.created_at < now() - make_interval(secs => 2 * $2::bigint / 1000.0)`,
+      error: '$3::text',
+      params: [spanMs, reason],
+    });
+    return rows.length + held;
   }
 
-  /** Ends every pending delivery of a subscription that is being disabled (they stay resendable). */
+  /** Ends every pending and held delivery of a subscription that is being disabled (they stay resendable). */
   async failPending(em: EntityManager, subscriptionId: string, reason: string): Promise<void> {
     await sqlRows(
       em,
@@ -336,12 +469,18 @@ export class DeliveriesRepository {
         WHERE subscription_id = $1 AND status = 'PENDING' AND (locked_until IS NULL OR locked_until <= now())`,
       [subscriptionId, reason],
     );
+    await this.failHeld(
+      em,
+      { where: 'h.subscription_id = $2', error: '$3::text', params: [subscriptionId, reason] },
+      2 ** 31 - 1,
+    );
   }
 
   /**
    * Ends pending deliveries of disabled subscriptions that `failPending` could not see: an event
    * fanned out by a transaction that read the subscription as ACTIVE and committed just after it
-   * was disabled. Nothing would ever attempt them; failed, they stay resendable.
+   * was disabled (held ones included). Nothing would ever attempt them; failed, they stay
+   * resendable.
    */
   async failStranded(): Promise<number> {
     const rows = await sqlRows<{ id: string }>(
@@ -354,11 +493,72 @@ export class DeliveriesRepository {
           AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until <= now())
         RETURNING d.id`,
     );
-    return rows.length;
+    const held = await this.failAllHeld({
+      where: `s.status = 'DISABLED'`,
+      error: `'subscription disabled: ' || COALESCE(s.disabled_reason, 'disabled')`,
+      params: [],
+    });
+    return rows.length + held;
   }
 
-  findForSubscription(subscriptionId: string, id: string): Promise<DeliveryEntity | null> {
-    return this.ds.getRepository(DeliveryEntity).findOneBy({ id, subscriptionId });
+  /** A delivery of the subscription, and whether it is held behind its parked endpoint. */
+  async findForSubscription(
+    subscriptionId: string,
+    id: string,
+  ): Promise<{ delivery: DeliveryEntity; held: boolean } | null> {
+    const delivery = await this.ds.getRepository(DeliveryEntity).findOneBy({ id, subscriptionId });
+    if (delivery) return { delivery, held: false };
+    const [held] = await this.held(`h.subscription_id = $1 AND h.id = $2`, [subscriptionId, id], 1);
+    return held ? { delivery: held, held: true } : null;
+  }
+
+  /** Held deliveries as the deliveries they will be: pending, not tried, due when the endpoint's probe is. */
+  private async held(where: string, params: unknown[], limit: number): Promise<DeliveryEntity[]> {
+    const rows = await sqlRows<{
+      id: string;
+      seq: string;
+      subscription_id: string;
+      event_id: string;
+      event_type: string;
+      event_created_at: Date;
+      stream_seq: string;
+      order_key: string | null;
+      payload: string;
+      created_at: Date;
+      parked_until: Date | null;
+    }>(
+      this.ds,
+      `SELECT h.id, h.seq, h.subscription_id, h.event_id, h.event_type, h.event_created_at, h.stream_seq, h.order_key,
+              h.payload, h.created_at, s.parked_until
+         FROM held_deliveries h JOIN subscriptions s ON s.id = h.subscription_id
+        WHERE ${where}
+        ORDER BY h.stream_seq DESC
+        LIMIT $${params.length + 1}`,
+      [...params, limit],
+    );
+    return rows.map((r) =>
+      this.ds.getRepository(DeliveryEntity).create({
+        id: r.id,
+        seq: String(r.seq),
+        subscriptionId: r.subscription_id,
+        eventId: r.event_id,
+        eventType: r.event_type,
+        eventCreatedAt: r.event_created_at,
+        streamSeq: String(r.stream_seq),
+        orderKey: r.order_key,
+        payload: r.payload,
+        status: 'PENDING',
+        attempts: 0,
+        retryIndex: 0,
+        nextAttemptAt: r.parked_until,
+        lockedUntil: null,
+        lastAttemptAt: null,
+        lastResponseStatus: null,
+        lastError: null,
+        createdAt: r.created_at,
+        finishedAt: null,
+      }),
+    );
   }
 
   /** Puts a delivery back in line now with a fresh retry schedule; false when it has no body any more. */
@@ -374,12 +574,16 @@ export class DeliveriesRepository {
     return rows.length > 0;
   }
 
-  listDeliveries(subscriptionId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryEntity[]> {
-    return this.ds.getRepository(DeliveryEntity).find({
+  /** Newest first, held deliveries (pending behind a parked endpoint) among them. */
+  async listDeliveries(subscriptionId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryEntity[]> {
+    const stored = await this.ds.getRepository(DeliveryEntity).find({
       where: { subscriptionId, ...(status ? { status } : {}) },
       order: { seq: 'DESC' },
       take: limit,
     });
+    if (status !== undefined && status !== 'PENDING') return stored;
+    const held = await this.held('h.subscription_id = $1', [subscriptionId], limit);
+    return [...held, ...stored].sort((a, b) => Number(b.seq) - Number(a.seq)).slice(0, limit);
   }
 
   listAttempts(subscriptionId: string, limit: number): Promise<DeliveryAttemptEntity[]> {

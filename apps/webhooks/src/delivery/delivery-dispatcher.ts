@@ -12,6 +12,8 @@ import { WebhookResponse, WebhookSender } from './webhook-sender';
 
 /** A lease outlives the longest attempt by this much before another dispatcher may take over. */
 const LEASE_MARGIN_MS = 5000;
+/** Held deliveries moved into the line per subscription at a time once its endpoint answers. */
+const RELEASE_PER_SUBSCRIPTION = 1000;
 
 function formatDuration(ms: number): string {
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
@@ -26,7 +28,8 @@ function formatDuration(ms: number): string {
  * subscription has a window of attempts in flight (the events of one message still go one after
  * another) and each tenant a limit across its subscriptions, so a slow or dead subscriber only
  * ever holds its own slots. A failing endpoint is parked: nothing goes to it until its next
- * probe on the retry schedule, and its backlog flows again once a probe succeeds.
+ * probe on the retry schedule, and its backlog flows again once a probe succeeds: the events
+ * held for it meanwhile are moved in line here, before the claim that may take them.
  *
  * Successes are settled in batches (one transaction per batch); failures, which decide parking
  * and disabling, each in their own transaction with the subscription locked.
@@ -41,6 +44,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   private readonly housekeeping: PeriodicJob<void>;
   private wakeUp?: () => void;
   private wakeRequested = false;
+  private nextRelease = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private readonly successes: GroupCommit<AttemptOutcome, void>;
@@ -56,7 +60,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     this.schedule = config.retryScheduleMs;
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
     this.successes = new GroupCommit<AttemptOutcome, void>(async (_key, outcomes) => {
-      await this.deliveries.settleSucceeded(outcomes);
+      // An endpoint that proved itself gets its held events in line at once.
+      if ((await this.deliveries.settleSucceeded(outcomes)) > 0) this.requestRelease();
       return [];
     }, 500);
     this.housekeeping = new PeriodicJob(
@@ -91,11 +96,18 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     this.wakeUp?.();
   }
 
+  /** Events were held for an endpoint that may take one now: move them in line before the next claim. */
+  requestRelease(): void {
+    this.nextRelease = 0;
+    this.wake();
+  }
+
   private async run(): Promise<void> {
     while (this.running) {
       const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight.size;
       let claimed: ClaimedDelivery[] = [];
       this.wakeRequested = false;
+      await this.releaseHeld();
       if (free > 0) {
         try {
           claimed = await this.deliveries.claim({
@@ -119,7 +131,23 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       }
       // Everything due was taken (or waits for a window, a parked endpoint's probe, or a free slot
       // here): sleep until an attempt finishes, new work is stored, or the next poll.
+      if (this.nextRelease === 0) this.wakeRequested = true;
       await this.idle(this.config.WEBHOOK_POLL_INTERVAL_MS);
+    }
+  }
+
+  /**
+   * Moves the events held behind endpoints that answer again into the line (or one for a due
+   * probe), once per poll interval while there is nothing to move and at once while there is.
+   */
+  private async releaseHeld(): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextRelease) return;
+    this.nextRelease = now + this.config.WEBHOOK_POLL_INTERVAL_MS;
+    try {
+      if ((await this.deliveries.releaseHeld(RELEASE_PER_SUBSCRIPTION)) > 0) this.nextRelease = 0;
+    } catch (err) {
+      if (this.running) this.logger.error({ err: String(err) }, 'releasing held deliveries failed');
     }
   }
 

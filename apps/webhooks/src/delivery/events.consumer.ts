@@ -10,7 +10,7 @@ import {
   Settlement,
   EVENTS_LINGER_MS,
 } from '@app/messaging';
-import { DeliveriesRepository, FanOutEvent } from './deliveries.repository';
+import { DeliveriesRepository, FannedOut, FanOutEvent } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 
 /** The body subscribers receive: the envelope without the routing-only tenant id, in a fixed key order. */
@@ -46,7 +46,7 @@ export function parseEnvelope(raw: unknown): EventEnvelope | null {
 
 /**
  * The durable consumer of EVENTS: turns each event into one delivery row per matching
- * subscription and acks only after they are committed, so an event is never lost to a crash
+ * subscription (a held one while its endpoint is parked; the dispatcher moves it in line) and acks only after they are committed, so an event is never lost to a crash
  * (JetStream redelivers it) and never doubled (one row per subscription and event). Events
  * handled at once are written together (one statement per batch), in stream order, so a
  * subscription's deliveries follow the events' order.
@@ -55,7 +55,7 @@ export function parseEnvelope(raw: unknown): EventEnvelope | null {
 export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(FanOutConsumer.name);
   private runner?: ConsumerRunner;
-  private readonly fanOut: GroupCommit<FanOutEvent, number>;
+  private readonly fanOut: GroupCommit<FanOutEvent, FannedOut>;
 
   constructor(
     private readonly clients: NatsClients,
@@ -103,7 +103,7 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
     if (!event) return settle.dead('not an event envelope');
     // Events without a tenant have no subscribers.
     if (!event.user_id || !isUuid(event.user_id)) return settle.ack();
-    const created = await this.fanOut.submit('', {
+    const { ready, toRelease } = await this.fanOut.submit('', {
       eventId: event.id,
       type: event.type,
       userId: event.user_id,
@@ -113,7 +113,8 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       payload: webhookBody(event),
       orderKey: orderKeyOf(event),
     });
-    if (created > 0) this.dispatcher.wake();
+    if (toRelease > 0) this.dispatcher.requestRelease();
+    else if (ready > 0) this.dispatcher.wake();
     return settle.ack();
   }
 }

@@ -225,12 +225,12 @@ export class SubscriptionStoreService {
 
   async resend(req: ResendRequest): Promise<ResendView> {
     const sub = await this.owned(req);
-    const delivery = isUuid(req.delivery_id)
-      ? await this.deliveries.findForSubscription(sub.id, req.delivery_id)
-      : null;
-    if (!delivery) throw new NotFoundProblem('delivery');
+    const found = isUuid(req.delivery_id) ? await this.deliveries.findForSubscription(sub.id, req.delivery_id) : null;
+    if (!found) throw new NotFoundProblem('delivery');
     this.requireActive(sub);
-    if (!(await this.deliveries.requeue(delivery.id))) {
+    const { delivery, held } = found;
+    // A held delivery is already in line: it goes once the endpoint answers its probe.
+    if (!held && !(await this.deliveries.requeue(delivery.id))) {
       throw new ConflictProblem(
         'delivery-expired',
         'Delivery expired',
