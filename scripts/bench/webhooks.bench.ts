@@ -194,6 +194,8 @@ export const webhooksBench: Bench = async (opts) => {
       rounds,
       alone_rates: aloneRates.map(Math.round).join(' '),
       beside_rates: besideRates.map(Math.round).join(' '),
+      // Each round's beside against its own alone (the two ran back to back).
+      round_ratios: besideRates.map((b, i) => (b / aloneRates[i]).toFixed(3)).join(' '),
       hanging_requests: receiver.counts.get('/hang') ?? 0,
       ...Object.fromEntries(
         ['service', 'postgres', 'machine'].flatMap((meter) =>
