@@ -87,7 +87,15 @@ const FIRST_OF_ITS_KEY = `(d.order_key IS NULL OR NOT EXISTS (
                    WHERE e.subscription_id = d.subscription_id AND e.order_key = d.order_key
                      AND e.status = 'PENDING' AND (e.stream_seq, e.seq) < (d.stream_seq, d.seq)))`;
 
-/** Held deliveries moved or failed per statement by housekeeping. */
+/** Which held deliveries to end (see `failHeld`). */
+interface HeldPick {
+  subs: string;
+  rows?: string;
+  error: string;
+  params: unknown[];
+}
+
+/** Held deliveries failed per subscription and statement by housekeeping. */
 const HELD_BATCH = 5000;
 
 /** The only place that queries deliveries and delivery attempts. */
@@ -184,23 +192,25 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Ends held deliveries as FAILED deliveries (resendable), up to `limit`: those that `where`
-   * picks (over `h`, the held row, and `s`, its subscription), with `error` (an SQL expression
-   * over the same) as the reason. Parameters start at $2.
+   * Ends held deliveries as FAILED deliveries (resendable): of the subscriptions `pick.subs`
+   * selects (over `s`), the oldest `perSubscription` held rows of each, those of them that
+   * `pick.rows` keeps (over `h`), with `pick.error` (an SQL expression over both) as the reason.
+   * Each subscription's held rows are read in stream order from the first, by its key, so a long
+   * backlog costs only the rows taken. Parameters start at $2.
    */
-  private failHeld(
-    q: DataSource | EntityManager,
-    pick: { where: string; error: string; params: unknown[] },
-    limit: number,
-  ): Promise<number> {
+  private failHeld(q: DataSource | EntityManager, pick: HeldPick, perSubscription: number): Promise<number> {
     return this.moveHeld(
       q,
       `SELECT h.subscription_id, h.stream_seq, (${pick.error}) AS error
-         FROM held_deliveries h JOIN subscriptions s ON s.id = h.subscription_id
-        WHERE ${pick.where}
-        ORDER BY h.subscription_id, h.stream_seq
-        LIMIT $1`,
-      [limit, ...pick.params],
+         FROM subscriptions s
+         CROSS JOIN LATERAL (
+           SELECT h.* FROM held_deliveries h
+            WHERE h.subscription_id = s.id
+            ORDER BY h.stream_seq
+            LIMIT $1
+         ) h
+        WHERE ${pick.subs} AND ${pick.rows ?? 'true'}`,
+      [perSubscription, ...pick.params],
       'FAILED',
     );
   }
@@ -238,13 +248,13 @@ export class DeliveriesRepository {
     return rows[0]?.n ?? 0;
   }
 
-  /** `failHeld` in batches until nothing is left to pick. */
-  private async failAllHeld(pick: { where: string; error: string; params: unknown[] }): Promise<number> {
+  /** `failHeld` in batches until it takes nothing more. */
+  private async failAllHeld(pick: HeldPick): Promise<number> {
     let total = 0;
     for (;;) {
       const n = await this.failHeld(this.ds, pick, HELD_BATCH);
+      if (n === 0) return total;
       total += n;
-      if (n < HELD_BATCH) return total;
     }
   }
 
@@ -453,7 +463,9 @@ export class DeliveriesRepository {
     );
     // A held delivery has been due since it was held.
     const held = await this.failAllHeld({
-      where: `s.parked_until IS NOT NULL AND h.created_at < now() - make_interval(secs => 2 * $2::bigint / 1000.0)`,
+      subs: 's.parked_until IS NOT NULL',
+      // Held rows come in stream order, so the old ones are the first.
+      rows: 'h.created_at < now() - make_interval(secs => 2 * $2::bigint / 1000.0)',
       error: '$3::text',
       params: [spanMs, reason],
     });
@@ -469,11 +481,7 @@ export class DeliveriesRepository {
         WHERE subscription_id = $1 AND status = 'PENDING' AND (locked_until IS NULL OR locked_until <= now())`,
       [subscriptionId, reason],
     );
-    await this.failHeld(
-      em,
-      { where: 'h.subscription_id = $2', error: '$3::text', params: [subscriptionId, reason] },
-      2 ** 31 - 1,
-    );
+    await this.failHeld(em, { subs: 's.id = $2', error: '$3::text', params: [subscriptionId, reason] }, 2 ** 31 - 1);
   }
 
   /**
@@ -494,7 +502,7 @@ export class DeliveriesRepository {
         RETURNING d.id`,
     );
     const held = await this.failAllHeld({
-      where: `s.status = 'DISABLED'`,
+      subs: `s.status = 'DISABLED'`,
       error: `'subscription disabled: ' || COALESCE(s.disabled_reason, 'disabled')`,
       params: [],
     });
