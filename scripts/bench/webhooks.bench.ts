@@ -1,6 +1,6 @@
 // Signed webhook deliveries per second from EVENTS to a local receiver answering 200 at once: one
 // healthy subscriber alone (the baseline), then a healthy subscriber beside a dead and a hanging
-// one of the same tenant. The webhooks service runs as its own process, as deployed.
+// one of the same tenant that have been failing since before the first round. The webhooks service runs as its own process, as deployed.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
@@ -109,27 +109,12 @@ export const webhooksBench: Bench = async (opts) => {
     child = spawnTs('apps/webhooks/src/main.ts', env);
     await waitForLine(child, /Nest application successfully started/, 60_000);
 
-    /** Publishes `events` app.updated events for the tenant; deliveries/s until `path` has them all. */
-    const cpuPerDelivery: Record<string, number[]> = {};
-    const measure = async (userId: string, path: string, events: number): Promise<number> => {
+    /** Publishes `n` app.updated events of the tenant into EVENTS, 500 at a time. */
+    const publish = async (userId: string, n: number) => {
       const subject = infra.topology.eventSubject('app.updated');
-      // Each measurement starts from vacuumed and analyzed tables, as pgbench's runs do: the
-      // database is created by the bench, and until autovacuum first visits it (a minute or more)
-      // the planner takes the tables for as small as they were at creation.
-      await ds.query('VACUUM (ANALYZE) deliveries, delivery_attempts, subscriptions');
-      // What the service, PostgreSQL (the fan-out's rows are most of what failing neighbours
-      // add) and the whole machine spend per delivery.
-      const meters = {
-        service: () => cpuMs(child?.pid),
-        postgres: () => commandCpuMs('postgres'),
-        machine: machineCpuMs,
-      };
-      const before = Object.fromEntries(Object.entries(meters).map(([k, read]) => [k, read()]));
-      const start = performance.now();
-      const done = receiver.reached(path, events);
-      for (let i = 0; i < events; i += 500) {
+      for (let i = 0; i < n; i += 500) {
         await Promise.all(
-          Array.from({ length: Math.min(500, events - i) }, (_, k) => {
+          Array.from({ length: Math.min(500, n - i) }, (_, k) => {
             const id = newEventId();
             const event = {
               id,
@@ -144,6 +129,26 @@ export const webhooksBench: Bench = async (opts) => {
           }),
         );
       }
+    };
+
+    /** Publishes `events` events for the tenant; deliveries/s until `path` has them all. */
+    const cpuPerDelivery: Record<string, number[]> = {};
+    const measure = async (userId: string, path: string, events: number): Promise<number> => {
+      // Each measurement starts from vacuumed and analyzed tables, as pgbench's runs do: the
+      // database is created by the bench, and until autovacuum first visits it (a minute or more)
+      // the planner takes the tables for as small as they were at creation.
+      await ds.query('VACUUM (ANALYZE)');
+      // What the service, PostgreSQL (the fan-out's rows are most of what failing neighbours
+      // add) and the whole machine spend per delivery.
+      const meters = {
+        service: () => cpuMs(child?.pid),
+        postgres: () => commandCpuMs('postgres'),
+        machine: machineCpuMs,
+      };
+      const before = Object.fromEntries(Object.entries(meters).map(([k, read]) => [k, read()]));
+      const start = performance.now();
+      const done = receiver.reached(path, events);
+      await publish(userId, events);
       await done;
       const rate = events / ((performance.now() - start) / 1000);
       const kind = path.replace(/^\/|-\d+$/g, '');
@@ -158,7 +163,7 @@ export const webhooksBench: Bench = async (opts) => {
     await subscribe(warm, receiver.url('/warm-up'));
     await measure(warm, '/warm-up', Math.min(1000, events));
 
-    // Alone and beside take turns, each round with fresh tenants, in the order alone-beside then
+    // Alone and beside take turns, each round with a fresh healthy subscriber, in the order alone-beside then
     // beside-alone (ABBA): the deliveries table grows through the run, so each measurement is a
     // little slower than the one before it, and a fixed order would charge all of that to one
     // side. The medians are compared, so a burst of load from elsewhere tilts neither side.
@@ -170,12 +175,32 @@ export const webhooksBench: Bench = async (opts) => {
       await subscribe(alone, receiver.url(`/alone-${round}`));
       aloneRates.push(await measure(alone, `/alone-${round}`, events));
     };
+    // The failing neighbours fail through the whole run, as a dead endpoint stays dead: they are
+    // subscribed once and have failed (and been parked) before the first round; each round adds a
+    // fresh healthy subscriber beside them and disables it afterwards.
+    const beside = randomUUID();
+    await subscribe(beside, `http://127.0.0.1:${await deadPort()}/dead`);
+    await subscribe(beside, receiver.url('/hang'));
+    await publish(beside, 10);
+    const parked = async () =>
+      Number(
+        (
+          await ds.query(`SELECT count(*) AS n FROM subscriptions WHERE user_id = $1 AND parked_until IS NOT NULL`, [
+            beside,
+          ])
+        )[0].n,
+      );
+    const parkedBy = performance.now() + 3 * Number(env.WEBHOOK_TIMEOUT_MS);
+    while ((await parked()) < 2 && performance.now() < parkedBy) await new Promise((r) => setTimeout(r, 200));
+    const parkedBeforeFirstRound = await parked();
     const measureBeside = async (round: number) => {
-      const beside = randomUUID();
-      await subscribe(beside, receiver.url(`/beside-${round}`));
-      await subscribe(beside, `http://127.0.0.1:${await deadPort()}/dead`);
-      await subscribe(beside, receiver.url('/hang'));
+      const healthy = await subscribe(beside, receiver.url(`/beside-${round}`));
       besideRates.push(await measure(beside, `/beside-${round}`, events));
+      // Disabled rather than deleted: a delete cascades over the round's deliveries while their
+      // last successes may still be settling.
+      if (healthy) {
+        await subscriptions.transaction((em) => subscriptions.disable(em, healthy.id, 'round over', null));
+      }
     };
     for (let round = 1; round <= rounds; round++) {
       if (round % 2 === 1) {
@@ -197,6 +222,7 @@ export const webhooksBench: Bench = async (opts) => {
       // Each round's beside against its own alone (the two ran back to back).
       round_ratios: besideRates.map((b, i) => (b / aloneRates[i]).toFixed(3)).join(' '),
       hanging_requests: receiver.counts.get('/hang') ?? 0,
+      failing_neighbours_parked_before_first_round: parkedBeforeFirstRound,
       ...Object.fromEntries(
         ['service', 'postgres', 'machine'].flatMap((meter) =>
           ['alone', 'beside'].map((kind) => [

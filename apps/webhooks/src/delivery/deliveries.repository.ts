@@ -125,9 +125,13 @@ export class DeliveriesRepository {
             AND (s.events @> ARRAY['*']::text[] OR s.events @> ARRAY[e.type]::text[])
             AND (s.app_id IS NULL OR s.app_id = e.app_id)
        ), pairs AS (
-         -- Does the endpoint hold new events back (parked, or held events still to release)?
+         -- Does the endpoint hold new events back (parked, or held events still to release)? One
+         -- probe of the held rows' key per pair: the ORDER BY keeps the planner on that key, where
+         -- a bare LIMIT 1 let it scan the whole held table (every row of a dead endpoint's
+         -- backlog) hoping to meet a match early, for every pair of a subscription with none.
          SELECT m.*, (m.parked_until IS NOT NULL
-                      OR EXISTS (SELECT 1 FROM held_deliveries h WHERE h.subscription_id = m.subscription_id)) AS holds
+                      OR (SELECT true FROM held_deliveries h WHERE h.subscription_id = m.subscription_id
+                           ORDER BY h.stream_seq LIMIT 1) IS NOT NULL) AS holds
            FROM matched m
        ), held AS (
          INSERT INTO held_deliveries (subscription_id, stream_seq, id, seq, event_id, event_type, event_created_at, payload, order_key)
@@ -180,12 +184,14 @@ export class DeliveriesRepository {
             ORDER BY h.stream_seq
             LIMIT CASE WHEN s.parked_until IS NULL THEN $1::integer ELSE 1 END
          ) h
-        WHERE EXISTS (SELECT 1 FROM held_deliveries)
+        WHERE EXISTS (SELECT 1 FROM held_deliveries ORDER BY subscription_id, stream_seq LIMIT 1)
           AND s.status = 'ACTIVE'
           AND (s.parked_until IS NULL
                OR (s.parked_until <= now()
-                   AND NOT EXISTS (SELECT 1 FROM deliveries d
-                                    WHERE d.subscription_id = s.id AND d.status = 'PENDING' AND d.retry_index = 0)))`,
+                   -- Per subscription, by the pending deliveries' key (see the fan-out's probe).
+                   AND (SELECT true FROM deliveries d
+                         WHERE d.subscription_id = s.id AND d.status = 'PENDING' AND d.retry_index = 0
+                         ORDER BY d.stream_seq, d.seq LIMIT 1) IS NULL))`,
       [perSubscription],
       'PENDING',
     );
