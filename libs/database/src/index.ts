@@ -3,7 +3,7 @@ export type { SchemaDefinition } from './data-source';
 export { migrateSchema } from './migrate';
 export type { MigrationResult } from './migrate';
 export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './database.module';
-export { returnedRows, sqlRows } from './rows';
+export { isPgError, PG_ERROR, returnedRows, sqlRows } from './rows';
 export { GroupCommit } from './group-commit';
 export { BatchedLookup } from './batched-lookup';
 export * from './rate-limit';

@@ -15,3 +15,11 @@ export function returnedRows<T>(result: unknown): T[] {
 export async function sqlRows<T>(db: DataSource | EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
   return returnedRows<T>(await db.query(sql, params));
 }
+
+/** PostgreSQL's error codes the services act on. */
+export const PG_ERROR = { uniqueViolation: '23505', deadlockDetected: '40P01' } as const;
+
+/** Whether `err` is PostgreSQL's error `code` (from a TypeORM query or the pg driver). */
+export function isPgError(err: unknown, code: string): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+}

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { isPgError, PG_ERROR } from '@app/database';
 import { randomInt } from 'node:crypto';
 import { CompleteSignupRequest } from '@app/contracts';
 import { ConflictProblem, NotFoundProblem, ProblemError } from '@app/server';
@@ -121,7 +121,7 @@ export class OnboardingService {
     try {
       updated = await this.apps.connect(app.id, c);
     } catch (err) {
-      if (err instanceof QueryFailedError && (err as QueryFailedError & { code?: string }).code === '23505') {
+      if (isPgError(err, PG_ERROR.uniqueViolation)) {
         throw numberAlreadyConnected();
       }
       throw err;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { isPgError, PG_ERROR } from '@app/database';
 import type { TemplateQuality, TemplateStatus } from '@app/contracts';
 import { FailureDetails, TemplateEntity } from './template.entity';
 
@@ -33,7 +34,7 @@ export class TemplatesRepository {
     try {
       return await this.repo.save(this.repo.create(t));
     } catch (err) {
-      if (err instanceof QueryFailedError && (err as QueryFailedError & { code?: string }).code === '23505') {
+      if (isPgError(err, PG_ERROR.uniqueViolation)) {
         throw new DuplicateTemplateError();
       }
       throw err;

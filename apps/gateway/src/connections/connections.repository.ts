@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, Not } from 'typeorm';
+import { isPgError, PG_ERROR } from '@app/database';
 import { ConnectionChannel, ConnectionEntity } from './connection.entity';
-
-/** Postgres unique_violation: another live connection holds the account's channel, the bot or the app. */
-const UNIQUE_VIOLATION = '23505';
 
 export class ConnectionTakenError extends Error {
   constructor(readonly constraint: string) {
@@ -25,8 +23,10 @@ export class ConnectionsRepository {
     try {
       await this.repo.insert(row);
     } catch (err) {
-      const e = err as { code?: string; constraint?: string };
-      if (e.code === UNIQUE_VIOLATION) throw new ConnectionTakenError(e.constraint ?? 'a unique index');
+      // Another live connection holds the account's channel, the bot or the app.
+      if (isPgError(err, PG_ERROR.uniqueViolation)) {
+        throw new ConnectionTakenError((err as { constraint?: string }).constraint ?? 'a unique index');
+      }
       throw err;
     }
     return (await this.repo.findOneBy({ id: row.id }))!;

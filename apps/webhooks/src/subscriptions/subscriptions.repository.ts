@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { EventFilter } from '@app/contracts';
-import { sqlRows } from '@app/database';
+import { isPgError, PG_ERROR, sqlRows } from '@app/database';
 import { SecretCipher } from './secret-cipher';
 import { SubscriptionEntity } from './subscription.entity';
 
@@ -125,9 +125,20 @@ export class SubscriptionsRepository {
     await this.repo(em).update({ id }, set);
   }
 
+  /**
+   * Deletes the subscription with its deliveries. The cascade can deadlock with a dispatcher
+   * settling the same subscription's last attempts (each holds rows the other wants); PostgreSQL
+   * then ends one of the two, and the delete is tried again.
+   */
   async remove(userId: string, id: string): Promise<boolean> {
-    const res = await this.repo().delete({ id, userId });
-    return (res.affected ?? 0) > 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await this.repo().delete({ id, userId });
+        return (res.affected ?? 0) > 0;
+      } catch (err) {
+        if (attempt >= 3 || !isPgError(err, PG_ERROR.deadlockDetected)) throw err;
+      }
+    }
   }
 
   /** Replaces the secret; the one it replaces keeps signing for `graceMs`. Both are sealed anew. */
