@@ -1,6 +1,7 @@
 // Signed webhook deliveries per second from EVENTS to a local receiver answering 200 at once: one
 // healthy subscriber alone (the baseline), then a healthy subscriber beside a dead and a hanging
-// one of the same tenant that have been failing since before the first round. The webhooks service runs as its own process, as deployed.
+// one of the same tenant that have been failing since before the first round. The webhooks
+// service runs as its own process, as deployed.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
@@ -163,10 +164,11 @@ export const webhooksBench: Bench = async (opts) => {
     await subscribe(warm, receiver.url('/warm-up'));
     await measure(warm, '/warm-up', Math.min(1000, events));
 
-    // Alone and beside take turns, each round with a fresh healthy subscriber, in the order alone-beside then
-    // beside-alone (ABBA): the deliveries table grows through the run, so each measurement is a
-    // little slower than the one before it, and a fixed order would charge all of that to one
-    // side. The medians are compared, so a burst of load from elsewhere tilts neither side.
+    // Alone and beside take turns, each round with a fresh healthy subscriber, in the order
+    // alone-beside then beside-alone (ABBA): the deliveries table grows through the run, so each
+    // measurement is a little slower than the one before it, and a fixed order would charge all of
+    // that to one side. The medians are compared, so a burst of load from elsewhere tilts neither
+    // side.
     const rounds = opts.smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 4);
     const aloneRates: number[] = [];
     const besideRates: number[] = [];

@@ -46,10 +46,11 @@ export function parseEnvelope(raw: unknown): EventEnvelope | null {
 
 /**
  * The durable consumer of EVENTS: turns each event into one delivery row per matching
- * subscription (a held one while its endpoint is parked; the dispatcher moves it in line) and acks only after they are committed, so an event is never lost to a crash
- * (JetStream redelivers it) and never doubled (one row per subscription and event). Events
- * handled at once are written together (one statement per batch), in stream order, so a
- * subscription's deliveries follow the events' order.
+ * subscription (a held one while its endpoint is parked; the dispatcher moves it in line) and
+ * acks only after they are committed, so an event is never lost to a crash (JetStream redelivers
+ * it) and never doubled (one row per subscription and event). Events handled at once are written
+ * together (one statement per batch), in stream order, so a subscription's deliveries follow the
+ * events' order.
  */
 @Injectable()
 export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
