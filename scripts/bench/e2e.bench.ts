@@ -8,7 +8,7 @@ import { NatsClients } from '@app/messaging';
 import { spawnTs } from '@app/testing';
 import { outbound, publishOutbound, SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
 import { apiClient, connectSandboxApp, ensureApprovedTemplate, TEMPLATE } from '../seed';
-import { Bench, BenchFigure, BenchOptions, commandCpuMs, machineCpuMs } from './report';
+import { Bench, BenchFigure, BenchOptions, commandCpuMs, commandSyscalls, machineCpuMs } from './report';
 import { SpawnedPlatform, spawnPlatform } from './spawned-platform';
 import type { ServiceName } from '../../test/support/platform-env';
 
@@ -33,10 +33,10 @@ const recipient = (a: number, i: number) => `7${String(a).padStart(2, '0')}${Str
 
 type CpuUse = Partial<Record<ServiceName, number>>;
 
-/** Each service's CPU milliseconds per message between two readings, e.g. `api 7.1, queue 2.3`. */
-function perMessage(before: CpuUse, after: CpuUse, n: number): string {
+/** Each service's use per message between two readings (CPU milliseconds, say), e.g. `api 7.1, queue 2.3`. */
+function perMessage(before: CpuUse, after: CpuUse, n: number, digits = 2): string {
   return Object.entries(after)
-    .map(([name, ms]) => `${name} ${((ms - (before[name as ServiceName] ?? 0)) / n).toFixed(2)}`)
+    .map(([name, ms]) => `${name} ${((ms - (before[name as ServiceName] ?? 0)) / n).toFixed(digits)}`)
     .join(', ');
 }
 
@@ -201,6 +201,8 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
       appIds.push(appId);
     }
     const cpuBefore = platform.cpuMs();
+    const writesBefore = platform.writes();
+    const natsWritesBefore = commandSyscalls('nats-server').writes;
     const machineBefore = machineCpuMs();
     const infraBefore = infraCpuMs();
     const first = await sendAll(platform.urls.api, user.token, appIds, n);
@@ -208,6 +210,7 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
     const last = await lastDelivered(platform.infra.databaseUrl, n);
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
+    const writesPerMessage = `${perMessage(writesBefore, platform.writes(), n, 1)}, nats-server ${((commandSyscalls('nats-server').writes - natsWritesBefore) / n).toFixed(1)}`;
     const machineMs = machinePerMessage(machineBefore, n);
     const infraMs = infraPerMessage(infraBefore, n);
     // Callbacks the sandbox had to send again (a gateway too busy to answer within its timeout).
@@ -232,6 +235,8 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
           queue_alone_cpu_ms_per_message: oneQueue.cpuPerMessage,
           machine_cpu_ms_per_message: machineMs,
           infrastructure_cpu_ms_per_message: infraMs,
+          // Socket writes per message (each a system call: to NATS, PostgreSQL, the channel, a client).
+          write_syscalls_per_message: writesPerMessage,
           callbacks: callbacks.length,
           callback_attempts: callbacks.reduce((sum, c) => sum + c.attempts, 0),
           queue_alone_machine_cpu_ms_per_message: oneQueue.machinePerMessage,

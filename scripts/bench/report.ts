@@ -97,10 +97,8 @@ export function machineCpuMs(): number {
 export function commandCpuMs(command: string): number {
   try {
     let total = 0;
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
+    for (const pid of processesOf(command)) {
       try {
-        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== command) continue;
         total += statCpuMs(pid, true);
       } catch {
         // The process ended while being read.
@@ -110,6 +108,50 @@ export function commandCpuMs(command: string): number {
   } catch {
     return NaN;
   }
+}
+
+/** The process ids whose command (/proc/<pid>/comm) is `command`; throws without /proc. */
+function processesOf(command: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === command;
+    } catch {
+      return false; // the process ended while being read
+    }
+  });
+}
+
+/**
+ * Read and write system calls a process has made so far (Linux /proc/<pid>/io, every thread; NaN
+ * elsewhere): each socket write to NATS or PostgreSQL is one, so their count per message shows how
+ * many hops a message costs and how well they are batched.
+ */
+export function syscalls(pid: number | string | undefined): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+}
+
+/** `syscalls` summed over every process whose command is `command` (nats-server, say). */
+export function commandSyscalls(command: string): { reads: number; writes: number } {
+  const total = { reads: 0, writes: 0 };
+  let pids: string[];
+  try {
+    pids = processesOf(command);
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+  for (const pid of pids) {
+    const s = syscalls(pid);
+    total.reads += s.reads;
+    total.writes += s.writes;
+  }
+  return total;
 }
 
 /**

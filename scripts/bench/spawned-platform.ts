@@ -6,7 +6,7 @@ import { migrateSchema } from '@app/database';
 import { killHard, spawnTs, startTestInfra, TestInfra } from '@app/testing';
 import { freePort, platformEnv, ServiceName } from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
-import { BenchOptions, cpuMs } from './report';
+import { BenchOptions, cpuMs, syscalls } from './report';
 
 export interface SpawnedPlatform {
   infra: TestInfra;
@@ -14,6 +14,8 @@ export interface SpawnedPlatform {
   env: Record<string, string>;
   /** CPU milliseconds each service's processes have used so far (Linux; NaN elsewhere). */
   cpuMs(): Partial<Record<ServiceName, number>>;
+  /** Write system calls each service's processes have made so far (Linux; NaN elsewhere). */
+  writes(): Partial<Record<ServiceName, number>>;
   /** Starts `count` more queue processes, each on a port of its own, and waits until their workers run. */
   addQueueReplicas(count: number): Promise<void>;
   stop(): Promise<void>;
@@ -61,6 +63,11 @@ export async function spawnPlatform(
     for (const [child, name] of names) used[name] = (used[name] ?? 0) + cpuMs(child.pid);
     return used;
   };
+  const writes = () => {
+    const made: Partial<Record<ServiceName, number>> = {};
+    for (const [child, name] of names) made[name] = (made[name] ?? 0) + syscalls(child.pid).writes;
+    return made;
+  };
   const stop = async () => {
     for (const c of children.reverse()) await killHard(c);
     await infra.stop();
@@ -97,5 +104,5 @@ export async function spawnPlatform(
     await stop();
     throw err;
   }
-  return { infra, urls, env, cpuMs: cpu, addQueueReplicas, stop };
+  return { infra, urls, env, cpuMs: cpu, writes, addQueueReplicas, stop };
 }

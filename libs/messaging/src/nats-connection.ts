@@ -1,4 +1,4 @@
-import { connect } from '@nats-io/transport-node';
+import { connectCoalescing } from './coalescing-transport';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, JetStreamClient, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 
@@ -32,7 +32,7 @@ export function natsAuth(env: NodeJS.ProcessEnv = process.env): NatsAuth {
  * for the rare request that fails, whose error still says what timed out or failed.
  */
 export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
-  return connect({
+  return connectCoalescing({
     ...(opts.auth ?? natsAuth()),
     servers: opts.url.split(','),
     name: opts.name,
