@@ -25,28 +25,41 @@ export interface LoadRequest {
   body?: string;
 }
 
-/** `connections` keep-alive connections to `base`, each sending `next(i)` one after another for `seconds`. */
-export async function httpLoad(
-  base: string,
-  opts: { connections: number; seconds: number; expect: number; next: (i: number) => LoadRequest },
-): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+/**
+ * Requests over up to `connections` keep-alive connections to `base`, with `node:http` (a load
+ * generator on the measured machine must cost it little: `fetch` costs several times more per
+ * request). `send` resolves with the status, and the body's text when `keepBody`.
+ */
+export function keepAliveClient(base: string, connections: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const target = new URL(base);
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let n = 0;
-  const send = (r: LoadRequest) =>
-    new Promise<number>((resolve, reject) => {
+  const send = (r: LoadRequest, keepBody = false) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
         { agent, host: target.hostname, port: target.port, path: r.path, method: r.method, headers: r.headers },
         (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
+          let body = '';
+          if (keepBody) res.on('data', (d: Buffer) => (body += d.toString()));
+          else res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
         },
       );
       req.on('error', reject);
       req.end(r.body);
     });
+  return { send, close: () => agent.destroy() };
+}
+
+/** `connections` keep-alive connections to `base`, each sending `next(i)` one after another for `seconds`. */
+export async function httpLoad(
+  base: string,
+  opts: { connections: number; seconds: number; expect: number; next: (i: number) => LoadRequest },
+): Promise<LoadResult> {
+  const client = keepAliveClient(base, opts.connections);
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let n = 0;
+  const send = (r: LoadRequest) => client.send(r).then((res) => res.status);
   // Warm up the connections and the server's caches before measuring.
   await Promise.all(Array.from({ length: opts.connections }, () => send(opts.next(n++)).catch(() => 0)));
   const start = performance.now();
@@ -63,7 +76,7 @@ export async function httpLoad(
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
-  agent.destroy();
+  client.close();
   const accepted = statuses.get(opts.expect) ?? 0;
   return {
     seconds: elapsed,
