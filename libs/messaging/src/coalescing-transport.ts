@@ -8,8 +8,8 @@ import { NodeTransport, nodeResolveHost } from '@nats-io/transport-node/lib/node
  * made from its own I/O callback (an HTTP request's publish, a message's acknowledgement after
  * its own database round trip) costs a system call, and the server a read and a reply of its own.
  * Here the socket is corked at the first write of a turn and uncorked once the turn's I/O
- * callbacks have run (`setImmediate`): what the turn produced leaves in one `writev`, no later
- * than it would have left anyway by more than that turn's remaining callbacks.
+ * callbacks have run (`setImmediate`): what the turn produced leaves in one `writev`, and a write
+ * waits at most for the rest of its own turn.
  */
 export class CoalescingTransport extends NodeTransport {
   private corked = false;
@@ -28,7 +28,10 @@ export class CoalescingTransport extends NodeTransport {
   }
 }
 
-/** `connect` of `@nats-io/transport-node`, over `CoalescingTransport`. */
+/**
+ * `connect` of `@nats-io/transport-node`, over `CoalescingTransport`. The client's transport factory
+ * is process-wide and read at every (re)connection; the services connect only through this.
+ */
 export function connectCoalescing(opts: ConnectionOptions): Promise<NatsConnection> {
   setTransportFactory({ factory: () => new CoalescingTransport(), dnsResolveFn: nodeResolveHost });
   return NatsConnectionImpl.connect(opts);
