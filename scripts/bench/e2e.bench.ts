@@ -8,7 +8,7 @@ import { NatsClients } from '@app/messaging';
 import { spawnTs } from '@app/testing';
 import { outbound, publishOutbound, SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
 import { apiClient, connectSandboxApp, ensureApprovedTemplate, TEMPLATE } from '../seed';
-import { Bench, BenchFigure, BenchOptions, commandCpuMs, commandSyscalls, machineCpuMs } from './report';
+import { Bench, BenchFigure, BenchOptions, commandCpuMs, commandWriteSyscalls, machineCpuMs } from './report';
 import { keepAliveClient } from './http-load';
 import { SpawnedPlatform, spawnPlatform } from './spawned-platform';
 import type { ServiceName } from '../../test/support/platform-env';
@@ -212,7 +212,7 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
     }
     const cpuBefore = platform.cpuMs();
     const writesBefore = platform.writes();
-    const natsWritesBefore = commandSyscalls('nats-server').writes;
+    const natsWritesBefore = commandWriteSyscalls('nats-server');
     const machineBefore = machineCpuMs();
     const infraBefore = infraCpuMs();
     const benchBefore = process.cpuUsage();
@@ -221,7 +221,7 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
     const last = await lastDelivered(platform.infra.databaseUrl, n);
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
-    const writesPerMessage = `${perMessage(writesBefore, platform.writes(), n, 1)}, nats-server ${((commandSyscalls('nats-server').writes - natsWritesBefore) / n).toFixed(1)}`;
+    const writesPerMessage = `${perMessage(writesBefore, platform.writes(), n, 1)}, nats-server ${((commandWriteSyscalls('nats-server') - natsWritesBefore) / n).toFixed(1)}`;
     const machineMs = machinePerMessage(machineBefore, n);
     const infraMs = infraPerMessage(infraBefore, n);
     const bench = process.cpuUsage(benchBefore);

@@ -90,16 +90,15 @@ export function machineCpuMs(): number {
 }
 
 /**
- * CPU milliseconds used so far by every process whose command is `command` (Linux /proc; NaN
- * elsewhere), with what their exited children used: for PostgreSQL, the postmaster's count
- * includes the backends that ended meanwhile.
+ * `read(pid)` summed over every process whose command is `command` (Linux /proc; NaN elsewhere);
+ * a process that ends while being read counts for nothing.
  */
-export function commandCpuMs(command: string): number {
+function sumOverCommand(command: string, read: (pid: string) => number): number {
   try {
     let total = 0;
     for (const pid of processesOf(command)) {
       try {
-        total += statCpuMs(pid, true);
+        total += read(pid);
       } catch {
         // The process ended while being read.
       }
@@ -108,6 +107,15 @@ export function commandCpuMs(command: string): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU milliseconds used so far by every process whose command is `command` (Linux /proc; NaN
+ * elsewhere), with what their exited children used: for PostgreSQL, the postmaster's count
+ * includes the backends that ended meanwhile.
+ */
+export function commandCpuMs(command: string): number {
+  return sumOverCommand(command, (pid) => statCpuMs(pid, true));
 }
 
 /** The process ids whose command (/proc/<pid>/comm) is `command`; throws without /proc. */
@@ -123,35 +131,28 @@ function processesOf(command: string): string[] {
 }
 
 /**
- * Read and write system calls a process has made so far (Linux /proc/<pid>/io, every thread; NaN
- * elsewhere): each socket write to NATS or PostgreSQL is one, so their count per message shows how
- * many hops a message costs and how well they are batched.
+ * Write system calls one process has made so far (/proc/<pid>/io, every thread); throws when the
+ * process is gone or /proc is not there. Each socket write (to NATS, PostgreSQL, a client) is one,
+ * so their count per message shows how many hops a message costs and how well they are batched.
  */
-export function syscalls(pid: number | string | undefined): { reads: number; writes: number } {
+function statWriteSyscalls(pid: number | string | undefined): number {
+  const count = /^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1];
+  if (count === undefined) throw new Error(`no syscw in /proc/${pid}/io`);
+  return Number(count);
+}
+
+/** Write system calls a process has made so far (Linux /proc; NaN elsewhere): see `statWriteSyscalls`. */
+export function writeSyscalls(pid: number | undefined): number {
   try {
-    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
-    return { reads: field('syscr'), writes: field('syscw') };
+    return statWriteSyscalls(pid);
   } catch {
-    return { reads: NaN, writes: NaN };
+    return NaN;
   }
 }
 
-/** `syscalls` summed over every process whose command is `command` (nats-server, say). */
-export function commandSyscalls(command: string): { reads: number; writes: number } {
-  const total = { reads: 0, writes: 0 };
-  let pids: string[];
-  try {
-    pids = processesOf(command);
-  } catch {
-    return { reads: NaN, writes: NaN };
-  }
-  for (const pid of pids) {
-    const s = syscalls(pid);
-    total.reads += s.reads;
-    total.writes += s.writes;
-  }
-  return total;
+/** `writeSyscalls` over every process whose command is `command` (nats-server, say). */
+export function commandWriteSyscalls(command: string): number {
+  return sumOverCommand(command, statWriteSyscalls);
 }
 
 /**

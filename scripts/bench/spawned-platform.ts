@@ -6,7 +6,7 @@ import { migrateSchema } from '@app/database';
 import { killHard, spawnTs, startTestInfra, TestInfra } from '@app/testing';
 import { freePort, platformEnv, ServiceName } from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
-import { BenchOptions, cpuMs, syscalls } from './report';
+import { BenchOptions, cpuMs, writeSyscalls } from './report';
 
 export interface SpawnedPlatform {
   infra: TestInfra;
@@ -65,7 +65,7 @@ export async function spawnPlatform(
   };
   const writes = () => {
     const made: Partial<Record<ServiceName, number>> = {};
-    for (const [child, name] of names) made[name] = (made[name] ?? 0) + syscalls(child.pid).writes;
+    for (const [child, name] of names) made[name] = (made[name] ?? 0) + writeSyscalls(child.pid);
     return made;
   };
   const stop = async () => {
