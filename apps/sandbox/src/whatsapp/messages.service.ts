@@ -13,7 +13,7 @@ import { checkAgainstTemplate, validateMessage } from './message-validation';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxTemplatesService } from './templates.service';
-import { DeliveryInProgress, WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
+import { DeliveryInProgress, StatusSource, WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
 
 export type FaultMode = '429' | '500' | 'hang';
 export type FaultScope = 'messages' | 'templates' | 'all';
@@ -263,30 +263,38 @@ export class GraphMessagesService {
             : {}),
           ...(step.error ? { errors: [step.error] } : {}),
         };
-        await this.deliverMessages(phoneNumberId, { statuses: [status] }).settled;
+        await this.webhooks.deliverStatus(this.sourceOf(phoneNumberId), status);
       }
     })().catch((err: unknown) => this.logger.warn(`status callbacks for ${wamid} failed: ${String(err)}`));
+  }
+
+  private sourceOf(phoneNumberId: string): StatusSource {
+    const number = this.numbers.describe(phoneNumberId);
+    return {
+      waba_id: number.waba_id,
+      metadata: {
+        display_phone_number: number.display_phone_number.replace(/\D/g, ''),
+        phone_number_id: phoneNumberId,
+      },
+    };
   }
 
   private deliverMessages(
     phoneNumberId: string,
     value: Omit<MessagesChangeValue, 'messaging_product' | 'metadata'>,
   ): DeliveryInProgress {
-    const number = this.numbers.describe(phoneNumberId);
+    const source = this.sourceOf(phoneNumberId);
     return this.webhooks.start({
       object: 'whatsapp_business_account',
       entry: [
         {
-          id: number.waba_id,
+          id: source.waba_id,
           changes: [
             {
               field: 'messages',
               value: {
                 messaging_product: 'whatsapp',
-                metadata: {
-                  display_phone_number: number.display_phone_number.replace(/\D/g, ''),
-                  phone_number_id: phoneNumberId,
-                },
+                metadata: source.metadata,
                 ...value,
               } satisfies MessagesChangeValue,
             },

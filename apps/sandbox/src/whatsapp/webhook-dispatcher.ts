@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { hubSignature, WhatsAppWebhookPayload } from '@app/channels';
+import { hubSignature, MessagesChangeValue, WebhookEntry, WebhookStatus, WhatsAppWebhookPayload } from '@app/channels';
 import { webhookPoster } from '../webhook-post';
 import { SandboxConfig } from '../config';
 import { SandboxClock } from './sandbox-clock';
@@ -20,6 +20,26 @@ export interface WebhookDelivery {
 
 const ATTEMPT_TIMEOUT_MS = 5000;
 
+/**
+ * Status webhooks to the receiver whose first attempt is under way at once; statuses that become
+ * due while all are busy wait and leave together in the next free one.
+ */
+export const STATUS_WEBHOOKS_IN_FLIGHT = 8;
+/** The most statuses one webhook carries (Meta aggregates up to 1,000 updates per notification). */
+export const STATUSES_PER_WEBHOOK = 100;
+
+/** Where a status comes from: its business account and number, as the webhook's entry names them. */
+export interface StatusSource {
+  waba_id: string;
+  metadata: MessagesChangeValue['metadata'];
+}
+
+interface DueStatus {
+  source: StatusSource;
+  status: WebhookStatus;
+  done: (delivery: WebhookDelivery) => void;
+}
+
 /** A delivery under way: `first` settles after the first attempt, `settled` once delivered or given up. */
 export interface DeliveryInProgress {
   first: Promise<WebhookDelivery>;
@@ -37,6 +57,8 @@ export class WebhookDispatcher {
   private readonly logger = new Logger('WhatsAppWebhooks');
   private readonly log: WebhookDelivery[] = [];
   private seq = 0;
+  private readonly due: DueStatus[] = [];
+  private statusCallsInFlight = 0;
 
   constructor(
     private readonly config: SandboxConfig,
@@ -70,6 +92,35 @@ export class WebhookDispatcher {
     const first = new Promise<WebhookDelivery>((resolve) => (firstDone = resolve));
     const settled = this.retry(entry, raw, () => firstDone(entry)).finally(() => firstDone(entry));
     return { first, settled };
+  }
+
+  /**
+   * Delivers one message status; resolves once the webhook that carried it was taken, or its
+   * retries ran out. While fewer than STATUS_WEBHOOKS_IN_FLIGHT status webhooks are on their first
+   * attempt a status leaves at once, alone; otherwise it waits for the next free one, which
+   * carries every status waiting then (up to STATUSES_PER_WEBHOOK), grouped by business account
+   * and number, as Meta aggregates notifications when a receiver falls behind.
+   */
+  deliverStatus(source: StatusSource, status: WebhookStatus): Promise<WebhookDelivery> {
+    return new Promise((done) => {
+      this.due.push({ source, status, done });
+      this.sendDueStatuses();
+    });
+  }
+
+  private sendDueStatuses(): void {
+    while (this.due.length && this.statusCallsInFlight < STATUS_WEBHOOKS_IN_FLIGHT) {
+      const batch = this.due.splice(0, STATUSES_PER_WEBHOOK);
+      const delivery = this.start(statusPayload(batch));
+      this.statusCallsInFlight++;
+      void delivery.first.then(() => {
+        this.statusCallsInFlight--;
+        this.sendDueStatuses();
+      });
+      void delivery.settled.then((entry) => {
+        for (const s of batch) s.done(entry);
+      });
+    }
   }
 
   private async retry(entry: WebhookDelivery, raw: string, afterFirst: () => void): Promise<WebhookDelivery> {
@@ -121,4 +172,22 @@ export class WebhookDispatcher {
   clear(): void {
     this.log.length = 0;
   }
+}
+
+/** One webhook for statuses of any numbers: an entry per business account, a change per number. */
+function statusPayload(batch: DueStatus[]): WhatsAppWebhookPayload {
+  const entries = new Map<string, WebhookEntry>();
+  const changes = new Map<string, MessagesChangeValue>();
+  for (const { source, status } of batch) {
+    let value = changes.get(source.metadata.phone_number_id);
+    if (!value) {
+      let entry = entries.get(source.waba_id);
+      if (!entry) entries.set(source.waba_id, (entry = { id: source.waba_id, changes: [] }));
+      value = { messaging_product: 'whatsapp', metadata: source.metadata, statuses: [] };
+      entry.changes.push({ field: 'messages', value });
+      changes.set(source.metadata.phone_number_id, value);
+    }
+    value.statuses!.push(status);
+  }
+  return { object: 'whatsapp_business_account', entry: [...entries.values()] };
 }

@@ -162,15 +162,18 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
       return null;
     }));
     if (!store) return;
-    for (const o of observed) {
-      if (this.recorded.has(o.messageId)) continue;
-      await store
-        .recordObserved(o.messageId, o.providerMessageId)
-        .then(() => this.remember(o.messageId))
-        .catch((err: unknown) =>
-          this.logger.warn({ err, messageId: o.messageId }, 'could not record an observed delivery'),
-        );
-    }
+    // A webhook may carry many messages' statuses (Meta aggregates them): recorded together.
+    const unrecorded = new Map(observed.filter((o) => !this.recorded.has(o.messageId)).map((o) => [o.messageId, o]));
+    await Promise.all(
+      [...unrecorded.values()].map((o) =>
+        store
+          .recordObserved(o.messageId, o.providerMessageId)
+          .then(() => this.remember(o.messageId))
+          .catch((err: unknown) =>
+            this.logger.warn({ err, messageId: o.messageId }, 'could not record an observed delivery'),
+          ),
+      ),
+    );
   }
 
   private remember(messageId: string): void {
