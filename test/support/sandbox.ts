@@ -12,3 +12,26 @@ export async function registerSandboxNumber(sandboxUrl: string, app: AppEntity):
   });
   if (res.status >= 300) throw new Error(`the sandbox refused the number: ${res.status} ${await res.text()}`);
 }
+
+/** A WhatsApp webhook as the sandbox's log shows it (`GET /_sandbox/whatsapp/webhooks`). */
+export interface LoggedWebhook {
+  field: string;
+  attempts: number;
+  status: number | null;
+  delivered: boolean;
+  next_attempt_at: number | null;
+  payload: { entry: { changes: { value: { statuses?: unknown[] } }[] }[] };
+}
+
+/** The sandbox's log of the WhatsApp webhooks it sent. */
+export async function sandboxWebhooks(sandboxUrl: string): Promise<LoggedWebhook[]> {
+  return (await (await fetch(`${sandboxUrl}/_sandbox/whatsapp/webhooks`)).json()) as LoggedWebhook[];
+}
+
+/** How many statuses a logged webhook carries: several when the sandbox gathered them. */
+export function statusesCarried(webhook: LoggedWebhook): number {
+  return webhook.payload.entry.reduce(
+    (n, e) => n + e.changes.reduce((m, c) => m + (c.value.statuses?.length ?? 0), 0),
+    0,
+  );
+}
