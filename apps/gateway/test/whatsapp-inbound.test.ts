@@ -6,9 +6,17 @@ import {
   newMessageId,
   TemplateStatusData,
 } from '@app/contracts';
-import { hubSignature, WhatsAppWebhookPayload } from '@app/channels';
+import { hubSignature, WebhookInboundMessage, WebhookStatus, WhatsAppWebhookPayload } from '@app/channels';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { APP_SECRET, eventsOf, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
+import {
+  APP_SECRET,
+  eventsEventually,
+  eventsOf,
+  messagesPayload,
+  postWebhook,
+  readEvents,
+  statusesPayload,
+} from './support/whatsapp';
 
 describe('gateway WhatsApp inbound endpoint', () => {
   let platform: Platform;
@@ -282,6 +290,53 @@ describe('gateway WhatsApp inbound endpoint', () => {
       quality: null,
       reason: { code: 'INVALID_FORMAT', message: 'Variables are not allowed at the start' },
     });
+  });
+
+  it("takes an aggregated callback up to Meta's 3 MB, refuses a larger one with a 413 problem", async () => {
+    // Meta aggregates up to 1,000 updates per webhook: 1,000 statuses and 500 long inbound texts
+    // make about 2.2 MiB.
+    const statuses: WebhookStatus[] = Array.from({ length: 1_000 }, (_, i) => ({
+      id: `wamid.BIG${i}`,
+      status: 'delivered',
+      timestamp: '1763700020',
+      recipient_id: '79990001122',
+    }));
+    const texts = (n: number): WebhookInboundMessage[] =>
+      Array.from({ length: n }, (_, i) => ({
+        from: '79990001122',
+        id: `wamid.BIGIN${n}-${i}`,
+        timestamp: '1763700021',
+        type: 'text',
+        text: { body: 't'.repeat(4_000) },
+      }));
+    const big = JSON.stringify(messagesPayload('2000001', '1000001', { statuses, messages: texts(500) }));
+    expect(big.length).toBeGreaterThan(2 * 1024 * 1024);
+    const res = await postWebhook(url(), big);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ events: 1_500 });
+    // The relay takes the callback's events in order; its last status reaches EVENTS too.
+    const last = await eventsEventually<MessageStatusData>(
+      clients,
+      platform.infra.topology,
+      'message.delivered',
+      (d) => d.provider_message_id === 'wamid.BIG999',
+    );
+    expect(last).toHaveLength(1);
+
+    const tooBig = JSON.stringify(messagesPayload('2000001', '1000001', { statuses, messages: texts(800) }));
+    expect(tooBig.length).toBeGreaterThan(3 * 1024 * 1024);
+    const refused = await postWebhook(url(), tooBig);
+    expect(refused.status).toBe(413);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('keeps the 1 MiB limit on other routes', async () => {
+    const res = await fetch(`${url()}/v1/inbound/telegram/whatever`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ blob: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
   });
 
   it('accepts a signed callback it does not understand without publishing', async () => {

@@ -13,6 +13,14 @@ import { createValidationPipe } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/**
+ * Route config of a route that takes larger bodies than BODY_LIMIT_BYTES:
+ * `@RouteConfig({ bodyLimit })` (Nest hands a route's config to Fastify, not its options).
+ */
+export interface BodyLimitConfig {
+  bodyLimit?: number;
+}
+
 export interface HttpAppOptions {
   /** The service name: logs, metrics, NATS connection names. */
   name: string;
@@ -27,7 +35,8 @@ export interface HttpAppOptions {
 }
 
 /**
- * Builds a NestJS application on Fastify with the platform's common behaviour: 1 MiB JSON bodies,
+ * Builds a NestJS application on Fastify with the platform's common behaviour: 1 MiB JSON bodies
+ * (unless a route's config says otherwise),
  * strict validation, RFC 9457 problems for every error (including the parser's), request ids,
  * structured logs, metrics and graceful shutdown. The caller listens.
  */
@@ -50,6 +59,10 @@ export async function createHttpApp(
     // through the problem format instead.
     frameworkErrors: (err: Error, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, request, err),
     clientErrorHandler: sendClientErrorProblem,
+  });
+  adapter.getInstance().addHook('onRoute', (route) => {
+    const limit = (route.config as BodyLimitConfig | undefined)?.bodyLimit;
+    if (limit !== undefined) route.bodyLimit = limit;
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,

@@ -1,8 +1,14 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RAW_BODY, rawBodyOf } from '@app/server';
+import { BodyLimitConfig, RAW_BODY, rawBodyOf } from '@app/server';
 import { WhatsAppInboundService } from './whatsapp-inbound.service';
+
+/**
+ * Meta's webhook payloads reach 3 MB (it aggregates up to 1,000 updates in one when a receiver
+ * falls behind); a smaller limit would refuse them every time they are retried, and lose them.
+ */
+export const WHATSAPP_WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 
 /** Meta's webhook endpoint for the WhatsApp Business Account. */
 @Controller('v1/inbound/whatsapp')
@@ -18,7 +24,7 @@ export class WhatsAppInboundController {
 
   @Post()
   @HttpCode(200)
-  @RouteConfig(RAW_BODY)
+  @RouteConfig({ ...RAW_BODY, bodyLimit: WHATSAPP_WEBHOOK_BODY_LIMIT_BYTES } satisfies BodyLimitConfig)
   receive(
     @Req() req: FastifyRequest,
     @Headers('x-hub-signature-256') signature: string | undefined,
