@@ -78,6 +78,16 @@ export interface RunnerOptions {
  */
 export const EVENTS_LINGER_MS = 10;
 
+/**
+ * A publication reaches the wake subscribers as the server reads it, a moment before its stream
+ * has stored it, so the pull a wake prompts can come back empty. When a wake that ended an idle
+ * wait finds nothing, the runner asks again, giving the pull this long for a first message (the
+ * server answers as soon as one is stored) instead of waiting for its idle poll. One batch at a
+ * time, it asks its first source and waits for the answer; continuously, it asks every source it
+ * found empty and takes what comes without waiting, so that no source waits behind another's pull.
+ */
+export const WAKE_WAIT_MS = 100;
+
 export function backoffDelay(deliveryCount: number, o: BackoffOptions): number {
   const exp = o.baseMs * 2 ** Math.max(0, deliveryCount - 1);
   return Math.min(o.maxMs, exp);
@@ -93,6 +103,8 @@ export class ConsumerRunner {
   private loop?: Promise<void>;
   private wake?: () => void;
   private woken = false;
+  /** A wake subject's publication ended the last idle wait. */
+  private wakeSeen = false;
   private wakeSubs: Subscription[] = [];
   private readonly backoff: BackoffOptions;
   private readonly batch: number;
@@ -101,6 +113,8 @@ export class ConsumerRunner {
   /** Continuous mode: messages in hand per source, and their settlements (awaited by stop). */
   private readonly inHand = new Map<ConsumerSource, number>();
   private readonly pending = new Set<Promise<void>>();
+  /** Continuous mode: sources with a pull given WAKE_WAIT_MS under way. */
+  private readonly waiting = new Set<ConsumerSource>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -124,7 +138,16 @@ export class ConsumerRunner {
     if (this.running) return;
     this.running = true;
     for (const subject of this.opts.wakeSubjects ?? []) {
-      this.wakeSubs.push(this.nc.subscribe(subject, { callback: () => this.poke() }));
+      this.wakeSubs.push(
+        this.nc.subscribe(subject, {
+          callback: () => {
+            // Only a wake that ends an idle wait: one that comes while the runner pulls or
+            // handles is most often for a message that pull already took.
+            if (this.wake) this.wakeSeen = true;
+            this.poke();
+          },
+        }),
+      );
     }
     this.loop = this.run();
   }
@@ -136,7 +159,8 @@ export class ConsumerRunner {
     for (const s of this.wakeSubs) s.unsubscribe();
     this.wakeSubs = [];
     await this.loop;
-    await Promise.all(this.pending);
+    // A pull still under way hands its messages over as it ends; those are settled too.
+    while (this.pending.size) await Promise.all(this.pending);
   }
 
   private async run(): Promise<void> {
@@ -163,6 +187,7 @@ export class ConsumerRunner {
 
   /** Pulls one batch from the first source that has work and handles it; returns how many. */
   async pullOnce(): Promise<number> {
+    const woke = this.takeWake();
     for (const source of this.opts.sources) {
       if (!this.running && this.loop) return 0;
       const msgs = await pullNoWait(this.nc, source.stream, source.consumer, this.batch);
@@ -170,7 +195,37 @@ export class ConsumerRunner {
       await Promise.all(msgs.map((m) => this.handle(source, m)));
       return msgs.length;
     }
-    return 0;
+    if (!woke || !this.running) return 0;
+    const first = this.opts.sources[0];
+    const late = await pullNoWait(this.nc, first.stream, first.consumer, this.batch, undefined, WAKE_WAIT_MS);
+    await Promise.all(late.map((m) => this.handle(first, m)));
+    return late.length;
+  }
+
+  /** Whether a wake ended the idle wait before this look, and forgets it. */
+  private takeWake(): boolean {
+    const woke = this.wakeSeen;
+    this.wakeSeen = false;
+    return woke;
+  }
+
+  /**
+   * Continuous mode, after a wake whose pull found `source` empty: pulls it again, given
+   * WAKE_WAIT_MS for a first message, without waiting for the answer; what comes is held.
+   */
+  private waitForFirst(source: ConsumerSource, room: number): void {
+    this.waiting.add(source);
+    const p: Promise<void> = pullNoWait(this.nc, source.stream, source.consumer, room, undefined, WAKE_WAIT_MS)
+      .then((msgs) => {
+        for (const m of msgs) this.hold(source, m);
+        if (msgs.length) this.poke();
+      })
+      .catch((err: unknown) => this.opts.onError?.(err, { phase: 'pull' }))
+      .finally(() => {
+        this.waiting.delete(source);
+        this.pending.delete(p);
+      });
+    this.pending.add(p);
   }
 
   private get continuousLimit(): number {
@@ -187,7 +242,10 @@ export class ConsumerRunner {
     while (this.running) {
       let pulled = 0;
       try {
+        const woke = this.takeWake();
         for (const source of this.opts.sources) {
+          // Empty a moment ago, and its pull under way takes whatever comes: nothing to ask now.
+          if (this.waiting.has(source)) continue;
           const held = this.inHand.get(source) ?? 0;
           const room = limit - held;
           if (room < lowWater && held > 0) break; // this source is busy: nothing below it goes first
@@ -195,6 +253,7 @@ export class ConsumerRunner {
           for (const m of msgs) this.hold(source, m);
           pulled += msgs.length;
           if (msgs.length === room) break; // it may have more: lower sources wait
+          if (msgs.length === 0 && woke && this.running) this.waitForFirst(source, room);
         }
       } catch (err) {
         this.opts.onError?.(err, { phase: 'pull' });

@@ -98,7 +98,9 @@ export class PulledMessage {
 /**
  * Takes up to `batch` messages that are ready now, without waiting for new ones (`no_wait`).
  * The library's fetch waits at least a second when a consumer is empty; a priority drain that
- * must look at the service consumer before every marketing batch cannot afford that.
+ * must look at the service consumer before every marketing batch cannot afford that. With
+ * `waitForFirstMs`, an empty consumer is given that long for a first message (the server answers
+ * as soon as one is stored, with whatever is ready then), and only then is the pull over.
  */
 export async function pullNoWait(
   nc: NatsConnection,
@@ -106,6 +108,7 @@ export async function pullNoWait(
   consumer: string,
   batch: number,
   timeoutMs = 5000,
+  waitForFirstMs = 0,
 ): Promise<PulledMessage[]> {
   const out: PulledMessage[] = [];
   const inbox = createInbox();
@@ -136,8 +139,7 @@ export async function pullNoWait(
         if (out.length >= batch) finish();
       },
     });
-    nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`, JSON.stringify({ batch, no_wait: true }), {
-      reply: inbox,
-    });
+    const request = { batch, no_wait: true, ...(waitForFirstMs > 0 ? { expires: waitForFirstMs * 1_000_000 } : {}) };
+    nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`, JSON.stringify(request), { reply: inbox });
   });
 }

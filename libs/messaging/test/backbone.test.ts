@@ -137,6 +137,42 @@ describe('durable NATS backbone', () => {
     expect(order[0]).toBe('svc');
   });
 
+  it.each([
+    ['one batch at a time', undefined],
+    ['continuously', 20],
+  ])(
+    'takes a message whose wake came before its stream stored it without waiting for the idle poll (%s)',
+    async (_mode, inHandPerSource) => {
+      const tag = inHandPerSource ? 'continuous' : 'batch';
+      // The wake comes first and the message is stored 50 ms later, as when a publication reaches
+      // the wake subscription before its stream has stored it. The idle poll is a minute away.
+      const wakeSubject = `${t.outboundWildcard('max').replace(/\.>$/, '')}-wake-${tag}`;
+      const got: string[] = [];
+      const r = new ConsumerRunner(clients.nc, js, {
+        sources: (['service', 'marketing'] as const).map((p) => ({
+          stream: t.outboundStream(p),
+          consumer: t.outboundConsumer(p, 'max'),
+          maxDeliver: OUTBOUND_MAX_DELIVER,
+        })),
+        handler: async (m) => {
+          got.push(m.json<{ id: string }>().id);
+        },
+        deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
+        wakeSubjects: [wakeSubject],
+        idlePollMs: 60_000,
+        inHandPerSource,
+      });
+      runners.push(r);
+      r.start();
+      await sleep(200); // the first look found nothing: the runner waits for a wake
+      const id = `late-${tag}`;
+      clients.nc.publish(wakeSubject, '');
+      await sleep(50);
+      await publishDurable(js, t.outboundSubject('service', 'max'), { id }, id);
+      await waitFor(() => got.includes(id), 10_000, 'the late-stored message handled');
+    },
+  );
+
   it('redelivers a message whose consumer process was killed before acking', async () => {
     const subject = t.outboundSubject('service', 'whatsapp');
     await publishDurable(js, subject, { id: 'crash-1' }, 'crash-1');
