@@ -6,7 +6,7 @@ import { registerSandboxNumber } from '../support/sandbox';
 import { Receiver, verify } from '../../apps/webhooks/test/support/receiver';
 import { hasNatsServer } from '@app/testing';
 import { ChaosCluster, ServiceName } from './support/cluster';
-import { readAllEvents, readLedger, Ledger } from './support/ledger';
+import { readAllEvents, readLedger, Ledger, webhookHistory } from './support/ledger';
 import { Attempt, SendLoad, SendTarget } from './support/load';
 
 /** Tunable from the environment; with the defaults the suite takes two to four minutes. */
@@ -218,9 +218,16 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
           load.phaseAt(times[0]) === 'kill webhooks' ||
           load.phaseAt(times[0]) === 'postgres down' ||
           (times[0] <= pgDownAt && pgDownAt - times[0] < DELIVERY_LEASE_MS);
-        return { explained, text: `${id}×${n} (${times.map((t) => load.phaseAt(t)).join(', ')})` };
+        return { id, explained, text: `${id}×${n} (${times.map((t) => load.phaseAt(t)).join(', ')})` };
       });
-    const receivedTwice = repeats.filter((r) => !r.explained).map((r) => r.text);
+    const unexplained = repeats.filter((r) => !r.explained);
+    const history = unexplained.length
+      ? await webhookHistory(
+          cluster.databaseUrl,
+          unexplained.map((r) => r.id),
+        )
+      : null;
+    const receivedTwice = unexplained.map((r) => `${r.text}: ${history?.get(r.id) ?? 'no delivery row'}`);
     const repeatedAfterCrash = repeats.filter((r) => r.explained).length;
     const subscribed = new Set(userIds);
     const expectedEvents = events.filter((e) => e.user_id && subscribed.has(e.user_id));

@@ -75,6 +75,37 @@ export async function readLedger(databaseUrl: string, messageIds: string[], user
   }
 }
 
+/**
+ * What the webhooks service recorded for these events: each delivery row and its attempts, one
+ * line per event (to tell, when a subscriber got an event twice, whether it was fanned out twice,
+ * retried after a failure it recorded, or sent again with nothing recorded).
+ */
+export async function webhookHistory(databaseUrl: string, eventIds: string[]): Promise<Map<string, string>> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const rows = (
+      await db.query<{ event_id: string; line: string }>(
+        `SELECT d.event_id,
+                'delivery ' || d.id || ' ' || d.status || ' attempts ' || d.attempts || ': ' ||
+                coalesce(string_agg('#' || a.attempt || ' ' || a.status || ' ' || coalesce(a.response_status::text, '-') ||
+                  ' ' || coalesce(a.error, '') || ' at ' || to_char(a.created_at, 'HH24:MI:SS.MS'), '; '
+                  ORDER BY a.attempt), 'none recorded') AS line
+           FROM webhooks.deliveries d
+           LEFT JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id
+          WHERE d.event_id = ANY($1::text[])
+          GROUP BY d.event_id, d.id, d.status, d.attempts`,
+        [eventIds],
+      )
+    ).rows;
+    const out = new Map<string, string>();
+    for (const r of rows) out.set(r.event_id, [out.get(r.event_id), r.line].filter(Boolean).join(' | '));
+    return out;
+  } finally {
+    await db.end();
+  }
+}
+
 /** Every event the platform published, from the EVENTS stream (an ordered consumer from the start). */
 export async function readAllEvents(natsUrl: string): Promise<EventEnvelope[]> {
   const clients = await NatsClients.connect({ url: natsUrl, name: 'chaos-events-reader' });
