@@ -1,19 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import {
-  GraphSendResponse,
-  MessagesChangeValue,
-  WebhookInboundMessage,
-  WebhookStatus,
-  WebhookStatusError,
-} from '@app/channels';
+import { GraphSendResponse, WebhookInboundMessage, WebhookStatus, WebhookStatusError } from '@app/channels';
 import { SandboxConfig } from '../config';
 import { GraphError, graphErrors } from './graph-error';
 import { checkAgainstTemplate, validateMessage } from './message-validation';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxTemplatesService } from './templates.service';
-import { DeliveryInProgress, StatusSource, WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
+import {
+  DeliveryInProgress,
+  MessagesContent,
+  messagesWebhook,
+  WebhookDelivery,
+  WebhookDispatcher,
+  WebhookSource,
+} from './webhook-dispatcher';
 
 export type FaultMode = '429' | '500' | 'hang';
 export type FaultScope = 'messages' | 'templates' | 'all';
@@ -268,7 +269,7 @@ export class GraphMessagesService {
     })().catch((err: unknown) => this.logger.warn(`status callbacks for ${wamid} failed: ${String(err)}`));
   }
 
-  private sourceOf(phoneNumberId: string): StatusSource {
+  private sourceOf(phoneNumberId: string): WebhookSource {
     const number = this.numbers.describe(phoneNumberId);
     return {
       waba_id: number.waba_id,
@@ -279,28 +280,7 @@ export class GraphMessagesService {
     };
   }
 
-  private deliverMessages(
-    phoneNumberId: string,
-    value: Omit<MessagesChangeValue, 'messaging_product' | 'metadata'>,
-  ): DeliveryInProgress {
-    const source = this.sourceOf(phoneNumberId);
-    return this.webhooks.start({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: source.waba_id,
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: source.metadata,
-                ...value,
-              } satisfies MessagesChangeValue,
-            },
-          ],
-        },
-      ],
-    });
+  private deliverMessages(phoneNumberId: string, content: MessagesContent): DeliveryInProgress {
+    return this.webhooks.start(messagesWebhook([{ source: this.sourceOf(phoneNumberId), content }]));
   }
 }

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { hubSignature, MessagesChangeValue, WebhookStatus, WhatsAppWebhookPayload } from '@app/channels';
 import { SandboxConfig } from '../config';
 import { SandboxClock } from './sandbox-clock';
-import { STATUS_WEBHOOKS_IN_FLIGHT, StatusSource, WebhookDispatcher } from './webhook-dispatcher';
+import { STATUS_WEBHOOKS_IN_FLIGHT, WebhookSource, WebhookDispatcher } from './webhook-dispatcher';
 
 const SECRET = 'dispatcher-spec-secret';
 
-const source = (waba: string, number: string): StatusSource => ({
+const source = (waba: string, number: string): WebhookSource => ({
   waba_id: waba,
   metadata: { display_phone_number: `1555${number}`, phone_number_id: number },
 });

@@ -28,14 +28,17 @@ export const STATUS_WEBHOOKS_IN_FLIGHT = 8;
 /** The most statuses one webhook carries (Meta aggregates up to 1,000 updates per notification). */
 export const STATUSES_PER_WEBHOOK = 100;
 
-/** Where a status comes from: its business account and number, as the webhook's entry names them. */
-export interface StatusSource {
+/** The business account and number a `messages` change is about, as the webhook names them. */
+export interface WebhookSource {
   waba_id: string;
   metadata: MessagesChangeValue['metadata'];
 }
 
+/** What a `messages` change says (statuses, or inbound messages and their contacts). */
+export type MessagesContent = Omit<MessagesChangeValue, 'messaging_product' | 'metadata'>;
+
 interface DueStatus {
-  source: StatusSource;
+  source: WebhookSource;
   status: WebhookStatus;
   done: (delivery: WebhookDelivery) => void;
 }
@@ -101,7 +104,7 @@ export class WebhookDispatcher {
    * carries every status waiting then (up to STATUSES_PER_WEBHOOK), grouped by business account
    * and number, as Meta aggregates notifications when a receiver falls behind.
    */
-  deliverStatus(source: StatusSource, status: WebhookStatus): Promise<WebhookDelivery> {
+  deliverStatus(source: WebhookSource, status: WebhookStatus): Promise<WebhookDelivery> {
     return new Promise((done) => {
       this.due.push({ source, status, done });
       this.sendDueStatuses();
@@ -174,20 +177,28 @@ export class WebhookDispatcher {
   }
 }
 
-/** One webhook for statuses of any numbers: an entry per business account, a change per number. */
-function statusPayload(batch: DueStatus[]): WhatsAppWebhookPayload {
+/**
+ * A `messages` webhook with a change per part, the changes of one business account in one entry.
+ */
+export function messagesWebhook(parts: { source: WebhookSource; content: MessagesContent }[]): WhatsAppWebhookPayload {
   const entries = new Map<string, WebhookEntry>();
-  const changes = new Map<string, MessagesChangeValue>();
-  for (const { source, status } of batch) {
-    let value = changes.get(source.metadata.phone_number_id);
-    if (!value) {
-      let entry = entries.get(source.waba_id);
-      if (!entry) entries.set(source.waba_id, (entry = { id: source.waba_id, changes: [] }));
-      value = { messaging_product: 'whatsapp', metadata: source.metadata, statuses: [] };
-      entry.changes.push({ field: 'messages', value });
-      changes.set(source.metadata.phone_number_id, value);
-    }
-    value.statuses!.push(status);
+  for (const { source, content } of parts) {
+    let entry = entries.get(source.waba_id);
+    if (!entry) entries.set(source.waba_id, (entry = { id: source.waba_id, changes: [] }));
+    const value: MessagesChangeValue = { messaging_product: 'whatsapp', metadata: source.metadata, ...content };
+    entry.changes.push({ field: 'messages', value });
   }
   return { object: 'whatsapp_business_account', entry: [...entries.values()] };
+}
+
+/** One webhook for statuses of any numbers: a change per number with its statuses in order. */
+function statusPayload(batch: DueStatus[]): WhatsAppWebhookPayload {
+  const byNumber = new Map<string, { source: WebhookSource; content: { statuses: WebhookStatus[] } }>();
+  for (const { source, status } of batch) {
+    const number = source.metadata.phone_number_id;
+    const part = byNumber.get(number) ?? { source, content: { statuses: [] } };
+    byNumber.set(number, part);
+    part.content.statuses.push(status);
+  }
+  return messagesWebhook([...byNumber.values()]);
 }
