@@ -58,16 +58,14 @@ export async function spawnPlatform(
   const { urls, env } = await platformEnv(infra, { LOG_LEVEL: 'warn', ...o.env });
   const children: ChildProcess[] = [];
   const names = new Map<ChildProcess, ServiceName>();
-  const cpu = () => {
-    const used: Partial<Record<ServiceName, number>> = {};
-    for (const [child, name] of names) used[name] = (used[name] ?? 0) + cpuMs(child.pid);
-    return used;
+  /** `read(pid)` summed over each service's processes. */
+  const perService = (read: (pid: number | undefined) => number) => {
+    const total: Partial<Record<ServiceName, number>> = {};
+    for (const [child, name] of names) total[name] = (total[name] ?? 0) + read(child.pid);
+    return total;
   };
-  const writes = () => {
-    const made: Partial<Record<ServiceName, number>> = {};
-    for (const [child, name] of names) made[name] = (made[name] ?? 0) + writeSyscalls(child.pid);
-    return made;
-  };
+  const cpu = () => perService(cpuMs);
+  const writes = () => perService(writeSyscalls);
   const stop = async () => {
     for (const c of children.reverse()) await killHard(c);
     await infra.stop();
