@@ -197,7 +197,7 @@ export class ConsumerRunner {
     }
     if (!woke || !this.running) return 0;
     const first = this.opts.sources[0];
-    const late = await pullNoWait(this.nc, first.stream, first.consumer, this.batch, undefined, WAKE_WAIT_MS);
+    const late = await this.pullWaitingForFirst(first, this.batch);
     await Promise.all(late.map((m) => this.handle(first, m)));
     return late.length;
   }
@@ -209,13 +209,18 @@ export class ConsumerRunner {
     return woke;
   }
 
+  /** A pull of up to `batch` that an empty consumer answers once a first message is stored (WAKE_WAIT_MS at most). */
+  private pullWaitingForFirst(source: ConsumerSource, batch: number): Promise<PulledMessage[]> {
+    return pullNoWait(this.nc, source.stream, source.consumer, batch, undefined, WAKE_WAIT_MS);
+  }
+
   /**
    * Continuous mode, after a wake whose pull found `source` empty: pulls it again, given
    * WAKE_WAIT_MS for a first message, without waiting for the answer; what comes is held.
    */
   private waitForFirst(source: ConsumerSource, room: number): void {
     this.waiting.add(source);
-    const p: Promise<void> = pullNoWait(this.nc, source.stream, source.consumer, room, undefined, WAKE_WAIT_MS)
+    const p: Promise<void> = this.pullWaitingForFirst(source, room)
       .then((msgs) => {
         for (const m of msgs) this.hold(source, m);
         if (msgs.length) this.poke();
