@@ -281,7 +281,7 @@ describe('usage report', () => {
   const period = () => {
     const rows = expectedRows();
     const from = day(new Date(rows[0].hour));
-    const to = day(new Date(Date.parse(rows[rows.length - 1].hour) + 86_400_000));
+    const to = day(new Date(rows[rows.length - 1].hour));
     return `from=${from}&to=${to}`;
   };
   const csvOf = (rows: Row[]) =>
@@ -361,9 +361,8 @@ describe('usage report', () => {
     ['from=2026-02-30&to=2026-03-02', 'from'],
     ['from=2026-11-01T00:00:00Z&to=2026-11-02', 'from'],
     ['from=2026-11-01&to=11/02/2026', 'to'],
-    ['from=2026-11-02&to=2026-11-02', 'to'],
     ['from=2026-11-03&to=2026-11-02', 'to'],
-    ['from=2026-01-01&to=2026-04-05', 'to'],
+    ['from=2026-01-01&to=2026-04-04', 'to'],
     ['from=2026-11-01&to=2026-11-02&channel=sms', 'channel'],
     ['from=2026-11-01&to=2026-11-02&category=PROMO', 'category'],
   ])('?%s is 400 naming %s, on both surfaces', async (query, fields) => {
@@ -375,21 +374,39 @@ describe('usage report', () => {
     expect([...new Set(errorFields(fromGateway))]).toEqual(fields.split(','));
   });
 
-  it('93 days is the longest period, and a full one reads the same on both surfaces', async () => {
+  it('from=to is that one day (UTC), on both surfaces', async () => {
+    const days = [...new Set(expectedRows().map((r) => day(new Date(r.hour))))];
+    for (const today of days) {
+      const rows = expectedRows().filter((r) => day(new Date(r.hour)) === today);
+      const fromApi = await api('GET', `/v1/users/${user.userId}/usage?from=${today}&to=${today}`, { auth: user.auth });
+      expect(fromApi.status).toBe(200);
+      expect(fromApi.body).toEqual({ data: rows });
+      const fromGateway = await gateway('GET', `/v1/usage?from=${today}&to=${today}`, { auth: `Bearer ${token}` });
+      expect(fromGateway.body).toEqual({ data: rows });
+    }
+    const before = day(new Date(Date.parse(expectedRows()[0].hour) - 86_400_000));
+    const yesterday = await api('GET', `/v1/users/${user.userId}/usage?from=${before}&to=${before}`, {
+      auth: user.auth,
+    });
+    expect(yesterday.body).toEqual({ data: [] });
+  });
+
+  it('93 days, both ends counted, is the longest period, and a full one reads the same on both surfaces', async () => {
     // Every hour, channel and category of the 93 days counted (over 2 MB of JSON): the gateway's
     // answer must not depend on one request/reply carrying it all.
     const busy = await factory.user('system', { balance: 1 });
     await factory.dataSource.query(
       `INSERT INTO usage_hourly (user_id, hour, channel, category, queued, sent, delivered, read, failed, cost)
        SELECT $1, h, c, k, 3, 2, 1, 1, 1, 0.05
-       FROM generate_series('2026-01-01T00:00:00Z'::timestamptz, '2026-04-04T00:00:00Z'::timestamptz - interval '1 hour',
+       FROM generate_series('2026-01-01T00:00:00Z'::timestamptz, '2026-04-05T00:00:00Z'::timestamptz - interval '1 hour',
                             interval '1 hour') AS h,
             unnest(ARRAY['whatsapp', 'telegram', 'max']) AS c,
             unnest(ARRAY['MARKETING', 'UTILITY', 'AUTHENTICATION', 'SERVICE', 'MARKETING_LITE']) AS k`,
       [busy.userId],
     );
     const busyToken = (await new AccountsRepository(gatewayDb).createAccount('busy', busy.userId)).token;
-    const query = 'from=2026-01-01&to=2026-04-04';
+    // Rows on 2026-04-04 too: the day after to is not in the report.
+    const query = 'from=2026-01-01&to=2026-04-03';
     const fromApi = await api('GET', `/v1/users/${busy.userId}/usage?${query}`, { auth: busy.auth });
     expect(fromApi.status).toBe(200);
     expect(fromApi.body.data).toHaveLength(93 * 24 * 3 * 5);

@@ -26,9 +26,9 @@ export interface UsageReport {
 
 /** The period and filters of a usage report, as the caller gave them (validated by the api). */
 export interface UsageQuery {
-  /** YYYY-MM-DD, from 00:00 UTC (inclusive). */
+  /** YYYY-MM-DD, the first day of the period (from 00:00 UTC). */
   from: string;
-  /** YYYY-MM-DD, until 00:00 UTC (exclusive). */
+  /** YYYY-MM-DD, the last day of the period, included (until 24:00 UTC). */
   to: string;
   channel?: string;
   category?: string;

@@ -24,6 +24,7 @@ export {
   UsageReportDto,
   UsageRowDto,
   usagePeriod,
+  usageLastDay,
   usageCsv,
   sendUsage,
   ApiUsageResponse,

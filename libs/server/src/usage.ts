@@ -13,6 +13,8 @@ import {
 } from '@app/contracts';
 import { ValidationProblem } from './problem';
 
+const DAY_MS = 86_400_000;
+
 /** A real calendar date written YYYY-MM-DD (2025-02-30 is refused). */
 export function isCalendarDate(value: unknown): boolean {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -33,14 +35,14 @@ export function IsCalendarDate(): PropertyDecorator {
 
 /** `?from=&to=&channel=&category=` of a usage report (the api's and the gateway's). */
 export class UsageQueryDto implements UsageQuery {
-  @ApiProperty({ example: '2026-11-01', description: 'Start of the period (00:00 UTC, inclusive), YYYY-MM-DD' })
+  @ApiProperty({ example: '2026-11-01', description: 'First day of the period (from 00:00 UTC), YYYY-MM-DD' })
   @IsString({ message: 'from is required (YYYY-MM-DD)' })
   @IsCalendarDate()
   from: string;
 
   @ApiProperty({
-    example: '2026-12-01',
-    description: `End of the period (00:00 UTC, exclusive), YYYY-MM-DD; later than from, at most ${USAGE_MAX_DAYS} days after it`,
+    example: '2026-11-30',
+    description: `Last day of the period, included (until 24:00 UTC), YYYY-MM-DD; from=2026-11-26&to=2026-11-26 is that one day. Not earlier than from; the period spans at most ${USAGE_MAX_DAYS} days, both ends counted`,
   })
   @IsString({ message: 'to is required (YYYY-MM-DD)' })
   @IsCalendarDate()
@@ -59,8 +61,10 @@ export class UsageQueryDto implements UsageQuery {
 
 /**
  * The period of a usage report as instants, after the checks that need both ends (and those of
- * the fields themselves, for a query that did not come through the DTO): `to` later than `from`,
- * at most USAGE_MAX_DAYS apart.
+ * the fields themselves, for a query that did not come through the DTO). Both dates are days of
+ * the period, as date-only periods are in other usage APIs: `to` is included, so from=to is that
+ * one day; the period runs from 00:00 UTC of `from` up to (excluding) 00:00 UTC of the day after
+ * `to`, and spans at most USAGE_MAX_DAYS days, both ends counted.
  */
 export function usagePeriod(query: UsageQuery): { from: Date; to: Date } {
   for (const field of ['from', 'to'] as const) {
@@ -77,14 +81,22 @@ export function usagePeriod(query: UsageQuery): { from: Date; to: Date } {
     ]);
   }
   const from = new Date(`${query.from}T00:00:00Z`);
-  const to = new Date(`${query.to}T00:00:00Z`);
-  if (to <= from) throw new ValidationProblem([{ field: 'to', message: 'to must be later than from' }]);
-  if (to.getTime() - from.getTime() > USAGE_MAX_DAYS * 86_400_000) {
+  const to = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
+  if (to <= from) throw new ValidationProblem([{ field: 'to', message: 'to must not be earlier than from' }]);
+  if (to.getTime() - from.getTime() > USAGE_MAX_DAYS * DAY_MS) {
     throw new ValidationProblem([
-      { field: 'to', message: `the period may span at most ${USAGE_MAX_DAYS} days (to minus from)` },
+      {
+        field: 'to',
+        message: `the period may span at most ${USAGE_MAX_DAYS} days, from and to included`,
+      },
     ]);
   }
   return { from, to };
+}
+
+/** The date-only `to` of a usage query whose period ends (exclusive) at the instant `end`, a day boundary. */
+export function usageLastDay(end: Date): string {
+  return new Date(end.getTime() - DAY_MS).toISOString().slice(0, 10);
 }
 
 export class UsageRowDto implements UsageRow {

@@ -9,7 +9,14 @@ import {
   UsageReport,
 } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
-import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem, usagePeriod, ValidationProblem } from '@app/server';
+import {
+  ForbiddenProblem,
+  NotFoundProblem,
+  UnprocessableProblem,
+  usageLastDay,
+  usagePeriod,
+  ValidationProblem,
+} from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
@@ -161,7 +168,7 @@ export class GatewayMessagesService {
         {
           user_id: userId,
           from: new Date(start).toISOString().slice(0, 10),
-          to: new Date(end).toISOString().slice(0, 10),
+          to: usageLastDay(new Date(end)),
           ...(q.channel ? { channel: q.channel } : {}),
           ...(q.category ? { category: q.category } : {}),
         },
