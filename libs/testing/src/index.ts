@@ -6,6 +6,8 @@ export { rpcProblem } from './rpc';
 export { readStream, readEvents, eventsOf, eventsEventually, eventsHandledBy } from './events';
 export {
   freePort,
+  freePortPair,
+  canListen,
   portAnswers,
   waitForPort,
   stopChild,

@@ -32,18 +32,28 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port in ${base}-${base + PORT_WINDOW - 1}`);
 }
 
-function canListen(port: number): Promise<boolean> {
+/** A free port whose port + offset is free too, on every interface (a service and its admin port). */
+export async function freePortPair(offset: number): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const other = port + offset;
+    if (other <= 65535 && (await canListen(other, '0.0.0.0')) && !(await portAnswers(other))) return port;
+  }
+}
+
+/** Whether this process could listen on host:port now (it listens and closes at once). */
+export function canListen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
     srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
   });
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:port. */
-export function portAnswers(port: number, timeoutMs = 1000): Promise<boolean> {
+/** Whether something accepts TCP connections on host:port (127.0.0.1 unless told). */
+export function portAnswers(port: number, timeoutMs = 1000, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
+    const s = connect(port, host);
     const done = (ok: boolean) => {
       s.destroy();
       resolve(ok);
