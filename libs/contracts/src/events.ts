@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'message.received',
   'message.reaction',
   'template.status_changed',
+  'template.updated',
   'app.updated',
   'endpoint.disabled',
 ] as const;
