@@ -56,7 +56,13 @@ describe('SandboxPricingService: what the emulated channel bills', () => {
     // A template the sandbox does not store has no pricing unless a rule names its category.
     expect(p.pricingOf('100', '79990001122', null)).toBeNull();
     expect(p.pricingOf('100', '79990005555', null)).toMatchObject({ category: 'marketing_lite' });
-    expect(p.listRules()).toHaveLength(3);
+    // `*` and digits: every recipient ending in them; an exact rule comes first.
+    p.setRule({ to: '*22', type: 'free_entry_point' });
+    expect(p.pricingOf('100', '79990001122', 'utility')).toMatchObject({ type: 'free_entry_point', billable: false });
+    expect(p.pricingOf('100', '79990001133', 'utility')).toMatchObject({ type: 'regular' });
+    p.setRule({ to: '79990001122', category: 'marketing' });
+    expect(p.pricingOf('100', '79990001122', 'utility')).toMatchObject({ category: 'marketing', type: 'regular' });
+    expect(p.listRules()).toHaveLength(5);
     p.clear();
     expect(p.listRules()).toEqual([]);
     expect(pricing('off').pricingOf('100', '79990001122', 'marketing')).toBeNull();

@@ -19,6 +19,7 @@ export type SandboxPricingType = (typeof SANDBOX_PRICING_TYPES)[number];
 
 /** What a test decided the channel bills for a recipient's messages; unset parts follow the default rules. */
 export interface PricingRule {
+  /** A recipient (digits), or `*` and digits: every recipient ending in them. */
   to: string;
   category?: PricingCategory;
   type?: SandboxPricingType;
@@ -57,6 +58,8 @@ class Recent<V> extends Map<string, V> {
 export class SandboxPricingService {
   private readonly windows = new Recent<number>();
   private readonly rules = new Recent<PricingRule>();
+  /** Rules by the end of the recipient (`*1234`), longest first; a test sets a few. */
+  private suffixRules: PricingRule[] = [];
 
   constructor(private readonly config: SandboxConfig) {}
 
@@ -71,17 +74,28 @@ export class SandboxPricingService {
   }
 
   setRule(rule: PricingRule): PricingRule {
-    this.rules.set(rule.to, rule);
+    if (rule.to.startsWith('*')) {
+      this.suffixRules = [...this.suffixRules.filter((r) => r.to !== rule.to), rule]
+        .slice(-1000)
+        .sort((a, b) => b.to.length - a.to.length);
+    } else {
+      this.rules.set(rule.to, rule);
+    }
     return rule;
   }
 
   listRules(): PricingRule[] {
-    return [...this.rules.values()];
+    return [...this.suffixRules, ...this.rules.values()];
   }
 
   clear(): void {
     this.rules.clear();
+    this.suffixRules = [];
     this.windows.clear();
+  }
+
+  private ruleFor(recipient: string): PricingRule | undefined {
+    return this.rules.get(recipient) ?? this.suffixRules.find((r) => recipient.endsWith(r.to.slice(1)));
   }
 
   /**
@@ -90,7 +104,7 @@ export class SandboxPricingService {
    * null for a template the sandbox does not store). Null: its statuses carry none.
    */
   pricingOf(phoneNumberId: string, recipient: string, category: PricingCategory | null): WebhookPricing | null {
-    const rule = this.rules.get(recipient);
+    const rule = this.ruleFor(recipient);
     const billed = rule?.category ?? category;
     if (this.config.SANDBOX_STATUS_PRICING === 'off' || rule?.omit || !billed) return null;
     const free = billed === 'service' || (billed === 'utility' && this.windowOpen(phoneNumberId, recipient));

@@ -3,9 +3,9 @@ import { PRICING_CATEGORIES, PricingCategory, SANDBOX_PRICING_TYPES, SandboxPric
 
 /** What the emulated channel bills for one recipient's messages (docs/sandbox.md, Pricing). */
 export class PricingRuleDto {
-  /** The recipient, digits only. */
+  /** The recipient, digits only; or `*` and digits: every recipient ending in them. */
   @IsString()
-  @Matches(/^\d{1,32}$/)
+  @Matches(/^\*?\d{1,32}$/)
   to!: string;
 
   @IsOptional()
