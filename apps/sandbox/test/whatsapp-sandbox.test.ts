@@ -342,7 +342,11 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
         'template approved',
       );
       const send = async (to: string) => {
-        const m = message('TEMPLATE', { template: { name: 'parcel_update', language: 'en', body_values: ['A-1'] } }, to);
+        const m = message(
+          'TEMPLATE',
+          { template: { name: 'parcel_update', language: 'en', body_values: ['A-1'] } },
+          to,
+        );
         expect((await connector.send(m)).ok).toBe(true);
         return deliveredOf(m.id);
       };
