@@ -4,6 +4,7 @@ import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber } from '../support/sandbox';
 import { Endpoint } from '../support/webhook-endpoint';
+import { client } from '../../apps/api/test/support/http';
 
 /**
  * Charges follow what the channel bills, through api, queue, sandbox (WhatsApp with per-message
@@ -19,25 +20,12 @@ describe('charges follow what the channel billed', () => {
   let app: AppEntity;
   let endpoint: Endpoint;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.api}/api/v1${path}`, {
-      method,
-      headers: { authorization: user.auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
-  };
-  const sandbox = async (path: string, body: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBeLessThan(300);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
+  let call: ReturnType<typeof client>;
+  const api = (method: string, path: string, body?: unknown) => call(method, `/v1${path}`, { auth: user.auth, body });
+  const sandbox = async (path: string, body: unknown) =>
+    expect((await client(`${platform.urls.sandbox}/_sandbox/whatsapp/`)('POST', path, { body })).status).toBeLessThan(
+      300,
+    );
   const balance = async () => (await api('GET', `/users/${user.userId}/balances`)).body.balance as number;
   const template = async (name: string, category: string) => {
     const created = await api('POST', `/wa/apps/${app.id}/templates`, {
@@ -98,6 +86,7 @@ describe('charges follow what the channel billed', () => {
       },
     });
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
+    call = client(`${platform.urls.api}/api`);
     user = await factory.user('system', { balance: 1 });
     app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
     await registerSandboxNumber(platform.urls.sandbox, app);
