@@ -1,5 +1,6 @@
 import { waitFor } from '@app/testing';
 import { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
+import { TemplateSyncService } from '../../apps/api/src/templates/template-sync.service';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber } from '../support/sandbox';
@@ -186,5 +187,27 @@ describe('charges follow what the channel billed', () => {
           .reduce((sum, r) => sum + r.cost, 0) * 10_000,
       ) / 10_000;
     expect([cost('UTILITY'), cost('MARKETING_LITE'), cost('MARKETING')]).toEqual([0.02, 0.03, 0.05]);
+  });
+
+  it('a category changed without a callback is found by the template sync, applied and told to subscribers', async () => {
+    const tpl = await template('login_help', 'MARKETING');
+    await sandbox(`templates/${tpl.wa_id}/category`, { category: 'UTILITY', callback: false });
+    expect(await platform.apps.api!.get(TemplateSyncService).syncAll()).toBeGreaterThanOrEqual(1);
+    const listed = (await api('GET', `/wa/apps/${app.id}/templates`)).body.find((t: { id: number }) => t.id === tpl.id);
+    expect(listed.category).toBe('UTILITY');
+    const told = await waitFor(
+      () => endpoint.events.find((e) => e.type === 'template.updated' && e.data.wa_id === tpl.wa_id),
+      30_000,
+      'template.updated of the sync at the endpoint',
+      100,
+    );
+    expect(told).toMatchObject({
+      app_id: app.id,
+      data: { template_id: tpl.id, previous_category: 'MARKETING', category: 'UTILITY', reason: 'sync' },
+    });
+    // A second pass finds nothing more to change or tell.
+    await platform.apps.api!.get(TemplateSyncService).syncAll();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(endpoint.events.filter((e) => e.type === 'template.updated' && e.data.wa_id === tpl.wa_id)).toHaveLength(1);
   });
 });
