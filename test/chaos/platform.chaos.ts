@@ -21,6 +21,12 @@ const SETTLE_MS = num('CHAOS_SETTLE_MS', 90_000);
 const NO_RECEIPT_AFTER_MINUTES = num('CHAOS_NO_RECEIPT_AFTER_MINUTES', 1);
 const USERS = 3;
 const START_BALANCE = 1000;
+/** What the sandbox bills by the recipient's ending (the load's endings; 1111 keeps no pricing). */
+const PRICING_RULES = [
+  { to: '*5678', category: 'marketing' },
+  { to: '*9876', category: 'utility', type: 'free_customer_service' },
+  { to: '*2222', category: 'authentication_international' },
+];
 const KILLED: ServiceName[] = ['api', 'gateway', 'queue', 'webhooks'];
 const RESTART_BUDGET_MS = 5000;
 /** How long the webhooks service holds a taken delivery (its default 15 s timeout plus 5 s). */
@@ -97,6 +103,16 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
       },
     });
     receiver = await new Receiver().start();
+    // The channel bills what it says in its status callbacks, not always what was held (UTILITY):
+    // dearer (taken from what is available), free (the hold returned), or nothing said (the hold).
+    for (const rule of PRICING_RULES) {
+      const res = await fetch(`${cluster.urls.sandbox}/_sandbox/whatsapp/pricing`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(rule),
+      });
+      if (res.status !== 200) throw new Error(`pricing rule refused: ${res.status} ${await res.text()}`);
+    }
     factory = await ApiFactory.connect(cluster.databaseUrl);
     const targets: SendTarget[] = [];
     for (let i = 0; i < USERS; i++) {

@@ -21,11 +21,33 @@ import { MESSAGE_CATEGORIES, MessageCategory } from '@app/contracts';
 export const WHATSAPP_MODES = ['sandbox', 'cloud'] as const;
 export type WhatsAppMode = (typeof WHATSAPP_MODES)[number];
 
-/** Default price table: marketing costs most, service (customer-initiated) conversations are free. */
+/**
+ * Default price table: marketing costs most, service (customer-initiated) conversations are free;
+ * an authentication message the channel bills at its international rate costs more than one at
+ * the local rate.
+ */
 export const DEFAULT_MESSAGE_PRICES =
-  '{"MARKETING":0.05,"MARKETING_LITE":0.03,"UTILITY":0.02,"AUTHENTICATION":0.02,"SERVICE":0}';
+  '{"MARKETING":0.05,"MARKETING_LITE":0.03,"UTILITY":0.02,"AUTHENTICATION":0.02,"AUTHENTICATION_INTERNATIONAL":0.04,"SERVICE":0}';
 
-/** A price table: every category with a finite, non-negative price of at most 4 decimals. */
+/**
+ * Categories a price table may leave out, and whose price it then takes: the channel bills
+ * AUTHENTICATION_INTERNATIONAL only in some countries, and tables written before it existed
+ * charge it as AUTHENTICATION.
+ */
+const OPTIONAL_PRICES: Partial<Record<MessageCategory, MessageCategory>> = {
+  AUTHENTICATION_INTERNATIONAL: 'AUTHENTICATION',
+};
+
+/** A price table with the optional categories it leaves out filled in. */
+function completePriceTable(table: Record<string, number>): Record<MessageCategory, number> {
+  const out = { ...table } as Record<MessageCategory, number>;
+  for (const [category, fallback] of Object.entries(OPTIONAL_PRICES) as [MessageCategory, MessageCategory][]) {
+    out[category] ??= out[fallback];
+  }
+  return out;
+}
+
+/** A price table: every category (but the optional ones) with a finite, non-negative price of at most 4 decimals. */
 function isPriceTable(parsed: unknown): boolean {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
   const table = parsed as Record<string, unknown>;
@@ -33,6 +55,7 @@ function isPriceTable(parsed: unknown): boolean {
     Object.keys(table).every((k) => (MESSAGE_CATEGORIES as readonly string[]).includes(k)) &&
     MESSAGE_CATEGORIES.every((c) => {
       const price = table[c];
+      if (price === undefined && c in OPTIONAL_PRICES) return true;
       return (
         typeof price === 'number' &&
         Number.isFinite(price) &&
@@ -60,7 +83,7 @@ export class MessagePricesConstraint implements ValidatorConstraintInterface {
   }
 
   defaultMessage(): string {
-    return `MESSAGE_PRICES must be a JSON object giving a non-negative price (at most 4 decimals) for each of ${MESSAGE_CATEGORIES.join(', ')}`;
+    return `MESSAGE_PRICES must be a JSON object giving a non-negative price (at most 4 decimals) for each of ${MESSAGE_CATEGORIES.join(', ')} (${Object.keys(OPTIONAL_PRICES).join(', ')} optional)`;
   }
 }
 
@@ -174,7 +197,9 @@ export class ApiConfig extends PublicApiConfig {
 
   /**
    * Price per message category in the user's currency, as a JSON object of every category
-   * (MARKETING, MARKETING_LITE, UTILITY, AUTHENTICATION, SERVICE) to a non-negative number.
+   * (MARKETING, MARKETING_LITE, UTILITY, AUTHENTICATION, SERVICE, and optionally
+   * AUTHENTICATION_INTERNATIONAL, which otherwise costs what AUTHENTICATION costs) to a
+   * non-negative number.
    */
   @Validate(MessagePricesConstraint)
   MESSAGE_PRICES: string = DEFAULT_MESSAGE_PRICES;
@@ -229,11 +254,15 @@ export class ApiConfig extends PublicApiConfig {
   RECEIPT_TIMEOUT_MINUTES: number = 1440;
 
   get messagePrices(): Record<MessageCategory, number> {
-    return JSON.parse(this.MESSAGE_PRICES) as Record<MessageCategory, number>;
+    return completePriceTable(JSON.parse(this.MESSAGE_PRICES) as Record<string, number>);
   }
 
   get channelMessagePrices(): Record<PricedBotChannel, Record<MessageCategory, number>> {
-    return JSON.parse(this.CHANNEL_MESSAGE_PRICES) as Record<PricedBotChannel, Record<MessageCategory, number>>;
+    const tables = JSON.parse(this.CHANNEL_MESSAGE_PRICES) as Record<PricedBotChannel, Record<string, number>>;
+    return Object.fromEntries(PRICED_BOT_CHANNELS.map((c) => [c, completePriceTable(tables[c])])) as Record<
+      PricedBotChannel,
+      Record<MessageCategory, number>
+    >;
   }
 
   get whatsappMode(): WhatsAppMode {

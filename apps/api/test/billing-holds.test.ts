@@ -171,6 +171,9 @@ describe('balance holds and charges', () => {
         currency: 'USD',
         status: 'DELIVERED',
         category: 'UTILITY',
+        assumed_category: 'UTILITY',
+        pricing_type: null,
+        uncharged: 0,
         recipient_phone: '7999*****22',
         timestamp: expect.any(Number),
       },
@@ -226,5 +229,103 @@ describe('balance holds and charges', () => {
     });
     await waitFor(async () => (await row(id)).hold === 'CAPTURED', 10_000, 'charge captured');
     expect(await row(id)).toEqual({ status: 'DELIVERED', hold: 'CAPTURED', charges: 1 });
+  });
+
+  describe('the charge follows what the channel billed (pricing in the status callback)', () => {
+    const pricing = (category: string, type = 'regular', billable = true) => ({
+      category: category.toUpperCase(),
+      channel_category: category,
+      type,
+      billable,
+      pricing_model: 'PMP',
+    });
+    /** The message's charge: amount, category charged, category assumed, pricing type, uncharged. */
+    const charge = async (messageId: string) =>
+      Object.values(
+        (
+          await factory.dataSource.query(
+            `SELECT amount::text, category, assumed_category, pricing_type, uncharged::text
+             FROM transactions WHERE message_id = $1`,
+            [messageId],
+          )
+        )[0] as Record<string, string | null>,
+      );
+    const money = async (user: TestUser) =>
+      (
+        await factory.dataSource.query(`SELECT available::text, held::text FROM balances WHERE user_id = $1`, [
+          user.userId,
+        ])
+      )[0] as { available: string; held: string };
+    const captured = (id: string) => waitFor(async () => (await row(id)).hold === 'CAPTURED', 10_000, 'captured');
+
+    it('a utility template the channel does not bill (open service window) is captured at 0 and the balance shows it', async () => {
+      const { user, app } = await tenant(1);
+      const id = (await sendTemplate(user, app)).body.message.id as string;
+      expect(await balance(user)).toBeCloseTo(1 - PRICE, 4);
+      await emit('message.delivered', {
+        message_id: id,
+        status: 'DELIVERED',
+        pricing: pricing('utility', 'free_customer_service', false),
+      });
+      await captured(id);
+      expect(await balance(user)).toBe(1);
+      expect(await money(user)).toEqual({ available: '1.0000', held: '0.0000' });
+      expect(await charge(id)).toEqual(['0.0000', 'UTILITY', 'UTILITY', 'free_customer_service', '0.0000']);
+      const report = await call('GET', `/v1/wa/apps/${app.id}/messages/${id}`, { auth: user.auth });
+      expect(report.body).toMatchObject({
+        category: 'UTILITY',
+        price: PRICE,
+        billed_category: 'UTILITY',
+        pricing_type: 'free_customer_service',
+        charged: 0,
+      });
+      // The later read receipt, priced again, changes no money.
+      await emit('message.read', { message_id: id, status: 'READ', pricing: pricing('marketing') });
+      await eventsHandled();
+      expect(await money(user)).toEqual({ available: '1.0000', held: '0.0000' });
+    });
+
+    it('a marketing template billed as marketing_lite is charged the marketing_lite price, the rest returned', async () => {
+      const { user, app } = await tenant(1);
+      await factory.sendableTemplate(app.id, { name: 'weekly_promo', category: 'MARKETING', body: 'Sale {{1}}' });
+      const sent = await call('POST', `/v1/wa/apps/${app.id}/messages`, {
+        auth: user.auth,
+        body: {
+          phone: '79990001122',
+          type: 'TEMPLATE',
+          template: { name: 'weekly_promo', components: { body: { values: ['today'] } } },
+        },
+      });
+      const id = sent.body.message.id as string;
+      expect(await money(user)).toEqual({ available: '0.9500', held: '0.0500' });
+      await emit('message.read', { message_id: id, status: 'READ', pricing: pricing('marketing_lite') });
+      await captured(id);
+      expect(await money(user)).toEqual({ available: '0.9700', held: '0.0000' });
+      expect(await charge(id)).toEqual(['-0.0300', 'MARKETING_LITE', 'MARKETING', 'regular', '0.0000']);
+      const [usage] = await factory.dataSource.query(
+        `SELECT category, cost::text FROM usage_hourly WHERE user_id = $1 AND cost > 0`,
+        [user.userId],
+      );
+      expect(usage).toEqual({ category: 'MARKETING_LITE', cost: '0.0300' });
+    });
+
+    it('a dearer billed category is charged up to the available balance, the rest recorded, never below zero', async () => {
+      const { user, app } = await tenant(PRICE + 0.01);
+      const id = (await sendTemplate(user, app)).body.message.id as string;
+      expect(await money(user)).toEqual({ available: '0.0100', held: '0.0200' });
+      await emit('message.delivered', { message_id: id, status: 'DELIVERED', pricing: pricing('marketing') });
+      await captured(id);
+      expect(await money(user)).toEqual({ available: '0.0000', held: '0.0000' });
+      expect(await charge(id)).toEqual(['-0.0300', 'MARKETING', 'UTILITY', 'regular', '0.0200']);
+    });
+
+    it('a final status without pricing (older API versions) charges the price assumed at send', async () => {
+      const { user, app } = await tenant(1);
+      const id = (await sendTemplate(user, app)).body.message.id as string;
+      await emit('message.delivered', { message_id: id, status: 'DELIVERED' });
+      await captured(id);
+      expect(await charge(id)).toEqual(['-0.0200', 'UTILITY', 'UTILITY', null, '0.0000']);
+      expect(await money(user)).toEqual({ available: '0.9800', held: '0.0000' });
+    });
   });
 });

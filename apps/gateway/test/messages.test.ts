@@ -201,14 +201,17 @@ describe('gateway sends and the delivery report', () => {
       expect(report).toMatchObject({ channel, category: 'UTILITY', failure: null });
       expect(Object.keys(report).sort()).toEqual(
         [
+          'billed_category',
           'category',
           'channel',
+          'charged',
           'created_at',
           'currency',
           'failure',
           'id',
           'pixel_url',
           'price',
+          'pricing_type',
           'status',
           'timeline',
           'to',

@@ -5,6 +5,7 @@ import {
   MessageStatusData,
   newMessageId,
   TemplateStatusData,
+  TemplateUpdatedData,
 } from '@app/contracts';
 import { hubSignature, WebhookInboundMessage, WebhookStatus, WhatsAppWebhookPayload } from '@app/channels';
 import { Platform, startPlatform } from '../../../test/support/platform';
@@ -119,6 +120,7 @@ describe('gateway WhatsApp inbound endpoint', () => {
         timestamp: '1763700002',
         recipient_id: '79990001122',
         biz_opaque_callback_data: ours,
+        pricing: { billable: false, pricing_model: 'PMP', category: 'utility', type: 'free_customer_service' },
       },
       {
         id: 'wamid.ST1',
@@ -159,7 +161,10 @@ describe('gateway WhatsApp inbound endpoint', () => {
         timestamp: 1763700001,
       },
     });
-    expect(await eventsOf<MessageStatusData>(clients, t, 'message.delivered', byProvider('wamid.ST1'))).toHaveLength(1);
+    const delivered = await eventsOf<MessageStatusData>(clients, t, 'message.delivered', byProvider('wamid.ST1'));
+    expect(delivered).toHaveLength(1);
+    // What the channel billed goes with the status, for the api to charge it.
+    expect(delivered[0].data.pricing).toMatchObject({ category: 'UTILITY', type: 'free_customer_service' });
     expect(
       (await eventsOf<MessageStatusData>(clients, t, 'message.read', byProvider('wamid.ST1')))[0].data.status,
     ).toBe('READ');
@@ -289,6 +294,46 @@ describe('gateway WhatsApp inbound endpoint', () => {
       previous_status: null,
       quality: null,
       reason: { code: 'INVALID_FORMAT', message: 'Variables are not allowed at the start' },
+    });
+  });
+
+  it('turns a template category change into template.updated with the WABA, once', async () => {
+    const payload: WhatsAppWebhookPayload = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '2000002',
+          time: 1763700040,
+          changes: [
+            {
+              field: 'template_category_update',
+              value: {
+                message_template_id: 1689556908129833,
+                message_template_name: 'order_update',
+                message_template_language: 'en',
+                previous_category: 'UTILITY',
+                new_category: 'MARKETING',
+              },
+            },
+          ],
+        },
+      ],
+    };
+    const raw = JSON.stringify(payload);
+    expect((await postWebhook(url(), raw)).status).toBe(200);
+    expect((await postWebhook(url(), raw)).status).toBe(200);
+    const updated = await eventsOf<TemplateUpdatedData>(clients, platform.infra.topology, 'template.updated');
+    expect(updated).toHaveLength(1);
+    expect(updated[0]).toMatchObject({ channel: 'whatsapp' });
+    expect(updated[0].data).toEqual({
+      waba_id: '2000002',
+      wa_id: '1689556908129833',
+      name: 'order_update',
+      language: 'en',
+      template_id: null,
+      previous_category: 'UTILITY',
+      category: 'MARKETING',
+      reason: 'channel_recategorized',
     });
   });
 

@@ -56,6 +56,13 @@ export class SandboxConfig {
   SANDBOX_TEMPLATE_CHECK: 'known' | 'strict' = 'known';
 
   /**
+   * Status callbacks carry `pricing` (what the channel bills, as Meta's per-message pricing says
+   * it) with `on`; `off` leaves it out, as older API versions do.
+   */
+  @IsIn(['on', 'off'])
+  SANDBOX_STATUS_PRICING: 'on' | 'off' = 'on';
+
+  /**
    * Webhook retries, Meta's schedule compressed: Meta retries a callback the gateway does not answer
    * with 2xx, less and less often, for up to 7 days. The sandbox waits this long before the first
    * retry, doubles the wait up to SANDBOX_WEBHOOK_RETRY_MAX_DELAY_MS, and gives up after

@@ -316,4 +316,81 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
       expect.objectContaining({ provider_message_id: 'wamid.SOMETHING', emoji: '❤️', from: '79995556677' }),
     );
   });
+
+  describe('pricing in status callbacks and template re-categorisation', () => {
+    const deliveredOf = async (id: string) =>
+      (
+        await waitFor(
+          async () => (await statusesOf(id)).find((e) => e.type === 'message.delivered'),
+          10_000,
+          'delivered',
+        )
+      ).data;
+
+    it('statuses say what the channel bills: a utility template in the open window is free, a chosen category is billed', async () => {
+      const template = { name: 'parcel_update', language: 'en', category: 'UTILITY' as const, type: 'TEXT' as const };
+      const submitted = await connector.submitTemplate(
+        { waba_id: WABA_ID, phone_number_id: PHONE_NUMBER_ID },
+        { ...template, body: { text: 'Parcel {{1}} is on its way', example: 'A-1' } },
+      );
+      await waitFor(
+        async () =>
+          ((await (await control('templates', undefined, 'GET')).json()) as { id: string; status: string }[]).some(
+            (t) => t.id === submitted.wa_id && t.status === 'APPROVED',
+          ),
+        10_000,
+        'template approved',
+      );
+      const send = async (to: string) => {
+        const m = message(
+          'TEMPLATE',
+          { template: { name: 'parcel_update', language: 'en', body_values: ['A-1'] } },
+          to,
+        );
+        expect((await connector.send(m)).ok).toBe(true);
+        return deliveredOf(m.id);
+      };
+      // Outside any window: billed as utility.
+      expect((await send('79990006001')).pricing).toMatchObject({
+        category: 'UTILITY',
+        type: 'regular',
+        billable: true,
+      });
+      // The recipient writes: the window opens and the utility template is free.
+      await control('inbound', { phone_number_id: PHONE_NUMBER_ID, from: '79990006002', text: 'Where is it?' });
+      expect((await send('79990006002')).pricing).toEqual({
+        category: 'UTILITY',
+        channel_category: 'utility',
+        type: 'free_customer_service',
+        billable: false,
+        pricing_model: 'PMP',
+      });
+      // A test chooses what a recipient is billed, or that their statuses carry no pricing.
+      expect((await control('pricing', { to: '79990006003', category: 'marketing_lite' })).status).toBe(200);
+      expect((await send('79990006003')).pricing).toMatchObject({ category: 'MARKETING_LITE', type: 'regular' });
+      expect((await control('pricing', { to: '79990006004', omit: true })).status).toBe(200);
+      expect((await send('79990006004')).pricing).toBeNull();
+      expect((await control('pricing', { to: '79990006005', type: 'gift' })).status).toBe(400);
+
+      // The channel moves the template to MARKETING: the webhook says so, Graph lists it, sends are billed so.
+      const moved = await control(`templates/${submitted.wa_id}/category`, { category: 'MARKETING' });
+      expect(moved.status).toBe(200);
+      expect(((await moved.json()) as { webhook: unknown }).webhook).toEqual({ delivered: true, status: 200 });
+      const [updated] = await eventsOf(
+        clients,
+        platform.infra.topology,
+        'template.updated',
+        (d) => d.wa_id === submitted.wa_id,
+      );
+      expect(updated.data).toMatchObject({
+        previous_category: 'UTILITY',
+        category: 'MARKETING',
+        name: 'parcel_update',
+      });
+      const listed = await connector.listTemplates({ waba_id: WABA_ID, phone_number_id: PHONE_NUMBER_ID });
+      expect(listed.find((t) => t.wa_id === submitted.wa_id)?.category).toBe('MARKETING');
+      expect((await send('79990006002')).pricing).toMatchObject({ category: 'MARKETING', type: 'regular' });
+      expect((await control('templates/999/category', { category: 'MARKETING' })).status).toBe(404);
+    });
+  });
 });

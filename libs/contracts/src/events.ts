@@ -1,4 +1,4 @@
-import { Channel } from './channels';
+import { Channel, ChannelPricing } from './channels';
 
 /** Every event type the platform publishes to the EVENTS stream and to webhook subscribers. */
 export const EVENT_TYPES = [
@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'message.received',
   'message.reaction',
   'template.status_changed',
+  'template.updated',
   'app.updated',
   'endpoint.disabled',
 ] as const;
@@ -58,6 +59,11 @@ export interface MessageStatusData {
   connection_id?: string | null;
   waba_id?: string | null;
   category?: string | null;
+  /**
+   * What the channel billed for the message, when the callback says (WhatsApp's `pricing`): the
+   * api captures the hold at this category's price, or at 0 when the message was free.
+   */
+  pricing?: ChannelPricing | null;
   error?: { code: string; title: string; retryable?: boolean } | null;
   /** Unix seconds at which the channel observed the transition. */
   timestamp: number;

@@ -1,4 +1,4 @@
-import type { MessageCategory } from './channels';
+import type { MessageCategory, PricingType } from './channels';
 import type { MessageStatus } from './events';
 
 /**
@@ -60,7 +60,15 @@ export interface MessageReport {
   category: MessageCategory;
   /** The recipient, masked. */
   to: string | null;
+  /** The price held at send: the category's (`category`). */
   price: number;
+  /**
+   * Once charged: the category the charge followed (what the channel billed, else `category`),
+   * the channel's pricing type when it gave one, and the amount charged (0 when not billed).
+   */
+  billed_category: MessageCategory | null;
+  pricing_type: PricingType | null;
+  charged: number | null;
   currency: string;
   created_at: number;
   updated_at: number;

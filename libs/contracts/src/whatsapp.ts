@@ -36,7 +36,35 @@ export interface WhatsAppConnection {
   phone_number_id: string;
 }
 
-export type TemplateCategory = 'MARKETING' | 'UTILITY' | 'SERVICE' | 'MARKETING_LITE' | 'AUTHENTICATION';
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'SERVICE', 'MARKETING_LITE', 'AUTHENTICATION'] as const;
+export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
+
+export function isTemplateCategory(value: unknown): value is TemplateCategory {
+  return typeof value === 'string' && (TEMPLATE_CATEGORIES as readonly string[]).includes(value);
+}
+
+/** The channel's own template categories: SERVICE and MARKETING_LITE are the platform's words. */
+export type ChannelTemplateCategory = 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
+
+/** The category the channel files a template under: a service template is a utility one, MM Lite is marketing. */
+export function channelCategoryOf(category: TemplateCategory): ChannelTemplateCategory {
+  switch (category) {
+    case 'MARKETING':
+    case 'MARKETING_LITE':
+      return 'MARKETING';
+    case 'AUTHENTICATION':
+      return 'AUTHENTICATION';
+    case 'UTILITY':
+    case 'SERVICE':
+      return 'UTILITY';
+  }
+}
+
+/** A category the channel names, in the platform's words; what it does not know is UTILITY. */
+export function fromChannelCategory(category: string): ChannelTemplateCategory {
+  const upper = category.toUpperCase();
+  return upper === 'MARKETING' || upper === 'AUTHENTICATION' ? upper : 'UTILITY';
+}
 export type TemplateType = 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT';
 export type TemplateStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'FAILED' | 'PAUSED';
 export type TemplateQuality = 'UNKNOWN' | 'GREEN' | 'YELLOW' | 'RED';
@@ -109,6 +137,24 @@ export interface TemplateStatusData {
   previous_status?: TemplateStatus | null;
   quality?: TemplateQuality | null;
   reason?: { code: string; message: string } | null;
+}
+
+/**
+ * `template.updated` data: the channel (or the platform's periodic sync) moved a template to
+ * another category. The channel re-categorises templates on its own (UTILITY -> MARKETING, say);
+ * every send after it is priced and laned by `category`. Found like `template.status_changed`.
+ */
+export interface TemplateUpdatedData {
+  waba_id: string;
+  wa_id: string;
+  name: string;
+  language: string;
+  /** The platform's template id, when the api emits the event (null from a channel callback). */
+  template_id?: number | null;
+  previous_category: TemplateCategory | null;
+  category: TemplateCategory;
+  /** `channel_recategorized` (the channel's callback) or `sync` (found by the periodic sync). */
+  reason: 'channel_recategorized' | 'sync';
 }
 
 /** `message.received` data: an inbound message from a recipient (opens the 24-hour window). */

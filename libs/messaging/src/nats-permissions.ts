@@ -35,10 +35,11 @@ export type NatsServiceUser = 'api' | 'gateway' | 'webhooks' | 'queue' | `queue_
 
 /** The event types each service publishes to the EVENTS stream. */
 const EVENT_PUBLISHERS: Record<'api' | 'gateway' | 'webhooks' | 'queue', readonly EventType[]> = {
-  // message.failed: the receipt reconciler ends messages that never got a final status.
-  api: ['app.updated', 'template.status_changed', 'message.failed'],
+  // message.failed: the receipt reconciler ends messages that never got a final status;
+  // template.updated: the template sync found a category the channel changed without a callback.
+  api: ['app.updated', 'template.status_changed', 'template.updated', 'message.failed'],
   // Every message status and inbound message comes in through the gateway's channel callbacks.
-  gateway: [...EVENT_TYPES.filter((e) => e.startsWith('message.')), 'template.status_changed'],
+  gateway: [...EVENT_TYPES.filter((e) => e.startsWith('message.')), 'template.status_changed', 'template.updated'],
   queue: ['message.sent', 'message.delivered', 'message.failed'],
   webhooks: ['endpoint.disabled'],
 };

@@ -6,6 +6,7 @@ import { BalanceEntity } from './balance.entity';
 import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
 import { returnedRows } from '@app/database';
+import type { Channel, MessageCategory } from '@app/contracts';
 import { usageUpsert } from '../usage/usage-counters';
 
 /** The only place that queries balances, holds and transactions; its money-moving statements are called by BillingService alone. */
@@ -84,50 +85,112 @@ export class BalancesRepository {
     return this.ds.transaction(work);
   }
 
-  /** Locks the balance rows of the users these messages' open holds belong to, in one order, until the caller's transaction ends. */
-  async lockBalancesOfHolds(em: EntityManager, messageIds: string[]): Promise<void> {
-    await em.query(
-      `SELECT 1 FROM balances
+  /**
+   * Locks the balance rows of the users these messages' open holds belong to, in one order, until
+   * the caller's transaction ends: each user's available amount now.
+   */
+  async lockBalancesOfHolds(em: EntityManager, messageIds: string[]): Promise<Map<string, string>> {
+    const rows: { user_id: string; available: string }[] = await em.query(
+      `SELECT user_id, available::text AS available FROM balances
        WHERE user_id IN (SELECT user_id FROM holds WHERE message_id = ANY($1::text[]) AND status = 'HELD')
        ORDER BY user_id FOR UPDATE`,
       [messageIds],
     );
+    return new Map(rows.map((r) => [r.user_id, r.available]));
+  }
+
+  /** The open holds of these messages, in message id order, with what their sends assumed. */
+  async heldForCapture(
+    em: EntityManager,
+    messageIds: string[],
+  ): Promise<{ messageId: string; userId: string; amount: string; category: MessageCategory; channel: Channel }[]> {
+    if (messageIds.length === 0) return [];
+    const rows: { message_id: string; user_id: string; amount: string; category: MessageCategory; channel: Channel }[] =
+      await em.query(
+        `SELECT h.message_id, h.user_id, h.amount::text AS amount, m.category, m.channel
+         FROM holds h JOIN messages m ON m.id = h.message_id
+         WHERE h.message_id = ANY($1::text[]) AND h.status = 'HELD'
+         ORDER BY h.message_id`,
+        [[...new Set(messageIds)]],
+      );
+    return rows.map((r) => ({
+      messageId: r.message_id,
+      userId: r.user_id,
+      amount: r.amount,
+      category: r.category,
+      channel: r.channel,
+    }));
   }
 
   /**
    * Turns messages' holds into charges, each once: a hold must still be HELD, and its transaction
-   * (negative amount, status DELIVERED), the hold's new state, the balance's held amount (once per
-   * user) and the cost in the usage report change in one statement. The ids captured by this call.
+   * (the negative charged amount, status DELIVERED, the category charged and the one assumed, the
+   * channel's pricing type and what was left uncharged), the hold's new state, the balance (once
+   * per user: the holds leave `held`, what they held beyond their charges returns to `available`,
+   * and charges beyond their holds come out of it), the message's billed category, type and charge,
+   * and the cost in the usage report (under the category charged) change in one statement. The
+   * ids captured by this call.
    */
-  async capture(em: EntityManager, messageIds: string[]): Promise<Set<string>> {
-    if (messageIds.length === 0) return new Set();
+  async capture(
+    em: EntityManager,
+    charges: {
+      messageId: string;
+      category: string;
+      assumedCategory: string;
+      pricingType: string | null;
+      charged: string;
+      uncharged: string;
+    }[],
+  ): Promise<Set<string>> {
+    if (charges.length === 0) return new Set();
     const rows = returnedRows<{ message_id: string }>(
       await em.query(
         `WITH x AS (
-           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(message_id text, transaction_id uuid)
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
+             message_id text, transaction_id uuid, category text, assumed_category text, pricing_type text,
+             charged numeric, uncharged numeric)
          ), h AS (
            UPDATE holds SET status = 'CAPTURED', settled_at = now()
            FROM x WHERE holds.message_id = x.message_id AND holds.status = 'HELD'
-           RETURNING holds.message_id, holds.user_id, holds.amount, holds.currency, x.transaction_id
+           RETURNING holds.message_id, holds.user_id, holds.amount, holds.currency, x.transaction_id, x.category,
+                     x.assumed_category, x.pricing_type, x.charged, x.uncharged
          ), t AS (
-           INSERT INTO transactions (id, user_id, app_id, amount, currency, status, category, recipient_phone, message_id)
-           SELECT h.transaction_id, h.user_id, m.app_id, -h.amount, h.currency, 'DELIVERED', m.category, m.recipient, h.message_id
+           INSERT INTO transactions (id, user_id, app_id, amount, currency, status, category, assumed_category,
+                                     pricing_type, uncharged, recipient_phone, message_id)
+           SELECT h.transaction_id, h.user_id, m.app_id, -h.charged, h.currency, 'DELIVERED', h.category,
+                  h.assumed_category, h.pricing_type, h.uncharged, m.recipient, h.message_id
            FROM h JOIN messages m ON m.id = h.message_id
            RETURNING message_id
          ), b AS (
-           UPDATE balances SET held = balances.held - s.amount, updated_at = now()
-           FROM (SELECT user_id, sum(amount) AS amount FROM h GROUP BY user_id) s
+           UPDATE balances SET held = balances.held - s.held, available = balances.available + s.returned,
+                  updated_at = now()
+           FROM (SELECT user_id, sum(amount) AS held, sum(amount - charged) AS returned FROM h GROUP BY user_id) s
            WHERE balances.user_id = s.user_id
            RETURNING balances.user_id
+         ), billed AS (
+           UPDATE messages SET billed_category = h.category, pricing_type = h.pricing_type, charged = h.charged
+           FROM h WHERE messages.id = h.message_id
          ), c AS (
            -- After the balance (its row is locked first everywhere), the charge in the usage report.
-           SELECT m.user_id, m.created_at, m.channel, m.category, h.amount
+           SELECT m.user_id, m.created_at, m.channel, h.category, h.charged
            FROM h JOIN messages m ON m.id = h.message_id WHERE h.user_id IN (SELECT user_id FROM b)
          ), u AS (
-           ${usageUpsert('c', { cost: 's.amount' })}
+           ${usageUpsert('c', { cost: 's.charged' })}
          )
          SELECT message_id FROM t`,
-        [JSON.stringify([...new Set(messageIds)].map((id) => ({ message_id: id, transaction_id: uuidv7() })))],
+        [
+          JSON.stringify(
+            charges.map((c) => ({
+              message_id: c.messageId,
+              transaction_id: uuidv7(),
+              category: c.category,
+              assumed_category: c.assumedCategory,
+              pricing_type: c.pricingType,
+              charged: c.charged,
+              uncharged: c.uncharged,
+            })),
+          ),
+        ],
       ),
     );
     return new Set(rows.map((r) => r.message_id));

@@ -1,25 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { ChannelPricing } from '@app/contracts';
 import { BalanceEntity } from './balance.entity';
 import { BalancesRepository } from './balances.repository';
+import { Charge, decideCharges, fromUnits, toUnits, Units } from './charges';
+import { MessagePrices } from './message-prices';
 import { TransactionEntity } from './transaction.entity';
 
-/** Money in ten-thousandths (the balance's numeric(20,4)): exact sums of prices. */
-export type Units = bigint;
-
-export function toUnits(amount: number | string): Units {
-  // Numbers are prices (at most 4 decimals, validated); strings come from numeric columns.
-  const [whole, frac = ''] = (typeof amount === 'number' ? amount.toFixed(4) : amount).split('.');
-  const negative = whole.startsWith('-');
-  const units = BigInt(whole.replace('-', '') || '0') * 10_000n + BigInt((frac + '0000').slice(0, 4));
-  return negative ? -units : units;
+/** A hold to capture, with what the channel's callback says it billed (absent: it did not say). */
+export interface CaptureRequest {
+  messageId: string;
+  pricing?: ChannelPricing | null;
 }
 
-export function fromUnits(units: Units): string {
-  const negative = units < 0n;
-  const abs = negative ? -units : units;
-  return `${negative ? '-' : ''}${abs / 10_000n}.${String(abs % 10_000n).padStart(4, '0')}`;
-}
+export { fromUnits, toUnits } from './charges';
+export type { Units } from './charges';
 
 /** A user's balance locked for one send transaction: what it can still hold. */
 export interface LockedBalance {
@@ -34,7 +29,11 @@ export interface LockedBalance {
  */
 @Injectable()
 export class BillingService {
-  constructor(private readonly balances: BalancesRepository) {}
+  constructor(
+    private readonly balances: BalancesRepository,
+    // Only captures at a billed category need the price table; top-ups (the CLI) do not.
+    @Optional() private readonly prices?: MessagePrices,
+  ) {}
 
   credit(userId: string, amount: number): Promise<{ transaction: TransactionEntity; balance: BalanceEntity }> {
     return this.balances.credit(userId, amount);
@@ -67,9 +66,9 @@ export class BillingService {
     );
   }
 
-  /** Turns a message's hold into a charge; true only for the call that captured it. */
+  /** Turns a message's hold into a charge at the assumed price; true only for the call that captured it. */
   async capture(messageId: string, em?: EntityManager): Promise<boolean> {
-    return (await this.settle(em, { capture: [messageId], release: [] })).captured.size > 0;
+    return (await this.settle(em, { capture: [{ messageId }], release: [] })).captured.size > 0;
   }
 
   /** Gives a message's hold back; true only for the call that released it. */
@@ -78,22 +77,51 @@ export class BillingService {
   }
 
   /**
-   * Settles many messages' holds at once: captures the first list as charges, gives the second's
-   * back, each hold once. Inside a caller's transaction the users' balance rows are locked first,
-   * in one order, so that settlement never deadlocks with sends. The ids each list settled.
+   * Settles many messages' holds at once: captures the first list as charges (at what the channel
+   * billed, when its callback said: see `decideCharges`), gives the second's back, each hold once.
+   * Inside a caller's transaction the users' balance rows are locked first, in one order, so that
+   * settlement never deadlocks with sends. The charges captured, by message id, and the ids released.
    */
   async settle(
     em: EntityManager | undefined,
-    ids: { capture: string[]; release: string[] },
-  ): Promise<{ captured: Set<string>; released: Set<string> }> {
+    ids: { capture: CaptureRequest[]; release: string[] },
+  ): Promise<{ captured: Map<string, Charge>; released: Set<string> }> {
     const run = async (tx: EntityManager) => {
-      await this.balances.lockBalancesOfHolds(tx, [...ids.capture, ...ids.release]);
+      const captureIds = ids.capture.map((c) => c.messageId);
+      const available = await this.balances.lockBalancesOfHolds(tx, [...captureIds, ...ids.release]);
+      const held = await this.balances.heldForCapture(tx, captureIds);
+      const charges = decideCharges(
+        held.map((h) => ({
+          messageId: h.messageId,
+          userId: h.userId,
+          channel: h.channel,
+          held: toUnits(h.amount),
+          assumedCategory: h.category,
+        })),
+        new Map(ids.capture.map((c) => [c.messageId, c.pricing])),
+        new Map([...available].map(([userId, amount]) => [userId, toUnits(amount)])),
+        (category, channel) => {
+          if (!this.prices) throw new Error('a charge at a billed category needs the price table');
+          return toUnits(this.prices.priceOf(category, channel));
+        },
+      );
+      const captured = await this.balances.capture(
+        tx,
+        charges.map((c) => ({
+          messageId: c.messageId,
+          category: c.category,
+          assumedCategory: c.assumedCategory,
+          pricingType: c.pricingType,
+          charged: fromUnits(c.charged),
+          uncharged: fromUnits(c.uncharged),
+        })),
+      );
       return {
-        captured: await this.balances.capture(tx, ids.capture),
+        captured: new Map(charges.filter((c) => captured.has(c.messageId)).map((c) => [c.messageId, c])),
         released: await this.balances.release(tx, ids.release),
       };
     };
-    if (ids.capture.length + ids.release.length === 0) return { captured: new Set(), released: new Set() };
+    if (ids.capture.length + ids.release.length === 0) return { captured: new Map(), released: new Set() };
     return em ? run(em) : this.balances.transaction(run);
   }
 }

@@ -24,8 +24,21 @@ export class TransactionEntity {
   @Column('text')
   status: string;
 
+  /** The category charged: what the channel billed, or the one assumed at send when it did not say. */
   @Column('text', { nullable: true })
   category: string | null;
+
+  /** The category the message was sent (and held) as; null on top-ups and charges older than it. */
+  @Column('text', { name: 'assumed_category', nullable: true })
+  assumedCategory: string | null;
+
+  /** The channel's pricing type (regular, free_customer_service, free_entry_point); null when it gave none. */
+  @Column('text', { name: 'pricing_type', nullable: true })
+  pricingType: string | null;
+
+  /** What the channel billed beyond the hold that the available balance could not cover (never charged). */
+  @Column('numeric', { precision: 20, scale: 4, transformer: decimal, default: 0 })
+  uncharged: number;
 
   @Column('text', { name: 'recipient_phone', nullable: true })
   recipientPhone: string | null;

@@ -1,6 +1,6 @@
 import { Clock } from '@app/server';
 import { EventEnvelope, EventType } from '@app/contracts';
-import { BillingService } from '../billing/billing.service';
+import { BillingService, CaptureRequest } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
 import { MessageEntity } from './message.entity';
@@ -32,8 +32,13 @@ function setup(
     advanceMany: jest.fn().mockResolvedValue(new Set(['m1'])),
   };
   const billing = {
-    settle: jest.fn(async (_: unknown, ids: { capture: string[]; release: string[] }) => ({
-      captured: new Set(ids.capture),
+    settle: jest.fn(async (_: unknown, ids: { capture: CaptureRequest[]; release: string[] }) => ({
+      captured: new Map(
+        ids.capture.map((c) => [
+          c.messageId,
+          { category: 'UTILITY', assumedCategory: 'UTILITY', pricingType: null, charged: 200n, uncharged: 0n },
+        ]),
+      ),
       released: new Set(ids.release),
     })),
   };
@@ -50,7 +55,10 @@ function setup(
   const applied = () => messages.advanceMany.mock.calls.flatMap(([, , steps]) => steps as Record<string, unknown>[]);
   const settled = () => {
     const calls = billing.settle.mock.calls.map(([, ids]) => ids);
-    return { capture: calls.flatMap((c) => c.capture), release: calls.flatMap((c) => c.release) };
+    return {
+      capture: calls.flatMap((c) => c.capture.map((r) => r.messageId)),
+      release: calls.flatMap((c) => c.release),
+    };
   };
   return { service, messages, billing, applied, settled };
 }
@@ -92,6 +100,26 @@ describe('MessageStatusService', () => {
       expect.objectContaining({ messageId: 'm1', status: 'SENT', providerMessageId: 'wamid.1' }),
     ]);
     expect(sent.settled()).toEqual({ capture: [], release: [] });
+  });
+
+  it('the charge follows the pricing of the status that captures it; one without pricing leaves the assumed price', async () => {
+    const pricing = {
+      category: 'UTILITY',
+      channel_category: 'utility',
+      type: 'free_customer_service',
+      billable: false,
+      pricing_model: 'PMP',
+    };
+    const s = setup();
+    await s.service.apply(event('message.delivered', { message_id: 'm1', pricing }));
+    expect(s.billing.settle.mock.calls[0][1].capture).toEqual([{ messageId: 'm1', pricing }]);
+    const bare = setup();
+    await bare.service.apply(event('message.read', { message_id: 'm1' }));
+    // A pricing not of the contract's shape is no pricing.
+    const odd = setup();
+    await odd.service.apply(event('message.delivered', { message_id: 'm1', pricing: { ...pricing, type: 'gift' } }));
+    for (const x of [bare, odd])
+      expect(x.billing.settle.mock.calls[0][1].capture).toEqual([{ messageId: 'm1', pricing: null }]);
   });
 
   it('on channels without receipts (Telegram, MAX) sent is final and captures the hold', async () => {

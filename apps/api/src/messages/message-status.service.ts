@@ -1,8 +1,16 @@
 import { GroupCommit } from '@app/database';
 import { Clock } from '@app/server';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EventEnvelope, EventType, MessageStatus, MessageStatusData, RECEIPTLESS_CHANNELS } from '@app/contracts';
-import { BillingService } from '../billing/billing.service';
+import {
+  ChannelPricing,
+  EventEnvelope,
+  EventType,
+  MessageStatus,
+  MessageStatusData,
+  parseChannelPricing,
+  RECEIPTLESS_CHANNELS,
+} from '@app/contracts';
+import { BillingService, CaptureRequest, fromUnits } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
 import { MessageEntity } from './message.entity';
@@ -43,6 +51,8 @@ interface Matched extends StatusStep {
   index: number;
   message: MessageEntity;
   occurredAt: number;
+  /** What the channel says it billed, when the callback says. */
+  pricing: ChannelPricing | null;
 }
 
 /**
@@ -122,6 +132,7 @@ export class MessageStatusService implements OnModuleInit {
         occurredAt: plausibleSeconds(data.timestamp) ?? event.created_at,
         providerMessageId: status === 'SENT' && data.provider_message_id ? data.provider_message_id : null,
         failure: status === 'FAILED' ? { code: data.error?.code ?? null, reason: data.error?.title ?? null } : null,
+        pricing: parseChannelPricing(data.pricing),
       });
     });
     if (matched.length === 0) return outcomes;
@@ -142,27 +153,31 @@ export class MessageStatusService implements OnModuleInit {
   /**
    * One transaction in the order every writer of these rows keeps (messages, then balances, then
    * usage rows): the timeline steps, the statuses, and the holds. A read receipt implies delivery:
-   * either one captures the charge (once); a channel without receipts ends at SENT, so it is
+   * either one captures the charge (once), at what its callback says the channel billed (or the
+   * price assumed at send when it says nothing); a channel without receipts ends at SENT, so it is
    * charged there; a failure releases the hold. The first of these a message meets settles it.
    */
   private async commit(steps: Matched[]): Promise<void> {
-    const settlement = new Map<string, 'capture' | 'release'>();
+    const capture: CaptureRequest[] = [];
+    const release: string[] = [];
+    const settling = new Set<string>();
     for (const s of steps) {
-      if (settlement.has(s.messageId)) continue;
+      if (settling.has(s.messageId)) continue;
       const receiptless = RECEIPTLESS_CHANNELS.includes(s.message.channel);
       if (s.status === 'DELIVERED' || s.status === 'READ' || (s.status === 'SENT' && receiptless)) {
-        settlement.set(s.messageId, 'capture');
+        capture.push({ messageId: s.messageId, pricing: s.pricing });
+        settling.add(s.messageId);
       } else if (s.status === 'FAILED') {
-        settlement.set(s.messageId, 'release');
+        release.push(s.messageId);
+        settling.add(s.messageId);
       }
     }
-    const ids = (kind: 'capture' | 'release') => [...settlement].filter(([, k]) => k === kind).map(([id]) => id);
     const { recorded, settled } = await this.messages.transaction(async (em) => {
       const current = await this.messages.lockStatuses(
         em,
         steps.map((s) => s.messageId),
       );
-      const money = await this.billing.settle(em, { capture: ids('capture'), release: ids('release') });
+      const money = await this.billing.settle(em, { capture, release });
       const timeline = await this.messages.recordEvents(em, steps);
       await this.messages.advanceMany(em, current, steps);
       return { recorded: timeline, settled: money };
@@ -170,7 +185,19 @@ export class MessageStatusService implements OnModuleInit {
     for (const s of steps) {
       if (recorded.delete(stepKey(s))) observeMessageStatus(s.message, s.status, s.failure?.code);
     }
-    for (const id of settled.captured) this.logger.log({ messageId: id }, 'charge captured');
+    for (const [id, c] of settled.captured) {
+      this.logger.log(
+        {
+          messageId: id,
+          category: c.category,
+          assumedCategory: c.assumedCategory,
+          pricingType: c.pricingType,
+          charged: fromUnits(c.charged),
+          ...(c.uncharged > 0n ? { uncharged: fromUnits(c.uncharged) } : {}),
+        },
+        'charge captured',
+      );
+    }
     for (const id of settled.released) this.logger.log({ messageId: id }, 'hold released');
   }
 

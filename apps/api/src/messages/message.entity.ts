@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { Channel, MessageCategory, MessageKind, MessageStatus, Priority } from '@app/contracts';
+import type { Channel, MessageCategory, MessageKind, MessageStatus, PricingType, Priority } from '@app/contracts';
 import { decimal } from '../database/decimal.transformer';
 
 /**
@@ -52,6 +52,18 @@ export class MessageEntity {
 
   @Column('char', { length: 3 })
   currency: string;
+
+  /** The category the charge followed (what the channel billed, else `category`); null until captured. */
+  @Column('text', { name: 'billed_category', nullable: true })
+  billedCategory: MessageCategory | null;
+
+  /** The channel's pricing type when its callback gave one; null otherwise. */
+  @Column('text', { name: 'pricing_type', nullable: true })
+  pricingType: PricingType | null;
+
+  /** The amount captured (0 for a message the channel did not bill); null until captured. */
+  @Column('numeric', { precision: 20, scale: 4, transformer: decimal, nullable: true })
+  charged: number | null;
 
   @Column('text', { name: 'idempotency_key', nullable: true })
   idempotencyKey: string | null;

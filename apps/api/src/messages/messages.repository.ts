@@ -10,7 +10,10 @@ import { BatchedLookup, returnedRows } from '@app/database';
 import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../usage/usage-counters';
 
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
-export type QueuedMessage = Omit<MessageEntity, 'createdAt' | 'updatedAt' | 'status'> & { createdAt?: Date };
+export type QueuedMessage = Omit<
+  MessageEntity,
+  'createdAt' | 'updatedAt' | 'status' | 'billedCategory' | 'pricingType' | 'charged'
+> & { createdAt?: Date };
 
 /** A status a channel reported for a message, in the order it was reported. */
 export interface StatusStep {

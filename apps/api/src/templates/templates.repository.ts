@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isPgError, PG_ERROR } from '@app/database';
-import type { TemplateQuality, TemplateStatus } from '@app/contracts';
+import type { TemplateCategory, TemplateQuality, TemplateStatus } from '@app/contracts';
 import { FailureDetails, TemplateEntity } from './template.entity';
 
 export type NewTemplate = Omit<TemplateEntity, 'id' | 'createdAt' | 'updatedAt'>;
@@ -83,6 +83,15 @@ export class TemplatesRepository {
 
   async updateState(id: number, state: TemplateState): Promise<void> {
     await this.repo.update({ id }, state);
+  }
+
+  /**
+   * Moves a template from `from` to another category; false when its category is no longer `from`
+   * (a concurrent callback or sync moved it first), so one change is applied, and told, once.
+   */
+  async moveCategory(id: number, from: TemplateCategory, to: TemplateCategory): Promise<boolean> {
+    const result = await this.repo.update({ id, category: from }, { category: to });
+    return (result.affected ?? 0) > 0;
   }
 
   async delete(id: number): Promise<void> {

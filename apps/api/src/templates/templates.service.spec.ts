@@ -1,6 +1,7 @@
-import { EventEnvelope, unixSeconds } from '@app/contracts';
+import { EventEnvelope, EventType, unixSeconds } from '@app/contracts';
 import { ServiceUnavailableProblem } from '@app/server';
 import { AppEntity } from '../wa-apps/app.entity';
+import { AppEvents } from '../wa-apps/app-events';
 import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { EventHandlersRegistry } from '../events';
 import { TemplateEntity } from './template.entity';
@@ -45,7 +46,9 @@ function setup() {
     findByChannelRef: jest.fn(),
     updateState: jest.fn(),
     listForApp: jest.fn(),
+    moveCategory: jest.fn().mockResolvedValue(true),
   };
+  const appEvents = { templateUpdated: jest.fn() };
   const apps = { findByWabaId: jest.fn().mockResolvedValue(app) };
   const channel = { submit: jest.fn(), list: jest.fn() };
   const registry = new EventHandlersRegistry();
@@ -54,14 +57,19 @@ function setup() {
     apps as unknown as WaAppsRepository,
     channel as unknown as WhatsAppTemplatesChannel,
     registry,
+    appEvents as unknown as AppEvents,
   );
   service.onModuleInit();
-  return { service, templates, apps, channel, registry };
+  return { service, templates, apps, channel, registry, appEvents };
 }
 
-const event = (data: Record<string, unknown>, createdAt = unixSeconds()): EventEnvelope => ({
+const event = (
+  data: Record<string, unknown>,
+  createdAt = unixSeconds(),
+  type: EventType = 'template.status_changed',
+): EventEnvelope => ({
   id: 'evt_1',
-  type: 'template.status_changed',
+  type,
   created_at: createdAt,
   channel: 'whatsapp',
   app_id: null,
@@ -137,5 +145,53 @@ describe('TemplatesService', () => {
       quality: 'GREEN',
       failureDetails: null,
     });
+  });
+
+  it('a category change from the channel moves the template once; one it already files under changes nothing', async () => {
+    const { registry, templates, appEvents } = setup();
+    const update = (category: string, reason = 'channel_recategorized') =>
+      event(
+        { waba_id: '111', wa_id: '900', name: 'hello', language: 'en', previous_category: 'UTILITY', category, reason },
+        unixSeconds(),
+        'template.updated',
+      );
+    templates.findByChannelRef.mockResolvedValue(stored({ category: 'UTILITY' }));
+    await registry.dispatch(update('MARKETING'));
+    expect(templates.moveCategory).toHaveBeenCalledWith(5, 'UTILITY', 'MARKETING');
+    // A SERVICE template is UTILITY on the channel; a malformed category or the api's own sync event is not applied.
+    templates.findByChannelRef.mockResolvedValue(stored({ category: 'SERVICE' }));
+    await registry.dispatch(update('UTILITY'));
+    await registry.dispatch(update('GOLD'));
+    await registry.dispatch(update('MARKETING', 'sync'));
+    expect(templates.moveCategory).toHaveBeenCalledTimes(1);
+    // Subscribers hear of a callback's change from the callback's own event.
+    expect(appEvents.templateUpdated).not.toHaveBeenCalled();
+  });
+
+  it('sync follows a category the channel changed without a callback and tells subscribers', async () => {
+    const { service, templates, channel, appEvents } = setup();
+    templates.listForApp.mockResolvedValue([stored({ status: 'APPROVED', quality: 'GREEN', category: 'UTILITY' })]);
+    channel.list.mockResolvedValue({
+      templates: [
+        { wa_id: '900', name: 'hello', language: 'en', status: 'APPROVED', category: 'MARKETING', quality: 'GREEN' },
+      ],
+    });
+    expect(await service.syncApp(app)).toBe(1);
+    expect(templates.updateState).not.toHaveBeenCalled();
+    expect(templates.moveCategory).toHaveBeenCalledWith(5, 'UTILITY', 'MARKETING');
+    expect(appEvents.templateUpdated).toHaveBeenCalledWith(app, {
+      waba_id: '111',
+      wa_id: '900',
+      name: 'hello',
+      language: 'en',
+      template_id: 5,
+      previous_category: 'UTILITY',
+      category: 'MARKETING',
+      reason: 'sync',
+    });
+    // Another sync (or callback) moved it first: nothing is told twice.
+    templates.moveCategory.mockResolvedValue(false);
+    expect(await service.syncApp(app)).toBe(0);
+    expect(appEvents.templateUpdated).toHaveBeenCalledTimes(1);
   });
 });

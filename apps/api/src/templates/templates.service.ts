@@ -1,16 +1,22 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import {
+  channelCategoryOf,
+  ChannelTemplateCategory,
   EventEnvelope,
+  isTemplateCategory,
+  TemplateCategory,
   TemplateQuality,
   TemplateStatus,
   TemplateStatusData,
   TemplateSubmission,
   TemplateType,
+  TemplateUpdatedData,
   unixSeconds,
   WhatsAppConnection,
 } from '@app/contracts';
 import { FieldError, NotFoundProblem, ProblemError, UnprocessableProblem, ValidationProblem } from '@app/server';
 import { AppEntity } from '../wa-apps/app.entity';
+import { AppEvents } from '../wa-apps/app-events';
 import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
 import { unixTime } from '../wa-apps/wa-apps.service';
 import { EventHandlersRegistry } from '../events';
@@ -119,10 +125,12 @@ export class TemplatesService implements OnModuleInit {
     private readonly apps: WaAppsRepository,
     private readonly channel: WhatsAppTemplatesChannel,
     private readonly registry: EventHandlersRegistry,
+    private readonly appEvents: AppEvents,
   ) {}
 
   onModuleInit(): void {
     this.registry.on('template.status_changed', (event) => this.onStatusChanged(event));
+    this.registry.on('template.updated', (event) => this.onCategoryUpdated(event));
   }
 
   /** The app's connection on the channel; templates live there, so an app without a number has none. */
@@ -324,24 +332,62 @@ export class TemplatesService implements OnModuleInit {
     return true;
   }
 
-  /** `template.status_changed`: the app by waba_id, the template by wa_id (or name and language). */
-  async onStatusChanged(event: EventEnvelope): Promise<void> {
-    const d = event.data as unknown as TemplateStatusData;
-    if (!d || typeof d.waba_id !== 'string' || typeof d.status !== 'string') return;
+  /**
+   * Follows the channel's category of a template (callback or sync): the template takes it unless
+   * it already files there (a SERVICE template is UTILITY on the channel, MARKETING_LITE is
+   * MARKETING). Every send after it is priced and laned by the new category. The previous
+   * category when it changed, else null.
+   */
+  async applyChannelCategory(t: TemplateEntity, category: ChannelTemplateCategory): Promise<TemplateCategory | null> {
+    if (channelCategoryOf(t.category) === category) return null;
+    if (!(await this.templates.moveCategory(t.id, t.category, category))) return null;
+    this.logger.log({ templateId: t.id, from: t.category, to: category }, 'template category changed by the channel');
+    return t.category;
+  }
+
+  /** The app and template a channel callback about a template names; throws to retry a template not stored yet. */
+  private async templateOf(
+    event: EventEnvelope,
+    d: { waba_id: string; wa_id: string; name: string; language: string },
+  ): Promise<TemplateEntity | null> {
     const app = await this.apps.findByWabaId(d.waba_id);
-    if (!app) return;
+    if (!app) return null;
     const t = await this.templates.findByChannelRef(app.id, d.wa_id, d.name, d.language);
     if (!t) {
       // The callback can overtake the insert of a template being created: retry it a while.
       if (unixSeconds() - event.created_at < UNKNOWN_TEMPLATE_RETRY_SECONDS) {
         throw new Error(`template ${d.wa_id} of app ${app.id} is not stored (yet)`);
       }
-      return;
+      return null;
     }
-    await this.applyChannelState(t, { status: d.status, quality: d.quality, reason: d.reason });
+    return t;
   }
 
-  /** Pulls the app's templates from the channel and applies differences; the number changed. */
+  /** `template.status_changed`: the app by waba_id, the template by wa_id (or name and language). */
+  async onStatusChanged(event: EventEnvelope): Promise<void> {
+    const d = event.data as unknown as TemplateStatusData;
+    if (!d || typeof d.waba_id !== 'string' || typeof d.status !== 'string') return;
+    const t = await this.templateOf(event, d);
+    if (t) await this.applyChannelState(t, { status: d.status, quality: d.quality, reason: d.reason });
+  }
+
+  /**
+   * `template.updated` from the channel's callback (the gateway's): the template takes the new
+   * category. Subscribers hear of it from that event itself; the api's own `template.updated`s
+   * are those of the sync, which this ignores (the sync applied them).
+   */
+  async onCategoryUpdated(event: EventEnvelope): Promise<void> {
+    const d = event.data as unknown as TemplateUpdatedData;
+    if (!d || typeof d.waba_id !== 'string' || !isTemplateCategory(d.category) || d.reason === 'sync') return;
+    const t = await this.templateOf(event, d);
+    if (t) await this.applyChannelCategory(t, channelCategoryOf(d.category));
+  }
+
+  /**
+   * Pulls the app's templates from the channel and applies differences (status, quality,
+   * category); the number changed. A category changed without a callback the api heard is told
+   * to subscribers as `template.updated` (reason `sync`).
+   */
   async syncApp(app: AppEntity): Promise<number> {
     const connection = this.connectionOf(app);
     const [remote, local] = await Promise.all([this.channel.list({ connection }), this.templates.listForApp(app.id)]);
@@ -350,9 +396,24 @@ export class TemplatesService implements OnModuleInit {
       const r =
         remote.templates.find((x) => x.wa_id === t.waId) ??
         remote.templates.find((x) => x.name === t.name && x.language === t.language);
-      if (r && (await this.applyChannelState(t, { status: r.status, quality: r.quality, reason: r.reason }))) {
-        changed++;
+      if (!r) continue;
+      let differs = await this.applyChannelState(t, { status: r.status, quality: r.quality, reason: r.reason });
+      const category = channelCategoryOf(r.category);
+      const previous = await this.applyChannelCategory(t, category);
+      if (previous) {
+        differs = true;
+        await this.appEvents.templateUpdated(app, {
+          waba_id: connection.waba_id,
+          wa_id: t.waId,
+          name: t.name,
+          language: t.language,
+          template_id: t.id,
+          previous_category: previous,
+          category,
+          reason: 'sync',
+        });
       }
+      if (differs) changed++;
     }
     return changed;
   }

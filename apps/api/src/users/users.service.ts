@@ -24,6 +24,9 @@ export class UsersService {
       currency: t.currency.trim(),
       status: t.status,
       category: t.category,
+      assumed_category: t.assumedCategory,
+      pricing_type: t.pricingType,
+      uncharged: t.uncharged,
       recipient_phone: maskPhone(t.recipientPhone),
       timestamp: unixSeconds(t.createdAt),
     }));

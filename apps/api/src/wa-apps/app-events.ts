@@ -1,24 +1,38 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { newEventId, unixSeconds } from '@app/contracts';
+import { EventType, newEventId, TemplateUpdatedData, unixSeconds } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { AppEntity } from './app.entity';
 
-/** `app.updated` to EVENTS (and so to webhook subscribers), for every change of an app's state. */
+/**
+ * What the api tells EVENTS (and so webhook subscribers) about an app and its templates:
+ * `app.updated` for every change of an app's state, `template.updated` for a template category
+ * change the api found itself (the periodic sync).
+ */
 @Injectable()
 export class AppEvents {
   private readonly logger = new Logger(AppEvents.name);
 
   constructor(private readonly events: EventPublisher) {}
 
+  /** Publishes what changed. */
+  updated(app: AppEntity, data: Record<string, unknown>): Promise<void> {
+    return this.publish('app.updated', app, data);
+  }
+
+  /** A template of the app moved to another category. */
+  templateUpdated(app: AppEntity, data: TemplateUpdatedData): Promise<void> {
+    return this.publish('template.updated', app, data as unknown as Record<string, unknown>);
+  }
+
   /**
-   * Publishes what changed. The app's record is the truth either way; the event is a
-   * notification, so a failed publish is logged and the change stands.
+   * The app's record is the truth either way; the event is a notification, so a failed publish is
+   * logged and the change stands.
    */
-  async updated(app: AppEntity, data: Record<string, unknown>): Promise<void> {
+  private async publish(type: EventType, app: AppEntity, data: Record<string, unknown>): Promise<void> {
     try {
       await this.events.publish({
         id: newEventId(),
-        type: 'app.updated',
+        type,
         created_at: unixSeconds(),
         channel: 'whatsapp',
         app_id: app.id,
@@ -26,7 +40,7 @@ export class AppEvents {
         data,
       });
     } catch (err) {
-      this.logger.error({ err, appId: app.id }, 'could not publish app.updated');
+      this.logger.error({ err, appId: app.id }, `could not publish ${type}`);
     }
   }
 }

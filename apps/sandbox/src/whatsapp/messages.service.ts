@@ -5,6 +5,7 @@ import { SandboxConfig } from '../config';
 import { GraphError, graphErrors } from './graph-error';
 import { checkAgainstTemplate, validateMessage } from './message-validation';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { PricingCategory, SandboxPricingService } from './pricing.service';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxTemplatesService } from './templates.service';
 import {
@@ -89,6 +90,7 @@ export class GraphMessagesService {
     private readonly numbers: PhoneNumbersService,
     private readonly templates: SandboxTemplatesService,
     private readonly webhooks: WebhookDispatcher,
+    private readonly pricing: SandboxPricingService,
   ) {}
 
   setFault(f: Omit<Fault, 'remaining'> & { count?: number | null }): Fault {
@@ -131,7 +133,8 @@ export class GraphMessagesService {
   send(phoneNumberId: string, endpoint: RecordedSend['endpoint'], body: unknown): GraphSendResponse {
     let wamid: string;
     let plan: Step[];
-    let category = 'service';
+    // Null for a template the sandbox does not store: it cannot say what the channel would bill.
+    let category: PricingCategory | null = 'service';
     try {
       const msg = validateMessage(body);
       const wabaId = this.numbers.wabaOf(phoneNumberId);
@@ -139,7 +142,7 @@ export class GraphMessagesService {
         const stored = this.templates.findForSend(msg.template.name, msg.template.language, wabaId);
         if (stored) {
           checkAgainstTemplate(stored, msg.template.components);
-          category = stored.category.toLowerCase();
+          category = stored.category.toLowerCase() as PricingCategory;
         } else if (this.config.SANDBOX_TEMPLATE_CHECK === 'strict') {
           throw graphErrors.templateMissing(
             this.templates.hasName(msg.template.name, wabaId)
@@ -147,7 +150,7 @@ export class GraphMessagesService {
               : `Template ${msg.template.name} does not exist`,
           );
         } else {
-          category = 'utility';
+          category = null;
         }
         if (endpoint === 'marketing_messages') category = 'marketing_lite';
       } else if (endpoint === 'marketing_messages') {
@@ -198,6 +201,7 @@ export class GraphMessagesService {
     profile_name?: string;
   }): Promise<{ id: string; webhook: WebhookDelivery }> {
     const id = newWamid();
+    this.pricing.customerWrote(input.phone_number_id, input.from);
     const message: WebhookInboundMessage = {
       from: input.from,
       id,
@@ -236,19 +240,23 @@ export class GraphMessagesService {
     });
   }
 
-  /** Status callbacks one after another, each SANDBOX_STATUS_DELAY_MS after the previous one was delivered. */
+  /**
+   * Status callbacks one after another, each SANDBOX_STATUS_DELAY_MS after the previous one was
+   * delivered; sent, delivered and read carry what the channel bills (decided at the send).
+   */
   private scheduleStatuses(
     phoneNumberId: string,
     wamid: string,
     recipient: string,
     plan: Step[],
-    category: string,
+    category: PricingCategory | null,
     callbackData: string | undefined,
   ): void {
+    const pricing = this.pricing.pricingOf(phoneNumberId, recipient, category);
     const conversation = {
       id: randomBytes(16).toString('hex'),
       expiration_timestamp: String(Math.floor(Date.now() / 1000) + 24 * 3600),
-      origin: { type: category },
+      origin: { type: category ?? 'utility' },
     };
     void (async () => {
       for (const step of plan) {
@@ -259,9 +267,8 @@ export class GraphMessagesService {
           timestamp: String(Math.floor(Date.now() / 1000)),
           recipient_id: recipient,
           ...(callbackData !== undefined ? { biz_opaque_callback_data: callbackData } : {}),
-          ...(step.status === 'sent' || step.status === 'delivered'
-            ? { conversation, pricing: { billable: true, pricing_model: 'PMP', category, type: 'regular' } }
-            : {}),
+          ...(step.status === 'sent' || step.status === 'delivered' ? { conversation } : {}),
+          ...(pricing && step.status !== 'failed' ? { pricing } : {}),
           ...(step.error ? { errors: [step.error] } : {}),
         };
         await this.webhooks.deliverStatus(this.sourceOf(phoneNumberId), status);

@@ -1,12 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ValidationProblem } from '@app/server';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { NotFoundProblem, ValidationProblem } from '@app/server';
 import { AccountSignalsService } from './account-signals.service';
 import { EmulateInboundDto } from './dto/emulate-inbound.dto';
 import { EmulateSignalDto } from './dto/emulate-signal.dto';
+import { PricingRuleDto, RecategorizeTemplateDto } from './dto/pricing-rule.dto';
 import { RegisterPhoneNumberDto } from './dto/register-phone-number.dto';
 import { SetFaultDto } from './dto/set-fault.dto';
 import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
 import { PhoneNumbersService, SandboxPhoneNumber } from './phone-numbers.service';
+import { PricingRule, SandboxPricingService } from './pricing.service';
 import { SignupService } from './signup.service';
 import { StoredTemplate, SandboxTemplatesService } from './templates.service';
 import { WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
@@ -21,6 +23,7 @@ export class SandboxControlController {
     private readonly webhooks: WebhookDispatcher,
     private readonly signups: SignupService,
     private readonly signals: AccountSignalsService,
+    private readonly pricing: SandboxPricingService,
   ) {}
 
   /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
@@ -94,6 +97,39 @@ export class SandboxControlController {
     return this.templates.all();
   }
 
+  /**
+   * The channel re-categorises a template: later sends are billed at the new category, and the
+   * `template_category_update` webhook goes out (unless `callback` is false).
+   */
+  @Post('templates/:id/category')
+  @HttpCode(200)
+  async recategorize(
+    @Param('id') id: string,
+    @Body() dto: RecategorizeTemplateDto,
+  ): Promise<{ template: StoredTemplate; webhook: { delivered: boolean; status: number | null } | null }> {
+    const changed = await this.templates.recategorize(id, dto.category, dto.callback ?? true);
+    if (!changed) throw new NotFoundProblem(`template ${id}`);
+    return changed;
+  }
+
+  /** What the channel bills for a recipient's messages from now on (category, type, billable, or no pricing). */
+  @Post('pricing')
+  @HttpCode(200)
+  setPricing(@Body() dto: PricingRuleDto): PricingRule {
+    return this.pricing.setRule({ ...dto });
+  }
+
+  @Get('pricing')
+  listPricing(): PricingRule[] {
+    return this.pricing.listRules();
+  }
+
+  @Delete('pricing')
+  @HttpCode(204)
+  clearPricing(): void {
+    this.pricing.clear();
+  }
+
   @Get('webhooks')
   listWebhooks(): WebhookDelivery[] {
     return this.webhooks.deliveries();
@@ -115,5 +151,6 @@ export class SandboxControlController {
     this.numbers.clear();
     this.webhooks.clear();
     this.signups.clear();
+    this.pricing.clear();
   }
 }

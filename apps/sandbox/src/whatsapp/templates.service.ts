@@ -7,7 +7,9 @@ import {
   GraphTemplateComponent,
   GraphTemplateCreateResponse,
   templateVariables,
+  TemplateCategoryUpdateValue,
   TemplateStatusUpdateValue,
+  WhatsAppWebhookPayload,
 } from '@app/channels';
 import { SandboxConfig } from '../config';
 import { graphErrors } from './graph-error';
@@ -182,6 +184,33 @@ export class SandboxTemplatesService {
     };
   }
 
+  /**
+   * The channel re-categorises a template on its own (Meta: `template_category_update`): sends
+   * after it are billed at the new category and Graph lists it. Unless `callback` is false (a
+   * missed callback, for the platform's sync to find), the completed change's webhook goes out;
+   * the answer tells how its first attempt went. Undefined for a template the sandbox does not hold.
+   */
+  async recategorize(
+    id: string,
+    category: GraphTemplateCategory,
+    callback = true,
+  ): Promise<{ template: StoredTemplate; webhook: { delivered: boolean; status: number | null } | null } | undefined> {
+    const template = this.templates.get(id);
+    if (!template) return undefined;
+    const previous = template.category;
+    template.category = category;
+    if (!callback) return { template, webhook: null };
+    const value: TemplateCategoryUpdateValue = {
+      message_template_id: Number(template.id),
+      message_template_name: template.name,
+      message_template_language: template.language,
+      previous_category: previous,
+      new_category: category,
+    };
+    const first = await this.webhooks.start(this.templateWebhook(template, 'template_category_update', value)).first;
+    return { template, webhook: { delivered: first.delivered, status: first.status } };
+  }
+
   clear(): void {
     for (const cancel of this.moderation.values()) cancel();
     this.moderation.clear();
@@ -218,19 +247,18 @@ export class SandboxTemplatesService {
           : {}),
       };
       void this.webhooks
-        .deliver({
-          object: 'whatsapp_business_account',
-          entry: [
-            {
-              id: template.waba_id,
-              time: Math.floor(Date.now() / 1000),
-              changes: [{ field: 'message_template_status_update', value }],
-            },
-          ],
-        })
+        .deliver(this.templateWebhook(template, 'message_template_status_update', value))
         .catch((err: unknown) => this.logger.warn(`template webhook failed: ${String(err)}`));
     });
     this.moderation.set(template.id, cancel);
+  }
+
+  /** A webhook about one template of a business account. */
+  private templateWebhook(template: StoredTemplate, field: string, value: unknown): WhatsAppWebhookPayload {
+    return {
+      object: 'whatsapp_business_account',
+      entry: [{ id: template.waba_id, time: Math.floor(Date.now() / 1000), changes: [{ field, value }] }],
+    };
   }
 }
 

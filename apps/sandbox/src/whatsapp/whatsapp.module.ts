@@ -5,6 +5,7 @@ import { GraphAuthGuard } from './graph-auth.guard';
 import { GraphController } from './graph.controller';
 import { GraphMessagesService } from './messages.service';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { SandboxPricingService } from './pricing.service';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxControlController } from './sandbox-control.controller';
 import { SignupControlController } from './signup-control.controller';
@@ -28,6 +29,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
     PhoneNumbersService,
     SandboxTemplatesService,
     GraphMessagesService,
+    SandboxPricingService,
     SignupService,
     GraphAuthGuard,
     AccountSignalsService,

@@ -162,6 +162,20 @@ export interface WebhookStatusError {
   href?: string;
 }
 
+/**
+ * What the channel billed for a message, in its sent, delivered and read statuses (per-message
+ * pricing since July 2025). `category`: marketing, marketing_lite, utility, authentication,
+ * authentication_international, service (referral_conversion with free_entry_point on older
+ * versions); `type`: regular, free_customer_service, free_entry_point. `billable` is deprecated in
+ * favour of `type` and may be absent.
+ */
+export interface WebhookPricing {
+  billable?: boolean;
+  pricing_model: string;
+  category: string;
+  type?: string;
+}
+
 export interface WebhookStatus {
   id: string;
   status: 'sent' | 'delivered' | 'read' | 'failed' | 'played' | 'deleted';
@@ -171,7 +185,7 @@ export interface WebhookStatus {
   /** What the send carried in `biz_opaque_callback_data` (our message id). */
   biz_opaque_callback_data?: string;
   conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
-  pricing?: { billable: boolean; pricing_model: string; category: string; type?: string };
+  pricing?: WebhookPricing;
   errors?: WebhookStatusError[];
 }
 
@@ -206,6 +220,21 @@ export interface MessagesChangeValue {
 }
 
 /** `value` of a change with `field: "message_template_status_update"`. */
+/**
+ * `value` of a change with `field: "template_category_update"`. A completed change carries
+ * `previous_category` and `new_category`; a notice of an impending one carries `correct_category`
+ * (what it will be in 24 hours), `new_category` (what it is now) and `category_update_timestamp`.
+ */
+export interface TemplateCategoryUpdateValue {
+  message_template_id: number | string;
+  message_template_name: string;
+  message_template_language: string;
+  previous_category?: string;
+  new_category: string;
+  correct_category?: string;
+  category_update_timestamp?: number;
+}
+
 export interface TemplateStatusUpdateValue {
   event: string;
   message_template_id: number | string;

@@ -1,4 +1,12 @@
-import { ChannelTemplate, TemplateCategory, TemplateQuality, TemplateStatus, TemplateSubmission } from '@app/contracts';
+import {
+  channelCategoryOf,
+  ChannelTemplate,
+  fromChannelCategory,
+  TemplateCategory,
+  TemplateQuality,
+  TemplateStatus,
+  TemplateSubmission,
+} from '@app/contracts';
 import {
   GraphTemplate,
   GraphTemplateButton,
@@ -55,20 +63,11 @@ export function exampleValues(text: string, example: string): string[] {
 
 /** The channel has three categories: a service template is a utility one, MM Lite is marketing. */
 export function toGraphCategory(category: TemplateCategory): GraphTemplateCategory {
-  switch (category) {
-    case 'MARKETING':
-    case 'MARKETING_LITE':
-      return 'MARKETING';
-    case 'AUTHENTICATION':
-      return 'AUTHENTICATION';
-    case 'UTILITY':
-    case 'SERVICE':
-      return 'UTILITY';
-  }
+  return channelCategoryOf(category);
 }
 
 export function fromGraphCategory(category: string): TemplateCategory {
-  return category === 'MARKETING' || category === 'AUTHENTICATION' ? category : 'UTILITY';
+  return fromChannelCategory(category);
 }
 
 /** The template's Graph components: header, body, footer and buttons with their examples. */

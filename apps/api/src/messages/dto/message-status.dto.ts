@@ -1,5 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MESSAGE_KINDS, MESSAGE_STATUSES, type MessageCategory, type MessageStatus } from '@app/contracts';
+import {
+  MESSAGE_CATEGORIES,
+  MESSAGE_KINDS,
+  MESSAGE_STATUSES,
+  PRICING_TYPES,
+  type MessageCategory,
+  type MessageStatus,
+  type PricingType,
+} from '@app/contracts';
 import type { MessageStatusView } from '../messages.service';
 
 export class MessageFailureDto {
@@ -38,8 +46,27 @@ export class MessageStatusDto implements MessageStatusView {
   @ApiProperty({ type: String, nullable: true, example: '7999***1122', description: 'Masked' })
   recipient: string | null;
 
-  @ApiProperty({ example: 0.02 })
+  @ApiProperty({ example: 0.02, description: 'The price held at send, by `category`' })
   price: number;
+
+  @ApiProperty({
+    enum: MESSAGE_CATEGORIES,
+    nullable: true,
+    example: 'UTILITY',
+    description: 'Once charged: the category the charge followed (what the channel billed, else `category`)',
+  })
+  billed_category: MessageCategory | null;
+
+  @ApiProperty({
+    enum: PRICING_TYPES,
+    nullable: true,
+    example: 'free_customer_service',
+    description: "The channel's pricing type, when its status callback gave one",
+  })
+  pricing_type: PricingType | null;
+
+  @ApiProperty({ type: Number, nullable: true, example: 0, description: 'The amount charged; null until charged' })
+  charged: number | null;
 
   @ApiProperty({ example: 'USD' })
   currency: string;

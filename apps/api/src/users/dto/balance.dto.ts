@@ -27,8 +27,37 @@ export class TransactionDto {
   @ApiProperty({ example: 'DELIVERED', description: 'DELIVERED (a charge) or CREDITED (a top-up)' })
   status: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'MARKETING' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'MARKETING',
+    description: 'Of a charge: the category charged (what the channel billed, else the one the message was sent as)',
+  })
   category: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'UTILITY',
+    description: 'Of a charge: the category the message was sent (and held) as',
+  })
+  assumed_category: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'regular',
+    description:
+      "Of a charge: the channel's pricing type (regular, free_customer_service, free_entry_point), when it gave one",
+  })
+  pricing_type: string | null;
+
+  @ApiProperty({
+    example: 0,
+    description:
+      'Of a charge: what the channel billed beyond the amount held that the available balance could not cover (not charged)',
+  })
+  uncharged: number;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: '7999*****22', description: 'Masked' })
   recipient_phone: string | null;

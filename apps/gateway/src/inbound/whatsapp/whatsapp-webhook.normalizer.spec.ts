@@ -146,4 +146,85 @@ describe('normalizeWhatsAppWebhook', () => {
     expect(normalizeWhatsAppWebhook({ object: 'page', entry: [] }).events).toEqual([]);
     expect(normalizeWhatsAppWebhook('nonsense').events).toEqual([]);
   });
+
+  it('passes on what the channel billed, in the platform words, and nothing when the status has no pricing', () => {
+    const status = (pricing?: Record<string, unknown>) =>
+      normalizeWhatsAppWebhook(
+        messages({
+          statuses: [{ id: 'wamid.P', status: 'delivered', timestamp: '1', recipient_id: '7999', pricing }],
+        }),
+        now,
+      ).events[0].data as { pricing: unknown };
+    expect(
+      status({ billable: false, pricing_model: 'PMP', category: 'utility', type: 'free_customer_service' }).pricing,
+    ).toEqual({
+      category: 'UTILITY',
+      channel_category: 'utility',
+      type: 'free_customer_service',
+      billable: false,
+      pricing_model: 'PMP',
+    });
+    expect(
+      status({ billable: true, pricing_model: 'PMP', category: 'authentication_international', type: 'regular' })
+        .pricing,
+    ).toMatchObject({ category: 'AUTHENTICATION_INTERNATIONAL', type: 'regular', billable: true });
+    // billable is being retired; a type the platform does not know is none; so is a category it does not know.
+    expect(status({ pricing_model: 'PMP', category: 'referral_conversion', type: 'gift' }).pricing).toEqual({
+      category: null,
+      channel_category: 'referral_conversion',
+      type: null,
+      billable: null,
+      pricing_model: 'PMP',
+    });
+    expect(status().pricing).toBeNull();
+    expect(status({ billable: true }).pricing).toBeNull();
+  });
+
+  it('turns a completed template category change into template.updated, and a notice of one into nothing', () => {
+    const change = (value: Record<string, unknown>) => ({
+      object: 'whatsapp_business_account',
+      entry: [{ id: '200', time: 1763700000, changes: [{ field: 'template_category_update', value }] }],
+    });
+    const template = {
+      message_template_id: 278077987957091,
+      message_template_name: 'welcome',
+      message_template_language: 'en_US',
+    };
+    const done = normalizeWhatsAppWebhook(
+      change({ ...template, previous_category: 'UTILITY', new_category: 'MARKETING' }),
+      now,
+    );
+    expect(done.events).toEqual([
+      {
+        id: callbackEventId('whatsapp', 'template_category', '278077987957091', 'UTILITY', 'MARKETING', 1763700000),
+        type: 'template.updated',
+        created_at: Math.floor(now.getTime() / 1000),
+        channel: 'whatsapp',
+        app_id: null,
+        user_id: null,
+        data: {
+          waba_id: '200',
+          wa_id: '278077987957091',
+          name: 'welcome',
+          language: 'en_US',
+          template_id: null,
+          previous_category: 'UTILITY',
+          category: 'MARKETING',
+          reason: 'channel_recategorized',
+        },
+      },
+    ]);
+    const notice = normalizeWhatsAppWebhook(
+      change({
+        ...template,
+        correct_category: 'MARKETING',
+        new_category: 'UTILITY',
+        category_update_timestamp: 1763786400,
+      }),
+      now,
+    );
+    expect(notice.events).toEqual([]);
+    expect(notice.skipped).toEqual(['notice of an impending template category change']);
+    expect(normalizeWhatsAppWebhook(change({ new_category: 'MARKETING' }), now).events).toEqual([]);
+  });
 });

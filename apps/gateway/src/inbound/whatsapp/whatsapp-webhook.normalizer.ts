@@ -1,6 +1,12 @@
 import {
   AppSignal,
   callbackEventId,
+  ChannelPricing,
+  fromChannelCategory,
+  isMessageCategory,
+  PRICING_TYPES,
+  PricingType,
+  TemplateUpdatedData,
   EventEnvelope,
   EventType,
   MessageReactionData,
@@ -16,6 +22,7 @@ import {
   fromGraphReason,
   fromGraphTemplateStatus,
   MessagesChangeValue,
+  TemplateCategoryUpdateValue,
   TemplateStatusUpdateValue,
   WebhookInboundMessage,
   WebhookStatus,
@@ -57,7 +64,8 @@ function seconds(value: string | number | undefined, fallback: number): number {
 /**
  * Turns a WhatsApp Business Account webhook into platform events: statuses into message.sent /
  * delivered / read / failed, inbound messages into message.received, reactions into
- * message.reaction, template moderation into template.status_changed; account changes (quality,
+ * message.reaction, template moderation into template.status_changed, a completed change of a
+ * template's category into template.updated; account changes (quality,
  * messaging limit, restriction, ban) into app signals. App and tenant are left
  * null here: the inbound service asks the api for them (see tenantLookupOf) before publishing.
  */
@@ -114,6 +122,26 @@ export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date(
             data,
           ),
         );
+      } else if (change.field === 'template_category_update' && wabaId) {
+        const data = categoryUpdate(change.value as unknown as TemplateCategoryUpdateValue, wabaId);
+        if (typeof data === 'string') {
+          out.skipped.push(data);
+          continue;
+        }
+        out.events.push(
+          envelope(
+            callbackEventId(
+              'whatsapp',
+              'template_category',
+              data.wa_id,
+              data.previous_category,
+              data.category,
+              entry.time as number | undefined,
+            ),
+            'template.updated',
+            data,
+          ),
+        );
       } else if (isAccountSignalField(change.field) && wabaId) {
         const signal = accountSignalOf(change.field, change.value, wabaId, entry.time, createdAt);
         if (signal) out.signals.push(signal);
@@ -124,6 +152,49 @@ export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date(
     }
   }
   return out;
+}
+
+/**
+ * A completed category change as `template.updated` data, or why it changes nothing: a notice of an
+ * impending change (`correct_category`: the template keeps its category until the change is made
+ * and announced again) or a value without a template or category.
+ */
+function categoryUpdate(v: TemplateCategoryUpdateValue, wabaId: string): TemplateUpdatedData | string {
+  if (v.message_template_id === undefined || v.message_template_id === null || typeof v.new_category !== 'string') {
+    return 'template category update without template id or new category';
+  }
+  if (v.correct_category !== undefined) return 'notice of an impending template category change';
+  return {
+    waba_id: wabaId,
+    wa_id: String(v.message_template_id),
+    name: String(v.message_template_name ?? ''),
+    language: String(v.message_template_language ?? ''),
+    template_id: null,
+    previous_category: typeof v.previous_category === 'string' ? fromChannelCategory(v.previous_category) : null,
+    category: fromChannelCategory(v.new_category),
+    reason: 'channel_recategorized',
+  };
+}
+
+/**
+ * The `pricing` of a status callback in the platform's words, or null when there is none (older API
+ * versions) or it names no category. A category the platform does not know stays as the channel
+ * gave it (`channel_category`) with `category` null: the api then charges what it held.
+ */
+export function pricingOf(pricing: unknown): ChannelPricing | null {
+  if (!isObject(pricing) || typeof pricing.category !== 'string' || !pricing.category) return null;
+  const upper = pricing.category.toUpperCase();
+  const type =
+    typeof pricing.type === 'string' && (PRICING_TYPES as readonly string[]).includes(pricing.type)
+      ? (pricing.type as PricingType)
+      : null;
+  return {
+    category: isMessageCategory(upper) ? upper : null,
+    channel_category: pricing.category.slice(0, 64),
+    type,
+    billable: typeof pricing.billable === 'boolean' ? pricing.billable : null,
+    pricing_model: typeof pricing.pricing_model === 'string' ? pricing.pricing_model.slice(0, 16) : null,
+  };
 }
 
 function messagesChange(
@@ -203,6 +274,7 @@ function statusEvent(
     connection_id: connectionId,
     waba_id: wabaId,
     category: s.pricing?.category ? s.pricing.category.toUpperCase() : null,
+    pricing: pricingOf(s.pricing),
     error:
       kind.status === 'FAILED'
         ? {
@@ -242,7 +314,7 @@ function inboundText(m: WebhookInboundMessage): string | null {
  */
 export function tenantLookupOf(event: EventEnvelope): ResolveConnectionRequest | null {
   const data = event.data as { connection_id?: unknown; waba_id?: unknown };
-  if (event.type === 'template.status_changed') {
+  if (event.type === 'template.status_changed' || event.type === 'template.updated') {
     return typeof data.waba_id === 'string' && data.waba_id ? { channel: 'whatsapp', waba_id: data.waba_id } : null;
   }
   return typeof data.connection_id === 'string' && data.connection_id
