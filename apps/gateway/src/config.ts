@@ -1,5 +1,12 @@
 import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
-import { PublicApiConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
+import {
+  PublicApiConfig,
+  DEV_CREDENTIALS_KEYS,
+  hasDevelopmentKey,
+  IsCredentialsKeys,
+  SANDBOX_SECRETS,
+  Secret,
+} from '@app/config';
 
 export class GatewayConfig extends PublicApiConfig {
   @IsInt()
@@ -79,7 +86,7 @@ export class GatewayConfig extends PublicApiConfig {
    * Keys that seal bot tokens (AES-256-GCM), shared with the queue: `id:base64key[,id:base64key]`,
    * the first sealing, the others still opening values sealed before a rotation.
    */
-  @Secret()
+  @Secret({ development: hasDevelopmentKey })
   @IsCredentialsKeys()
   CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
 
