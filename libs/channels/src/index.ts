@@ -5,4 +5,5 @@ export * from './telegram';
 export * from './max';
 export { templateHtml, escapeHtml } from './bots/bot-text';
 export { httpCall } from './http-call';
+export { redactSecrets } from './failure-text';
 export type { HttpCall, HttpAnswer, HttpInit } from './http-call';
