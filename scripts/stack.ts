@@ -212,6 +212,8 @@ async function main(): Promise<void> {
     SANDBOX_URL: urls.sandbox,
     WHATSAPP_GRAPH_URL: process.env.WHATSAPP_GRAPH_URL ?? urls.sandbox,
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? 'true',
+    // The sandbox's course platform and media live on this machine.
+    ALLOW_PRIVATE_TARGETS: process.env.ALLOW_PRIVATE_TARGETS ?? 'true',
   };
   compileServices(BUILD);
   for (const service of SERVICES) {

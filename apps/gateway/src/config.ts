@@ -1,4 +1,4 @@
-import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import {
   PublicApiConfig,
   DEV_CREDENTIALS_KEYS,
@@ -89,6 +89,18 @@ export class GatewayConfig extends PublicApiConfig {
   @Secret({ development: hasDevelopmentKey })
   @IsCredentialsKeys()
   CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
+
+  /**
+   * `true` lets addresses a tenant chose (course platforms, media URLs of sends) be plain HTTP and private or loopback
+   * addresses: local receivers in development and tests (`pnpm stack`). Anything else keeps the
+   * SSRF protection on, whatever NODE_ENV says.
+   */
+  @IsIn(['true', 'false'])
+  ALLOW_PRIVATE_TARGETS: string = 'false';
+
+  get allowPrivateTargets(): boolean {
+    return this.ALLOW_PRIVATE_TARGETS === 'true';
+  }
 
   /** Course status events: the first retry of a post the platform did not answer with 2xx waits this long... */
   @IsInt()

@@ -1,4 +1,4 @@
-import { IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 import {
   BaseConfig,
   DEV_CREDENTIALS_KEYS,
@@ -132,4 +132,16 @@ export class QueueConfig extends BaseConfig {
   })
   @IsCredentialsKeys()
   CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
+
+  /**
+   * `true` lets addresses a tenant chose (media URLs that MAX messages upload) be plain HTTP and private or loopback
+   * addresses: local receivers in development and tests (`pnpm stack`). Anything else keeps the
+   * SSRF protection on, whatever NODE_ENV says.
+   */
+  @IsIn(['true', 'false'])
+  ALLOW_PRIVATE_TARGETS: string = 'false';
+
+  get allowPrivateTargets(): boolean {
+    return this.ALLOW_PRIVATE_TARGETS === 'true';
+  }
 }

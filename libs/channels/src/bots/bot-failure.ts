@@ -1,6 +1,9 @@
 import { SendFailure } from '../channel-connector';
 import { redactSecrets } from '../failure-text';
 
+/** Most of a bot API answer read (their answers are small JSON): past it the call fails. */
+export const BOT_ANSWER_LIMIT_BYTES = 1024 * 1024;
+
 /** What a bot API call came to when it did not succeed, before classification. */
 export interface BotApiFailure {
   /** HTTP status, or null when no answer came (network error, timeout). */
