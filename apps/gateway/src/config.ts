@@ -126,6 +126,30 @@ export class GatewayConfig extends PublicApiConfig {
   @Max(120_000)
   COURSE_EVENTS_TIMEOUT_MS: number = 10_000;
 
+  /** Live course connections one account may have; one more is a 409 problem. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  COURSE_MAX_CONNECTIONS_PER_ACCOUNT: number = 10;
+
+  /** Course rules one account may have (all of them listed by GET /v1/course/rules); one more is a 409 problem. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  COURSE_MAX_RULES_PER_ACCOUNT: number = 200;
+
+  /** Rules one event type of a connection may have: the most sends one inbound event fans out to. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  COURSE_MAX_RULES_PER_EVENT_TYPE: number = 10;
+
+  /** Most of a course platform's answer to a status post that is read; a bigger answer fails the post. */
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024)
+  COURSE_ANSWER_LIMIT_BYTES: number = 64 * 1024;
+
   /** How often the course workers look for due work when nothing woke them. */
   @IsInt()
   @Min(10)
