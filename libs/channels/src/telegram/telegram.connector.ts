@@ -8,6 +8,11 @@ import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bo
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 import { redactSecrets } from '../failure-text';
 
+/**
+ * grammY's default client (node-fetch) reads an answer whole; this is Node's fetch reading at most
+ * BOT_ANSWER_LIMIT_BYTES of each (grammY's AbortSignal polyfill is bridged). The cast: grammY types
+ * its fetch with node-fetch's Request and Response.
+ */
 const telegramFetch = cappedFetch(BOT_ANSWER_LIMIT_BYTES) as unknown as NonNullable<ApiClientOptions['fetch']>;
 
 export interface TelegramConnectorConfig {
@@ -115,7 +120,7 @@ export class TelegramConnector implements ChannelConnector {
     return api;
   }
 
-  private async call<T>(method: string, fn: () => Promise<T>, token?: string): Promise<Outcome<T>> {
+  private async call<T>(method: string, fn: () => Promise<T>, token: string): Promise<Outcome<T>> {
     try {
       return { ok: true, value: await fn() };
     } catch (err) {
