@@ -270,6 +270,8 @@ async function main(): Promise<void> {
     NATS_URL: natsUrl,
     ...serviceUrlsEnv(ports, process.env),
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS ?? 'true',
+    // The sandbox's course platform and media live on this machine.
+    ALLOW_PRIVATE_TARGETS: process.env.ALLOW_PRIVATE_TARGETS ?? 'true',
   };
   compileServices(BUILD);
   for (const service of SERVICES) {

@@ -191,7 +191,10 @@ describe('course platform: events in, rules into sends, statuses back out', () =
       user: { phone: '+55 11 98765-4321', first_name: 'Ana' },
       deal: { cost: '1500' },
     };
-    const fired = await fire(event, { format: 'form', secret_in: 'query' });
+    // The secret is taken from the header only: in the query string it would end up in access logs.
+    const inQuery = await fire(event, { format: 'form', secret_in: 'query' });
+    expect(inQuery).toMatchObject({ status: 401, body: { type: expect.stringMatching(/invalid-secret$/) } });
+    const fired = await fire(event, { format: 'form' });
     expect(fired.status).toBe(202);
     expect(fired.body).toMatchObject({ event_id: 'pay-1', type: 'payment', status: 'received', duplicate: false });
 

@@ -1,4 +1,6 @@
 import { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { DEV_CREDENTIALS_KEYS } from '@app/config';
 import { spawnTs } from '@app/testing';
 
 /** Runs a service's entry point until it exits; the test fails if it starts instead. */
@@ -44,6 +46,23 @@ describe('production refuses sandbox secrets and the sandbox itself', () => {
     expect(stderr).toContain('WHATSAPP_APP_SECRET: must not be a sandbox default in production');
     expect(stderr).not.toContain(LEAKED);
     expect(stderr).not.toContain('WHATSAPP_VERIFY_TOKEN');
+  });
+
+  it('the gateway refuses the development credentials key renamed or beside another key', async () => {
+    const devKey = DEV_CREDENTIALS_KEYS.split(':')[1];
+    for (const CREDENTIALS_KEYS of [`prod:${devKey}`, `dev:${devKey},k2:${randomBytes(32).toString('base64')}`]) {
+      const { code, stderr } = await run('gateway', {
+        NODE_ENV: 'production',
+        WHATSAPP_APP_SECRET: 'app-secret-from-the-secret-store',
+        WHATSAPP_VERIFY_TOKEN: 'verify-token-from-the-secret-store',
+        WHATSAPP_ACCESS_TOKEN: 'access-token-from-the-secret-store',
+        WHATSAPP_TWO_STEP_PIN: '493817',
+        CREDENTIALS_KEYS,
+      });
+      expect(code).toBe(EX_CONFIG);
+      expect(stderr).toContain('CREDENTIALS_KEYS: must not contain a development key in production');
+      expect(stderr).not.toContain(devKey);
+    }
   });
 
   it('a queue delivering WhatsApp stops without its channel token', async () => {

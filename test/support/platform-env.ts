@@ -42,8 +42,9 @@ export async function platformEnv(
     WHATSAPP_GRAPH_URL: urls.sandbox,
     TELEGRAM_API_URL: `${urls.sandbox}/telegram`,
     MAX_API_URL: `${urls.sandbox}/max`,
-    // Test receivers listen on loopback over plain http.
+    // Test receivers (webhook endpoints, the sandbox's course platform and media) listen on loopback over plain http.
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    ALLOW_PRIVATE_TARGETS: 'true',
     // The sandbox retries a callback the gateway refused (a service still starting) within the
     // suites' waits, not on the minutes-long schedule of the local stack.
     SANDBOX_WEBHOOK_RETRY_FIRST_DELAY_MS: '100',

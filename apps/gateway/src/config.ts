@@ -1,5 +1,12 @@
-import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
-import { PublicApiConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import {
+  PublicApiConfig,
+  DEV_CREDENTIALS_KEYS,
+  hasDevelopmentKey,
+  IsCredentialsKeys,
+  SANDBOX_SECRETS,
+  Secret,
+} from '@app/config';
 
 export class GatewayConfig extends PublicApiConfig {
   @IsInt()
@@ -79,9 +86,21 @@ export class GatewayConfig extends PublicApiConfig {
    * Keys that seal bot tokens (AES-256-GCM), shared with the queue: `id:base64key[,id:base64key]`,
    * the first sealing, the others still opening values sealed before a rotation.
    */
-  @Secret()
+  @Secret({ development: hasDevelopmentKey })
   @IsCredentialsKeys()
   CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
+
+  /**
+   * `true` lets addresses a tenant chose (course platforms, media URLs of sends) be plain HTTP and private or loopback
+   * addresses: local receivers in development and tests (`pnpm stack`). Anything else keeps the
+   * SSRF protection on, whatever NODE_ENV says.
+   */
+  @IsIn(['true', 'false'])
+  ALLOW_PRIVATE_TARGETS: string = 'false';
+
+  get allowPrivateTargets(): boolean {
+    return this.ALLOW_PRIVATE_TARGETS === 'true';
+  }
 
   /** Course status events: the first retry of a post the platform did not answer with 2xx waits this long... */
   @IsInt()
@@ -106,6 +125,30 @@ export class GatewayConfig extends PublicApiConfig {
   @Min(100)
   @Max(120_000)
   COURSE_EVENTS_TIMEOUT_MS: number = 10_000;
+
+  /** Live course connections one account may have; one more is a 409 problem. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  COURSE_MAX_CONNECTIONS_PER_ACCOUNT: number = 10;
+
+  /** Course rules one account may have (all of them listed by GET /v1/course/rules); one more is a 409 problem. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  COURSE_MAX_RULES_PER_ACCOUNT: number = 200;
+
+  /** Rules one event type of a connection may have: the most sends one inbound event fans out to. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  COURSE_MAX_RULES_PER_EVENT_TYPE: number = 10;
+
+  /** Most of a course platform's answer to a status post that is read; a bigger answer fails the post. */
+  @IsInt()
+  @Min(1024)
+  @Max(1024 * 1024)
+  COURSE_ANSWER_LIMIT_BYTES: number = 64 * 1024;
 
   /** How often the course workers look for due work when nothing woke them. */
   @IsInt()

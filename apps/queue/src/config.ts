@@ -1,5 +1,12 @@
-import { IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
-import { BaseConfig, DEV_CREDENTIALS_KEYS, IsCredentialsKeys, SANDBOX_SECRETS, Secret } from '@app/config';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import {
+  BaseConfig,
+  DEV_CREDENTIALS_KEYS,
+  hasDevelopmentKey,
+  IsCredentialsKeys,
+  SANDBOX_SECRETS,
+  Secret,
+} from '@app/config';
 import { Channel } from '@app/contracts';
 
 export class QueueConfig extends BaseConfig {
@@ -119,7 +126,22 @@ export class QueueConfig extends BaseConfig {
   BOT_API_TIMEOUT_MS: number = 10_000;
 
   /** Opens the bot tokens that bot messages carry sealed; the gateway's CREDENTIALS_KEYS. */
-  @Secret({ when: (c: QueueConfig) => c.channelList.some((ch) => ch === 'telegram' || ch === 'max') })
+  @Secret({
+    when: (c: QueueConfig) => c.channelList.some((ch) => ch === 'telegram' || ch === 'max'),
+    development: hasDevelopmentKey,
+  })
   @IsCredentialsKeys()
   CREDENTIALS_KEYS: string = DEV_CREDENTIALS_KEYS;
+
+  /**
+   * `true` lets addresses a tenant chose (media URLs that MAX messages upload) be plain HTTP and private or loopback
+   * addresses: local receivers in development and tests (`pnpm stack`). Anything else keeps the
+   * SSRF protection on, whatever NODE_ENV says.
+   */
+  @IsIn(['true', 'false'])
+  ALLOW_PRIVATE_TARGETS: string = 'false';
+
+  get allowPrivateTargets(): boolean {
+    return this.ALLOW_PRIVATE_TARGETS === 'true';
+  }
 }

@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SecretBox } from '@app/auth';
 import { MaxConnector, TelegramConnector } from '@app/channels';
 import { newMessageId, OutboundMessage, RenderedTemplate } from '@app/contracts';
+import { TargetPolicy } from '@app/egress';
 import { SandboxConfig } from '../src/config';
 import { createSandboxApp } from '../src/sandbox.app';
 
@@ -173,7 +174,12 @@ describe('Telegram and MAX connectors against the sandbox', () => {
     let max: MaxConnector;
     let token: string;
     beforeAll(async () => {
-      max = new MaxConnector({ apiUrl: `${base}/max`, timeoutMs: 1000, openCredential: open });
+      max = new MaxConnector({
+        apiUrl: `${base}/max`,
+        timeoutMs: 1000,
+        openCredential: open,
+        mediaTargets: new TargetPolicy({ allowPrivate: true }),
+      });
       token = ((await control('max/bots', {})) as { token: string }).token;
     });
     beforeEach(() => control('max/faults', undefined, 'DELETE'));

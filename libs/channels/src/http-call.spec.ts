@@ -1,5 +1,7 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AnswerTooLargeError } from '@app/egress';
+import { startFloodServer } from '@app/testing';
 import { httpCall } from './http-call';
 
 describe('httpCall', () => {
@@ -69,5 +71,28 @@ describe('httpCall', () => {
     await expect(
       httpCall(new URL(`http://127.0.0.1:${port}/`), { method: 'GET', headers: {}, signal: AbortSignal.timeout(5000) }),
     ).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('stops reading a 150 MiB answer at the cap and fails the call, instead of holding it all', async () => {
+    const flood = await startFloodServer(150 * 1024 * 1024);
+    try {
+      const before = process.memoryUsage().rss;
+      await expect(
+        httpCall(new URL(flood.url), { method: 'POST', headers: {}, body: '{}', signal: AbortSignal.timeout(20_000) }),
+      ).rejects.toBeInstanceOf(AnswerTooLargeError);
+      await flood.ended();
+      expect(flood.sent()).toBeLessThan(18 * 1024 * 1024);
+      expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+      await expect(
+        httpCall(new URL(flood.url), {
+          method: 'GET',
+          headers: {},
+          maxAnswerBytes: 1000,
+          signal: AbortSignal.timeout(5000),
+        }),
+      ).rejects.toThrow(/larger than 1000 bytes/);
+    } finally {
+      await flood.close();
+    }
   });
 });

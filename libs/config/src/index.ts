@@ -5,5 +5,12 @@ export { ConfigModule } from './config.module';
 export { loadConfigOrExit } from './exit';
 export { UsageError, requireUuid, requireText, requireAmount, printResult } from './cli-support';
 export { Secret, SANDBOX_SECRETS, secretVariables } from './secret';
-export { DEV_CREDENTIALS_KEYS, IsCredentialsKeys, isCredentialsKeys } from './credentials-keys';
+export {
+  DEV_CREDENTIALS_KEYS,
+  IsCredentialsKeys,
+  isCredentialsKeys,
+  isDevelopmentKey,
+  hasDevelopmentKey,
+  WEBHOOKS_DEVELOPMENT_KEY,
+} from './credentials-keys';
 export { SERVICE_NODE_FLAGS } from './node-flags';

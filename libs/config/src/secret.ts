@@ -17,18 +17,24 @@ interface SecretEntry {
   name: string;
   /** Only then is the secret needed (a queue replica that does not deliver WhatsApp needs no token). */
   when?: (config: never) => boolean;
+  /** True for a value that holds a published development key, whatever else it holds. */
+  development?: (value: unknown) => boolean;
 }
 
 /**
  * Marks a configuration property as a secret: with NODE_ENV=production it must be set explicitly
  * in the environment and differ from every sandbox default and from its own default, or the
- * service does not start. Errors name the variable, never its value.
+ * service does not start. `development` also refuses a value that merely contains a published
+ * development key (a key list with the key renamed, or beside another). Errors name the variable,
+ * never its value.
  */
-export function Secret<C>(opts: { when?: (config: C) => boolean } = {}): PropertyDecorator {
+export function Secret<C>(
+  opts: { when?: (config: C) => boolean; development?: (value: unknown) => boolean } = {},
+): PropertyDecorator {
   return (target, property) => {
     const ctor = target.constructor;
     const own: SecretEntry[] = Reflect.getOwnMetadata(SECRETS, ctor) ?? [...secretEntries(ctor)];
-    own.push({ name: String(property), when: opts.when as SecretEntry['when'] });
+    own.push({ name: String(property), when: opts.when as SecretEntry['when'], development: opts.development });
     Reflect.defineMetadata(SECRETS, own, ctor);
   };
 }
@@ -54,13 +60,15 @@ export function productionSecretProblems(
   const defaults = new cls() as Record<string, unknown>;
   const sandbox = new Set<unknown>(Object.values(SANDBOX_SECRETS));
   const problems: string[] = [];
-  for (const { name, when } of secretEntries(cls)) {
+  for (const { name, when, development } of secretEntries(cls)) {
     if (when && !when(config as never)) continue;
     const value = config[name];
     if (env[name] === undefined || env[name] === '') {
       problems.push(`${name}: must be set explicitly in production`);
     } else if (sandbox.has(value) || (defaults[name] !== undefined && value === defaults[name])) {
       problems.push(`${name}: must not be a sandbox default in production`);
+    } else if (development?.(value)) {
+      problems.push(`${name}: must not contain a development key in production`);
     }
   }
   return problems;

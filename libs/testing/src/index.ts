@@ -18,4 +18,6 @@ export {
   NATS_SERVER_MISSING,
 } from './local-infra';
 export type { LocalService, EmbeddedPostgresOptions } from './local-infra';
+export { startFloodServer } from './flood-server';
+export type { FloodServer } from './flood-server';
 export { browserIt, findChromium, CHROMIUM_INSTALL } from './browser';

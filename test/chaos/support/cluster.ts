@@ -89,8 +89,9 @@ export class ChaosCluster {
         GATEWAY_PUBLIC_URL: cluster.urls.gateway,
         SANDBOX_URL: cluster.urls.sandbox,
         WHATSAPP_GRAPH_URL: cluster.urls.sandbox,
-        // The suite's webhook receiver listens on loopback over plain http.
+        // The suite's webhook receiver, course platform and media listen on loopback over plain http.
         WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+        ALLOW_PRIVATE_TARGETS: 'true',
       };
       for (const s of SERVICES) {
         cluster.startService(s);

@@ -1,5 +1,6 @@
 import { SecretBox } from '@app/auth';
 import { MaxConnector, TelegramConnector } from '@app/channels';
+import { TargetPolicy } from '@app/egress';
 import { GatewayConfig } from '../config';
 import { BotChannel } from './connection.entity';
 
@@ -34,14 +35,19 @@ export class CredentialsBox {
 export class BotChannels {
   private readonly access: Record<BotChannel, BotChannelAccess>;
 
-  constructor(config: GatewayConfig, credentials: CredentialsBox) {
+  constructor(config: GatewayConfig, credentials: CredentialsBox, targets: TargetPolicy) {
     const openCredential = (s: string) => credentials.box.open(s);
     const telegram = new TelegramConnector({
       apiUrl: config.TELEGRAM_API_URL,
       timeoutMs: config.BOT_API_TIMEOUT_MS,
       openCredential,
     });
-    const max = new MaxConnector({ apiUrl: config.MAX_API_URL, timeoutMs: config.BOT_API_TIMEOUT_MS, openCredential });
+    const max = new MaxConnector({
+      apiUrl: config.MAX_API_URL,
+      timeoutMs: config.BOT_API_TIMEOUT_MS,
+      openCredential,
+      mediaTargets: targets,
+    });
     const failed = (f: { status: number | null; description: string }) => ({
       ok: false as const,
       status: f.status,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TargetPolicy } from '@app/egress';
 import { AccountsModule } from '../accounts/accounts.module';
 import { GatewayConfig } from '../config';
 import { BotChannels, CredentialsBox } from './bot-channels';
@@ -14,12 +15,18 @@ import { ConnectionsService } from './connections.service';
     ConnectionsRepository,
     ConnectionsService,
     { provide: CredentialsBox, useFactory: (c: GatewayConfig) => new CredentialsBox(c), inject: [GatewayConfig] },
+    // Where the gateway may call when a tenant chose the address (course platforms, media URLs).
+    {
+      provide: TargetPolicy,
+      useFactory: (c: GatewayConfig) => new TargetPolicy({ allowPrivate: c.allowPrivateTargets }),
+      inject: [GatewayConfig],
+    },
     {
       provide: BotChannels,
-      useFactory: (c: GatewayConfig, box: CredentialsBox) => new BotChannels(c, box),
-      inject: [GatewayConfig, CredentialsBox],
+      useFactory: (c: GatewayConfig, box: CredentialsBox, targets: TargetPolicy) => new BotChannels(c, box, targets),
+      inject: [GatewayConfig, CredentialsBox, TargetPolicy],
     },
   ],
-  exports: [ConnectionsRepository, BotChannels, CredentialsBox],
+  exports: [ConnectionsRepository, BotChannels, CredentialsBox, TargetPolicy],
 })
 export class ConnectionsModule {}

@@ -20,8 +20,30 @@ export class ConnectionsRepository {
   }
 
   async insert(row: Omit<ConnectionEntity, 'createdAt' | 'updatedAt'>): Promise<ConnectionEntity> {
+    return (await this.insertCapped(row, Number.MAX_SAFE_INTEGER))!;
+  }
+
+  /**
+   * Inserts unless the account already has `maxLive` live connections of the row's channel (null
+   * then); counted under a lock per account and channel, so concurrent creations cannot overshoot.
+   */
+  async insertCapped(
+    row: Omit<ConnectionEntity, 'createdAt' | 'updatedAt'>,
+    maxLive: number,
+  ): Promise<ConnectionEntity | null> {
+    let inserted: boolean;
     try {
-      await this.repo.insert(row);
+      inserted = await this.ds.transaction(async (em) => {
+        await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+          `connections:${row.accountId}:${row.channel}`,
+        ]);
+        const live = await em
+          .getRepository(ConnectionEntity)
+          .countBy({ accountId: row.accountId, channel: row.channel, state: Not('disconnected') });
+        if (live >= maxLive) return false;
+        await em.getRepository(ConnectionEntity).insert(row);
+        return true;
+      });
     } catch (err) {
       // Another live connection holds the account's channel, the bot or the app.
       if (isPgError(err, PG_ERROR.uniqueViolation)) {
@@ -29,7 +51,7 @@ export class ConnectionsRepository {
       }
       throw err;
     }
-    return (await this.repo.findOneBy({ id: row.id }))!;
+    return inserted ? (await this.repo.findOneBy({ id: row.id }))! : null;
   }
 
   findById(id: string): Promise<ConnectionEntity | null> {

@@ -10,7 +10,9 @@ import {
   NotFoundProblem,
   ServiceUnavailableProblem,
   UnprocessableProblem,
+  ValidationProblem,
 } from '@app/server';
+import { TargetPolicy } from '@app/egress';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { GatewayConfig } from '../config';
 import { BotChannels, CredentialsBox } from './bot-channels';
@@ -57,6 +59,7 @@ export class ConnectionsService {
     private readonly credentials: CredentialsBox,
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
+    private readonly targets: TargetPolicy,
   ) {}
 
   inboundUrl(channel: BotChannel | 'course', id: string): string {
@@ -155,25 +158,41 @@ export class ConnectionsService {
   }
 
   /**
-   * A course platform: nothing to check with it (it calls us); a fresh secret it sends with every
-   * event (kept as its SHA-256 only) and its api key sealed for signing the status events.
+   * A course platform: its base_url must pass the target policy (the gateway will post there: https
+   * and public addresses, no credentials in the URL; checked again before every post); a fresh
+   * secret it sends with every event (kept as its SHA-256 only) and its api key sealed for signing
+   * the status events. An account has at most COURSE_MAX_CONNECTIONS_PER_ACCOUNT live ones.
    */
   private async connectCourse(
     account: AuthenticatedAccount,
     dto: CreateConnectionDto,
   ): Promise<{ connection: ConnectionEntity; secret: string }> {
+    const target = await this.targets.check(dto.base_url!);
+    if (!target.ok) throw new ValidationProblem([{ field: 'base_url', message: `base_url ${target.reason}` }]);
+    const max = this.config.COURSE_MAX_CONNECTIONS_PER_ACCOUNT;
     const secret = randomBytes(32).toString('base64url');
-    const connection = await this.insert({
-      accountId: account.id,
-      channel: 'course',
-      appId: null,
-      botId: null,
-      botUsername: null,
-      credential: this.credentials.box.seal(dto.api_key!),
-      inboundSecretHash: hashToken(secret),
-      baseUrl: dto.base_url!.replace(/\/+$/, ''),
-      eventsPath: dto.events_path ?? DEFAULT_EVENTS_PATH,
-    });
+    const connection = await this.insert(
+      {
+        accountId: account.id,
+        channel: 'course',
+        appId: null,
+        botId: null,
+        botUsername: null,
+        credential: this.credentials.box.seal(dto.api_key!),
+        inboundSecretHash: hashToken(secret),
+        baseUrl: dto.base_url!.replace(/\/+$/, ''),
+        eventsPath: dto.events_path ?? DEFAULT_EVENTS_PATH,
+      },
+      uuidv7(),
+      max,
+    );
+    if (!connection) {
+      throw new ConflictProblem(
+        'connection-limit-reached',
+        'Connection limit reached',
+        `An account may have at most ${max} live course connections; delete one before creating another.`,
+      );
+    }
     return { connection, secret };
   }
 
@@ -228,10 +247,20 @@ export class ConnectionsService {
 
   private async insert(
     row: Omit<ConnectionEntity, 'id' | 'state' | 'createdAt' | 'updatedAt'>,
+    id: string,
+    maxLive: number,
+  ): Promise<ConnectionEntity | null>;
+  private async insert(
+    row: Omit<ConnectionEntity, 'id' | 'state' | 'createdAt' | 'updatedAt'>,
+    id?: string,
+  ): Promise<ConnectionEntity>;
+  private async insert(
+    row: Omit<ConnectionEntity, 'id' | 'state' | 'createdAt' | 'updatedAt'>,
     id = uuidv7(),
-  ): Promise<ConnectionEntity> {
+    maxLive = Number.MAX_SAFE_INTEGER,
+  ): Promise<ConnectionEntity | null> {
     try {
-      return await this.connections.insert({ id, state: 'active', ...row });
+      return await this.connections.insertCapped({ id, state: 'active', ...row }, maxLive);
     } catch (err) {
       if (err instanceof ConnectionTakenError) {
         throw this.taken(row.channel, err.constraint === 'connections_account_channel' ? 'account' : 'bot');

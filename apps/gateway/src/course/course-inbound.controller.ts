@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Param, Post, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -11,17 +11,19 @@ import { CourseCallbackAnswer, CourseInboundService } from './course-inbound.ser
 export class CourseInboundController {
   constructor(private readonly inbound: CourseInboundService) {}
 
-  /** 202 when the event is stored for processing, 200 when it was received before. */
+  /**
+   * 202 when the event is stored for processing, 200 when it was received before. The secret comes
+   * in the X-Course-Secret header only: a secret in the query string ends up in access logs,
+   * proxies and the platform's own records.
+   */
   @Post(':connectionId')
   @RouteConfig(COURSE_BODY)
   async receive(
     @Param('connectionId') connectionId: string,
-    @Headers('x-course-secret') header: string | undefined,
-    @Query('secret') query: unknown,
+    @Headers('x-course-secret') secret: string | undefined,
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CourseCallbackAnswer> {
-    const secret = header ?? (typeof query === 'string' ? query : undefined);
     const answer = await this.inbound.receive(connectionId, secret, body);
     void reply.status(answer.duplicate ? 200 : 202);
     return answer;

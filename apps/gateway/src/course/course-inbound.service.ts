@@ -10,12 +10,7 @@ import { isUuid } from '@app/contracts';
 /** 401 for a course callback without the connection's secret (or for no such live course connection). */
 export class InvalidCourseSecretProblem extends ProblemError {
   constructor() {
-    super(
-      401,
-      'invalid-secret',
-      'Invalid secret',
-      'X-Course-Secret (or the secret query parameter) is missing or does not match the connection.',
-    );
+    super(401, 'invalid-secret', 'Invalid secret', 'X-Course-Secret is missing or does not match the connection.');
   }
 }
 

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { counter, PeriodicJob } from '@app/server';
 import { sha256BodySignature } from '@app/auth';
 import { httpCall } from '@app/channels';
+import { AnswerTooLargeError, TargetPolicy } from '@app/egress';
 import { GatewayConfig } from '../config';
 import { CredentialsBox } from '../connections/bot-channels';
 import { ConnectionsRepository } from '../connections/connections.repository';
@@ -36,6 +37,7 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
     private readonly connections: ConnectionsRepository,
     private readonly credentials: CredentialsBox,
     private readonly config: GatewayConfig,
+    private readonly targets: TargetPolicy,
   ) {
     this.job = new PeriodicJob('course status events', config.COURSE_POLL_INTERVAL_MS, () => this.drain(), this.logger);
     this.purge = new PeriodicJob(
@@ -80,29 +82,10 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       posts().inc({ outcome: 'abandoned' });
       return this.course.finishOutbox(row.id, 'abandoned', 'the course connection was deleted');
     }
-    const url = `${connection.baseUrl}${connection.eventsPath ?? DEFAULT_EVENTS_PATH}`;
-    let failure: string;
-    const signal = AbortSignal.timeout(this.config.COURSE_EVENTS_TIMEOUT_MS);
-    try {
-      // Redirects are not followed: a 3xx is an answer that is not a success.
-      const res = await httpCall(new URL(url), {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'messaging-gateway-course/1',
-          'X-Signature': sha256BodySignature(this.credentials.box.open(connection.credential), row.body),
-          'X-Delivery-Id': String(row.id),
-        },
-        body: row.body,
-        signal,
-      });
-      if (res.ok) {
-        posts().inc({ outcome: 'delivered' });
-        return this.course.finishOutbox(row.id, 'delivered', null);
-      }
-      failure = `the platform answered ${res.status}`;
-    } catch {
-      failure = signal.aborted ? 'the platform did not answer in time' : 'the platform could not be reached';
+    const failure = await this.deliver(row, connection.baseUrl, connection.eventsPath, connection.credential);
+    if (failure === null) {
+      posts().inc({ outcome: 'delivered' });
+      return this.course.finishOutbox(row.id, 'delivered', null);
     }
     const c = this.config;
     if (Date.now() - new Date(row.created_at).getTime() >= c.COURSE_EVENTS_RETRY_FOR_MS) {
@@ -116,5 +99,46 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       c.COURSE_EVENTS_RETRY_FIRST_DELAY_MS * 2 ** (row.attempts - 1),
     );
     await this.course.retryOutboxLater(row.id, delay, failure);
+  }
+
+  /**
+   * One post of a status event: null when the platform took it, else why not. The URL passes the
+   * target policy before every post and each connection's address at connect time (a name that
+   * now resolves inside our network is refused); the answer is read to at most
+   * COURSE_ANSWER_LIMIT_BYTES, so no platform's answer can fill the gateway's memory.
+   */
+  private async deliver(
+    row: OutboxRow,
+    baseUrl: string,
+    eventsPath: string | null,
+    credential: string,
+  ): Promise<string | null> {
+    const target = await this.targets.check(`${baseUrl}${eventsPath ?? DEFAULT_EVENTS_PATH}`);
+    if (!target.ok) return `refused by the target policy: url ${target.reason}`;
+    const signal = AbortSignal.timeout(this.config.COURSE_EVENTS_TIMEOUT_MS);
+    const pool = this.targets.dispatcher();
+    try {
+      // Redirects are not followed: a 3xx is an answer that is not a success.
+      const res = await httpCall(target.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'messaging-gateway-course/1',
+          'X-Signature': sha256BodySignature(this.credentials.box.open(credential), row.body),
+          'X-Delivery-Id': String(row.id),
+        },
+        body: row.body,
+        signal,
+        maxAnswerBytes: this.config.COURSE_ANSWER_LIMIT_BYTES,
+        ...(pool ? { pool } : {}),
+      });
+      return res.ok ? null : `the platform answered ${res.status}`;
+    } catch (err) {
+      if (err instanceof AnswerTooLargeError) return `the platform's answer was larger than ${err.limitBytes} bytes`;
+      if (signal.aborted) return 'the platform did not answer in time';
+      if ((err as { code?: unknown })?.code === 'EADDRNOTPUBLIC')
+        return 'refused by the target policy: url must not resolve to a private or local address';
+      return 'the platform could not be reached';
+    }
   }
 }

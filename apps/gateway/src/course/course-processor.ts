@@ -52,6 +52,7 @@ function refusalOf(err: unknown): string | null {
 export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('CourseProcessor');
   private readonly job: PeriodicJob<number>;
+  private readonly maxRulesPerEvent: number;
 
   constructor(
     private readonly course: CourseRepository,
@@ -61,6 +62,7 @@ export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShu
     config: GatewayConfig,
   ) {
     this.job = new PeriodicJob('course events', config.COURSE_POLL_INTERVAL_MS, () => this.drain(), this.logger);
+    this.maxRulesPerEvent = config.COURSE_MAX_RULES_PER_EVENT_TYPE;
   }
 
   onApplicationBootstrap(): void {
@@ -109,7 +111,8 @@ export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShu
       return { status: 'ignored', reason: 'the course connection was deleted', messageIds: [] };
     }
     if (!e.type) return { status: 'ignored', reason: 'the event has no type or event field', messageIds: [] };
-    const rules = await this.course.matchingRules(e.connection_id, e.type);
+    // Bounded: one inbound event never fans out to more sends than the cap on rules per event type.
+    const rules = await this.course.matchingRules(e.connection_id, e.type, this.maxRulesPerEvent);
     if (!rules.length) return { status: 'ignored', reason: `no rule for events of type "${e.type}"`, messageIds: [] };
     const owner = await this.accounts.findAccount(e.account_id);
     if (!owner) return { status: 'ignored', reason: 'the account no longer exists', messageIds: [] };

@@ -160,27 +160,46 @@ export class CourseRepository {
 
   // ---- rules -----------------------------------------------------------------------------------
 
-  async insertRule(row: Omit<CourseRuleRow, 'id' | 'created_at'>): Promise<CourseRuleRow> {
-    const [rule] = (await this.ds.query(
-      `INSERT INTO course_rules (id, account_id, connection_id, event_type, channel, template, language, recipient_field, params)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [
-        uuidv7(),
-        row.account_id,
-        row.connection_id,
-        row.event_type,
-        row.channel,
-        row.template,
-        row.language,
-        row.recipient_field,
-        JSON.stringify(row.params),
-      ],
-    )) as CourseRuleRow[];
-    return rule;
+  /**
+   * Inserts a rule unless the account has `caps.perAccount` rules or the connection's event type
+   * `caps.perEventType` (then says which cap was reached); counted under a lock per account.
+   */
+  insertRule(
+    row: Omit<CourseRuleRow, 'id' | 'created_at'>,
+    caps: { perAccount: number; perEventType: number },
+  ): Promise<CourseRuleRow | 'account' | 'event_type'> {
+    return this.ds.transaction(async (em: EntityManager) => {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`course_rules:${row.account_id}`]);
+      const [counts] = (await em.query(
+        `SELECT count(*)::int AS account,
+           count(*) FILTER (WHERE connection_id = $2 AND event_type = $3)::int AS event_type
+         FROM course_rules WHERE account_id = $1`,
+        [row.account_id, row.connection_id, row.event_type],
+      )) as { account: number; event_type: number }[];
+      if (counts.account >= caps.perAccount) return 'account';
+      if (counts.event_type >= caps.perEventType) return 'event_type';
+      const [rule] = (await em.query(
+        `INSERT INTO course_rules (id, account_id, connection_id, event_type, channel, template, language, recipient_field, params)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+        [
+          uuidv7(),
+          row.account_id,
+          row.connection_id,
+          row.event_type,
+          row.channel,
+          row.template,
+          row.language,
+          row.recipient_field,
+          JSON.stringify(row.params),
+        ],
+      )) as CourseRuleRow[];
+      return rule;
+    });
   }
 
+  /** Every rule of the account, newest first: the per-account cap bounds them, and each one that can fire is listed. */
   listRules(accountId: string): Promise<CourseRuleRow[]> {
-    return this.ds.query(`SELECT * FROM course_rules WHERE account_id = $1 ORDER BY created_at DESC LIMIT 500`, [
+    return this.ds.query(`SELECT * FROM course_rules WHERE account_id = $1 ORDER BY created_at DESC, id DESC`, [
       accountId,
     ]) as Promise<CourseRuleRow[]>;
   }
@@ -194,11 +213,11 @@ export class CourseRepository {
     await this.ds.query(`DELETE FROM course_rules WHERE id = $1`, [id]);
   }
 
-  /** The rules an event of this type on this connection matches, oldest first. */
-  matchingRules(connectionId: string, eventType: string): Promise<CourseRuleRow[]> {
+  /** The rules an event of this type on this connection matches, oldest first, at most `limit` (its fan-out). */
+  matchingRules(connectionId: string, eventType: string, limit: number): Promise<CourseRuleRow[]> {
     return this.ds.query(
-      `SELECT * FROM course_rules WHERE connection_id = $1 AND event_type = $2 ORDER BY created_at, id`,
-      [connectionId, eventType],
+      `SELECT * FROM course_rules WHERE connection_id = $1 AND event_type = $2 ORDER BY created_at, id LIMIT $3`,
+      [connectionId, eventType, limit],
     ) as Promise<CourseRuleRow[]>;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ForbiddenProblem, NotFoundProblem, UnprocessableProblem } from '@app/server';
+import { ConflictProblem, ForbiddenProblem, NotFoundProblem, UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { GatewayConfig } from '../config';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { CreateCourseRuleDto, ListCourseEventsDto } from './dto/course.dto';
 import { CourseEventRow, CourseRepository, CourseRuleRow } from './course.repository';
@@ -40,11 +41,13 @@ export class CourseService {
   constructor(
     private readonly course: CourseRepository,
     private readonly connections: ConnectionsRepository,
+    private readonly config: GatewayConfig,
   ) {}
 
   /**
    * A rule on one of the account's live course connections, for a channel the account has
-   * connected (422 otherwise, as a send on it would be refused).
+   * connected (422 otherwise, as a send on it would be refused); 409 past the caps on rules per
+   * account and per event type (the most sends one event makes).
    */
   async createRule(account: AuthenticatedAccount, dto: CreateCourseRuleDto): Promise<CourseRuleView> {
     const connection = await this.connections.findById(dto.connection_id.toLowerCase());
@@ -61,8 +64,12 @@ export class CourseService {
         `The account has no ${dto.channel} connection: connect one with POST /v1/connections.`,
       );
     }
-    return this.ruleView(
-      await this.course.insertRule({
+    const caps = {
+      perAccount: this.config.COURSE_MAX_RULES_PER_ACCOUNT,
+      perEventType: this.config.COURSE_MAX_RULES_PER_EVENT_TYPE,
+    };
+    const rule = await this.course.insertRule(
+      {
         account_id: account.id,
         connection_id: connection.id,
         event_type: dto.event_type,
@@ -71,8 +78,24 @@ export class CourseService {
         language: dto.language ?? null,
         recipient_field: dto.recipient_field,
         params: dto.params ?? [],
-      }),
+      },
+      caps,
     );
+    if (rule === 'account') {
+      throw new ConflictProblem(
+        'rule-limit-reached',
+        'Rule limit reached',
+        `An account may have at most ${caps.perAccount} course rules; delete one before creating another.`,
+      );
+    }
+    if (rule === 'event_type') {
+      throw new ConflictProblem(
+        'rule-limit-reached',
+        'Rule limit reached',
+        `A connection may have at most ${caps.perEventType} rules for one event type (the sends one event makes).`,
+      );
+    }
+    return this.ruleView(rule);
   }
 
   async listRules(account: AuthenticatedAccount): Promise<CourseRuleView[]> {

@@ -8,6 +8,7 @@ import {
   UsageQuery,
   UsageReport,
 } from '@app/contracts';
+import { TargetPolicy } from '@app/egress';
 import { RpcClient } from '@app/messaging';
 import {
   ForbiddenProblem,
@@ -64,6 +65,7 @@ export class GatewayMessagesService {
     private readonly connections: ConnectionsRepository,
     private readonly rpc: RpcClient,
     private readonly pixels: PixelOpensService,
+    private readonly targets: TargetPolicy,
   ) {}
 
   async send(
@@ -73,6 +75,12 @@ export class GatewayMessagesService {
   ): Promise<GatewaySendResult> {
     const rule = RECIPIENTS[dto.channel];
     if (!rule.pattern.test(dto.to)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
+    if (dto.media_url) {
+      // A channel (or the MAX connector itself) fetches it: https, no credentials, no internal IP
+      // literal; the name's addresses are checked when the media is downloaded.
+      const media = this.targets.checkForm(dto.media_url);
+      if (!media.ok) throw new ValidationProblem([{ field: 'media_url', message: `media_url ${media.reason}` }]);
+    }
     const userId = this.billedUser(account);
     const whatsapp = await this.connections.liveForAccount(account.id, 'whatsapp');
     const own = dto.channel === 'whatsapp' ? whatsapp : await this.connections.liveForAccount(account.id, dto.channel);

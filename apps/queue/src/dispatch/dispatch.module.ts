@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { SecretBox } from '@app/auth';
 import { ChannelRegistry, MaxConnector, TelegramConnector, WhatsAppConnector } from '@app/channels';
+import { TargetPolicy } from '@app/egress';
 import { ReadinessProvider } from '@app/server';
 import { QueueConfig } from '../config';
 import { DispatchService } from './dispatch.service';
@@ -38,6 +39,7 @@ export function createChannelRegistry(config: QueueConfig): ChannelRegistry {
       timeoutMs: config.BOT_API_TIMEOUT_MS,
       openCredential,
       pacing: { ratePerSender: config.QUEUE_MAX_RATE_PER_BOT },
+      mediaTargets: new TargetPolicy({ allowPrivate: config.allowPrivateTargets }),
     }),
   ]);
 }

@@ -17,7 +17,10 @@ export class FireCourseEventDto {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   url!: string;
 
-  /** The course connection's secret; sent in X-Course-Secret, or as the secret query parameter (secret_in). */
+  /**
+   * The course connection's secret; sent in X-Course-Secret, or as the secret query parameter
+   * (secret_in: query), which the gateway refuses (to show that it does).
+   */
   @IsString()
   @MaxLength(512)
   secret!: string;

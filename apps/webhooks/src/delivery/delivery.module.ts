@@ -7,7 +7,8 @@ import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { EndpointNotices } from './endpoint-notices';
 import { FanOutConsumer } from './events.consumer';
-import { TargetPolicy } from './target-policy';
+import { TargetPolicy } from '@app/egress';
+import { webhookTargets } from './target-policy';
 import { WebhookSender } from './webhook-sender';
 
 /** Fan-out of events into deliveries, and their signed, retried sending. */
@@ -20,7 +21,7 @@ import { WebhookSender } from './webhook-sender';
     FanOutConsumer,
     Clock,
     { provide: SecretCipher, inject: [WebhooksConfig], useFactory: (c: WebhooksConfig) => SecretCipher.fromConfig(c) },
-    { provide: TargetPolicy, inject: [WebhooksConfig], useFactory: (c: WebhooksConfig) => new TargetPolicy(c) },
+    { provide: TargetPolicy, inject: [WebhooksConfig], useFactory: (c: WebhooksConfig) => webhookTargets(c) },
     {
       provide: WebhookSender,
       inject: [TargetPolicy, WebhooksConfig],

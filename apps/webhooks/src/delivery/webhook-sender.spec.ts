@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '@app/config';
 import { WebhooksConfig } from '../config';
-import { TargetPolicy } from './target-policy';
+import { webhookTargets } from './target-policy';
 import { parseRetryAfter } from '@app/contracts';
 import { WebhookSender } from './webhook-sender';
 
@@ -16,7 +16,7 @@ describe('webhook sender', () => {
   const sockets = new Set<Socket>();
   let handler: (req: IncomingMessage, body: string, res: ServerResponse) => void = (_q, _b, res) => res.end();
   const sender = new WebhookSender(
-    new TargetPolicy(loadConfig(WebhooksConfig, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })),
+    webhookTargets(loadConfig(WebhooksConfig, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })),
     500,
   );
 

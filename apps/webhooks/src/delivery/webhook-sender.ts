@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
-import { TargetPolicy } from './target-policy';
+import { TargetPolicy } from '@app/egress';
 
 /** How much of a subscriber's answer is kept in the attempts log. */
 export const EXCERPT_BYTES = 1024;

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { SecretBox } from '@app/auth';
-import { ConfigError } from '@app/config';
+import { ConfigError, isDevelopmentKey, WEBHOOKS_DEVELOPMENT_KEY } from '@app/config';
 import type { WebhooksConfig } from '../config';
 
 /** Development and test only: a key everyone can read, refused in production. */
-const DEVELOPMENT_KEY = { id: 'dev', key: createHash('sha256').update('webhooks development secret key').digest() };
+const DEVELOPMENT_KEY = { id: 'dev', key: WEBHOOKS_DEVELOPMENT_KEY };
 
 /** A signing secret as stored: ciphertext and the id of the key that sealed it (null: stored in clear). */
 export interface SealedSecret {
@@ -45,7 +44,8 @@ export class SecretCipher {
       const key = m ? Buffer.from(m[2], 'base64') : null;
       if (!m || key?.length !== 32) throw refuse(`entry ${i + 1} must be id:base64 of 32 bytes`);
       if (keys.has(m[1])) throw refuse(`key id ${m[1]} appears twice`);
-      if (config.isProduction && (m[1] === DEVELOPMENT_KEY.id || key.equals(DEVELOPMENT_KEY.key))) {
+      // Any published development key (ours or the credentials one), whatever id it was given.
+      if (config.isProduction && (m[1] === DEVELOPMENT_KEY.id || isDevelopmentKey(key))) {
         throw refuse('the development key is not allowed in production');
       }
       keys.set(m[1], key);

@@ -30,7 +30,7 @@ import { DeliveryAttemptEntity } from '../delivery/delivery-attempt.entity';
 import { DeliveryDispatcher } from '../delivery/delivery-dispatcher';
 import { DeliveryEntity } from '../delivery/delivery.entity';
 import { webhookBody } from '../delivery/events.consumer';
-import { TargetPolicy } from '../delivery/target-policy';
+import { TargetPolicy } from '@app/egress';
 import { newSigningSecret } from './subscription-secret';
 import { SubscriptionEntity } from './subscription.entity';
 import { SubscriptionChanges, SubscriptionsRepository } from './subscriptions.repository';

@@ -1,4 +1,8 @@
 import { SendFailure } from '../channel-connector';
+import { redactSecrets } from '../failure-text';
+
+/** Most of a bot API answer read (their answers are small JSON): past it the call fails. */
+export const BOT_ANSWER_LIMIT_BYTES = 1024 * 1024;
 
 /** What a bot API call came to when it did not succeed, before classification. */
 export interface BotApiFailure {
@@ -28,7 +32,7 @@ const NOT_READY_RETRY_MS = 1000;
  * pause; any other 4xx is a final refusal of this message.
  */
 export function classifyBotFailure(f: BotApiFailure): SendFailure {
-  const title = f.description.slice(0, 300);
+  const title = redactSecrets(f.description).slice(0, 300);
   if (f.recipient === 'blocked')
     return { ok: false, retryable: false, scope: 'message', code: 'recipient_blocked', title };
   if (f.recipient === 'not_found')

@@ -2,9 +2,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Bot, MaxError } from '@maxhub/max-bot-api';
 import type { Api } from '@maxhub/max-bot-api';
 import { OutboundMessage } from '@app/contracts';
-import { BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
+import { AnswerTooLargeError, cappedFetch, fetchTarget, TargetPolicy, TargetRefusedError } from '@app/egress';
+import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+import { redactSecrets } from '../failure-text';
 
 export interface MaxConnectorConfig {
   /** MAX Bot API base URL: https://platform-api2.max.ru in production, `{sandbox}/max` locally. */
@@ -13,16 +15,21 @@ export interface MaxConnectorConfig {
   pacing?: Partial<PacingLimits>;
   /** Opens the bot token a message carries sealed (`sender.credential`). */
   openCredential: (sealed: string) => string;
-  /** Fetches media to upload (video, audio, files); injected in unit specs. */
+  /** Calls the MAX Bot API and its upload URLs; injected in unit specs. */
   fetch?: typeof fetch;
+  /**
+   * Where media the connector downloads may come from: the business chose the URL, so it goes
+   * through the platform's target policy (https and public addresses, each redirect re-checked).
+   */
+  mediaTargets: TargetPolicy;
 }
 
 export const MAX_DEFAULT_API_URL = 'https://platform-api2.max.ru';
 export const MAX_DEFAULT_TIMEOUT_MS = 10_000;
 /** MAX allows 30 requests per second per bot; it documents no per-chat limit. */
 export const MAX_DEFAULT_PACING: PacingLimits = { ratePerSender: 30, burst: 1, recipientIntervalMs: 0 };
-/** Largest media the connector moves from a URL into a MAX upload. */
-const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
+/** Largest media the connector moves from a URL into a MAX upload; enforced while reading. */
+export const MAX_UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; failure: BotApiFailure };
 type MaxAttachmentRequest = { type: string; payload: Record<string, unknown> };
@@ -47,22 +54,25 @@ export class MaxConnector implements ChannelConnector {
   constructor(private readonly config: MaxConnectorConfig) {
     this.sendTimeoutMs = config.timeoutMs ?? MAX_DEFAULT_TIMEOUT_MS;
     this.pacing = { ...MAX_DEFAULT_PACING, ...config.pacing };
-    this.fetchFn = config.fetch ?? fetch;
+    // Every answer of MAX (and of its upload URLs) is read against a cap, never whole.
+    this.fetchFn = cappedFetch(BOT_ANSWER_LIMIT_BYTES, config.fetch ?? fetch);
   }
 
   getMe(token: string): Promise<Outcome<{ user_id: number; name: string; username: string | null }>> {
-    return this.call('me', () => this.api(token).getMyInfo());
+    return this.call('me', () => this.api(token).getMyInfo(), token);
   }
 
   /** Subscribes the bot's updates to our inbound URL with the secret MAX will send back. */
   subscribe(token: string, url: string, secret: string): Promise<Outcome<unknown>> {
-    return this.call('subscriptions', () =>
-      this.api(token).subscribe(url, secret, ['message_created', 'message_callback']),
+    return this.call(
+      'subscriptions',
+      () => this.api(token).subscribe(url, secret, ['message_created', 'message_callback']),
+      token,
     );
   }
 
   unsubscribe(token: string, url: string): Promise<Outcome<unknown>> {
-    return this.call('subscriptions', () => this.api(token).unsubscribe(url));
+    return this.call('subscriptions', () => this.api(token).unsubscribe(url), token);
   }
 
   async send(msg: OutboundMessage): Promise<SendResult> {
@@ -82,10 +92,13 @@ export class MaxConnector implements ChannelConnector {
       Api['sendMessageToUser']
     >[2];
     const recipient = Number(msg.recipient);
-    const outcome = await this.call('messages', () =>
-      recipient < 0
-        ? api.sendMessageToChat(recipient, request.text, extra)
-        : api.sendMessageToUser(recipient, request.text, extra),
+    const outcome = await this.call(
+      'messages',
+      () =>
+        recipient < 0
+          ? api.sendMessageToChat(recipient, request.text, extra)
+          : api.sendMessageToUser(recipient, request.text, extra),
+      token,
     );
     if (!outcome.ok) return classifyBotFailure(outcome.failure);
     return { ok: true, provider_message_id: outcome.value.body.mid };
@@ -101,32 +114,48 @@ export class MaxConnector implements ChannelConnector {
     const slot = await this.call(
       'uploads',
       () => api.raw.uploads.getUploadUrl({ type: media.type }) as Promise<{ url: string; token?: string }>,
+      token,
     );
     if (!slot.ok) return slot;
-    return this.call('uploads', async () => {
-      // The media lives on the business's server: when it cannot be fetched the message fails, not MAX.
-      const source = await this.fetchFn(media.url, { signal: AbortSignal.timeout(this.sendTimeoutMs) }).catch(
-        (err: unknown) => {
-          const reason = (err as { name?: unknown })?.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
-          throw new MaxError(400, { code: 'media.unavailable', message: `the media URL ${reason}` });
-        },
-      );
-      if (!source.ok)
-        throw new MaxError(400, { code: 'media.unavailable', message: `the media URL answered ${source.status}` });
-      const bytes = Buffer.from(await source.arrayBuffer());
-      if (bytes.length > UPLOAD_LIMIT_BYTES)
-        throw new MaxError(400, { code: 'media.too.large', message: 'the media is larger than 50 MiB' });
-      const put = await this.fetchFn(slot.value.url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/octet-stream', Authorization: token },
-        body: bytes,
-        signal: AbortSignal.timeout(this.sendTimeoutMs),
-      });
-      const answer = (await put.json().catch(() => ({}))) as { token?: string };
-      if (!put.ok)
-        throw new MaxError(put.status, { code: 'upload.failed', message: `the upload answered ${put.status}` });
-      return { type: media.type, payload: { token: slot.value.token ?? answer.token } };
+    return this.call(
+      'uploads',
+      async () => {
+        const bytes = await this.downloadMedia(media.url);
+        const put = await this.fetchFn(slot.value.url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/octet-stream', Authorization: token },
+          body: bytes,
+          signal: AbortSignal.timeout(this.sendTimeoutMs),
+        });
+        const answer = (await put.json().catch(() => ({}))) as { token?: string };
+        if (!put.ok)
+          throw new MaxError(put.status, { code: 'upload.failed', message: `the upload answered ${put.status}` });
+        return { type: media.type, payload: { token: slot.value.token ?? answer.token } };
+      },
+      token,
+    );
+  }
+
+  /**
+   * The media's bytes, from the business's server: through the target policy (a redirect is
+   * followed only to a URL it accepts), at most 50 MiB, counted while reading. When it cannot be
+   * had the message fails, not MAX.
+   */
+  private async downloadMedia(url: string): Promise<Buffer> {
+    const refuse = (code: string, message: string) => new MaxError(400, { code, message });
+    const answer = await fetchTarget(url, {
+      policy: this.config.mediaTargets,
+      maxBytes: MAX_UPLOAD_LIMIT_BYTES,
+      signal: AbortSignal.timeout(this.sendTimeoutMs),
+    }).catch((err: unknown) => {
+      if (err instanceof TargetRefusedError) throw refuse('media.refused', `the media URL was ${err.message}`);
+      if (err instanceof AnswerTooLargeError) throw refuse('media.too.large', 'the media is larger than 50 MiB');
+      const reason = (err as { name?: unknown })?.name === 'TimeoutError' ? 'timed out' : 'could not be reached';
+      throw refuse('media.unavailable', `the media URL ${reason}`);
     });
+    if (answer.status < 200 || answer.status >= 300)
+      throw refuse('media.unavailable', `the media URL answered ${answer.status}`);
+    return answer.body;
   }
 
   private api(token: string): Api {
@@ -157,13 +186,17 @@ export class MaxConnector implements ChannelConnector {
     return api;
   }
 
-  private call<T>(method: string, fn: () => Promise<T>): Promise<Outcome<T>> {
+  private call<T>(method: string, fn: () => Promise<T>, token: string): Promise<Outcome<T>> {
     const ctx: { retryAfterMs?: number; timedOut?: boolean } = {};
     return callContext.run(ctx, async () => {
       try {
         return { ok: true as const, value: await fn() };
       } catch (err) {
-        return { ok: false as const, failure: maxFailure(method, err, ctx) };
+        const failure = maxFailure(method, err, ctx);
+        return {
+          ok: false as const,
+          failure: { ...failure, description: redactSecrets(failure.description, [token]) },
+        };
       }
     });
   }

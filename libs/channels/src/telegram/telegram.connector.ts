@@ -1,9 +1,19 @@
 import { Api, GrammyError, HttpError } from 'grammy';
+import type { ApiClientOptions } from 'grammy';
 import type { InlineKeyboardButton, UserFromGetMe } from '@grammyjs/types';
 import { OutboundMessage } from '@app/contracts';
-import { BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
+import { cappedFetch } from '@app/egress';
+import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+import { redactSecrets } from '../failure-text';
+
+/**
+ * grammY's default client (node-fetch) reads an answer whole; this is Node's fetch reading at most
+ * BOT_ANSWER_LIMIT_BYTES of each (grammY's AbortSignal polyfill is bridged). The cast: grammY types
+ * its fetch with node-fetch's Request and Response.
+ */
+const telegramFetch = cappedFetch(BOT_ANSWER_LIMIT_BYTES) as unknown as NonNullable<ApiClientOptions['fetch']>;
 
 export interface TelegramConnectorConfig {
   /** Bot API root: https://api.telegram.org in production, `{sandbox}/telegram` locally. */
@@ -44,23 +54,25 @@ export class TelegramConnector implements ChannelConnector {
 
   /** The bot behind a token (connection check). */
   getMe(token: string): Promise<Outcome<UserFromGetMe>> {
-    return this.call('getMe', () => this.api(token).getMe());
+    return this.call('getMe', () => this.api(token).getMe(), token);
   }
 
   /** Points the bot's updates at our inbound URL, with the secret Telegram will send back. */
   setWebhook(token: string, url: string, secret: string): Promise<Outcome<true>> {
-    return this.call('setWebhook', () =>
-      this.api(token).setWebhook(url, { secret_token: secret, allowed_updates: ['message', 'callback_query'] }),
+    return this.call(
+      'setWebhook',
+      () => this.api(token).setWebhook(url, { secret_token: secret, allowed_updates: ['message', 'callback_query'] }),
+      token,
     );
   }
 
   deleteWebhook(token: string): Promise<Outcome<true>> {
-    return this.call('deleteWebhook', () => this.api(token).deleteWebhook());
+    return this.call('deleteWebhook', () => this.api(token).deleteWebhook(), token);
   }
 
   /** Ends the loading indicator Telegram shows on a pressed button until the bot answers the press. */
   answerCallbackQuery(token: string, callbackQueryId: string): Promise<Outcome<true>> {
-    return this.call('answerCallbackQuery', () => this.api(token).answerCallbackQuery(callbackQueryId));
+    return this.call('answerCallbackQuery', () => this.api(token).answerCallbackQuery(callbackQueryId), token);
   }
 
   async send(msg: OutboundMessage): Promise<SendResult> {
@@ -73,18 +85,22 @@ export class TelegramConnector implements ChannelConnector {
       parse_mode: 'HTML' as const,
       ...(request.keyboard.length ? { reply_markup: { inline_keyboard: request.keyboard } } : {}),
     };
-    const outcome = await this.call<{ message_id: number }>(request.method, () => {
-      switch (request.method) {
-        case 'sendPhoto':
-          return api.sendPhoto(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
-        case 'sendVideo':
-          return api.sendVideo(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
-        case 'sendDocument':
-          return api.sendDocument(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
-        default:
-          return api.sendMessage(msg.recipient, request.text, other);
-      }
-    });
+    const outcome = await this.call<{ message_id: number }>(
+      request.method,
+      () => {
+        switch (request.method) {
+          case 'sendPhoto':
+            return api.sendPhoto(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+          case 'sendVideo':
+            return api.sendVideo(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+          case 'sendDocument':
+            return api.sendDocument(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+          default:
+            return api.sendMessage(msg.recipient, request.text, other);
+        }
+      },
+      token,
+    );
     if (!outcome.ok) return classifyBotFailure(outcome.failure);
     return { ok: true, provider_message_id: `${msg.recipient}:${outcome.value.message_id}` };
   }
@@ -95,6 +111,8 @@ export class TelegramConnector implements ChannelConnector {
       api = new Api(token, {
         apiRoot: this.config.apiUrl.replace(/\/+$/, ''),
         timeoutSeconds: Math.max(1, Math.ceil(this.sendTimeoutMs / 1000)),
+        // Answers are read against a cap: a huge answer fails the call instead of filling the heap.
+        fetch: telegramFetch,
       });
       if (this.apis.size >= 10_000) this.apis.clear();
       this.apis.set(token, api);
@@ -102,11 +120,13 @@ export class TelegramConnector implements ChannelConnector {
     return api;
   }
 
-  private async call<T>(method: string, fn: () => Promise<T>): Promise<Outcome<T>> {
+  private async call<T>(method: string, fn: () => Promise<T>, token: string): Promise<Outcome<T>> {
     try {
       return { ok: true, value: await fn() };
     } catch (err) {
-      return { ok: false, failure: telegramFailure(method, err) };
+      const failure = telegramFailure(method, err);
+      // A network error quotes the URL, and Telegram's URLs carry the bot token.
+      return { ok: false, failure: { ...failure, description: redactSecrets(failure.description, [token]) } };
     }
   }
 }

@@ -81,3 +81,15 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(null)).toBeUndefined();
   });
 });
+
+describe('Graph failure texts', () => {
+  it('never carry the access token a failed call quoted', () => {
+    const network = classifyGraphFailure({
+      kind: 'network',
+      message: 'connect ECONNREFUSED for https://graph.facebook.com/v21.0/me?access_token=EAAGsecret123456',
+    });
+    expect(network.title).not.toContain('EAAGsecret123456');
+    const http = classifyGraphFailure({ kind: 'http', status: 400, message: 'Invalid token: Bearer EAAGsecret123456' });
+    expect(http.title).not.toContain('EAAGsecret123456');
+  });
+});

@@ -1,5 +1,6 @@
 import { parseRetryAfter } from '@app/contracts';
 import { FailureScope, SendFailure } from '../channel-connector';
+import { redactSecrets } from '../failure-text';
 
 /** What went wrong talking to the Graph API, before deciding whether to retry. */
 export type GraphFailure =
@@ -63,10 +64,11 @@ export function classifyGraphFailure(failure: GraphFailure): ClassifiedFailure {
       scope: 'channel',
       outcomeUnknown: !NOT_CONNECTED.test(failure.message),
       code: 'network_error',
-      title: `The channel could not be reached: ${failure.message}`,
+      title: `The channel could not be reached: ${redactSecrets(failure.message)}`,
     };
   }
-  const { code, status, message, retryAfterMs } = failure;
+  const { code, status, retryAfterMs } = failure;
+  const message = redactSecrets(failure.message);
   const codeText = code !== undefined ? String(code) : `http_${status}`;
   const wait = retryAfterMs !== undefined ? { retryAfterMs } : {};
   if (code !== undefined && code in RATE_LIMITED) {
