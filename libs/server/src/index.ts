@@ -30,3 +30,12 @@ export {
   ApiUsageResponse,
 } from './usage';
 export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';
+export { FieldErrorDto, ProblemDto } from './openapi/problem.dto';
+export {
+  ApiProblems,
+  createOpenApiDocument,
+  problemDecorator,
+  PROBLEM_DESCRIPTIONS,
+  serveOpenApi,
+} from './openapi/openapi';
+export type { OpenApiSite } from './openapi/openapi';

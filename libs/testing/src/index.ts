@@ -19,3 +19,5 @@ export {
 } from './local-infra';
 export type { LocalService, EmbeddedPostgresOptions } from './local-infra';
 export { browserIt, findChromium, CHROMIUM_INSTALL } from './browser';
+export { documentedRoutesOf, itDocumentsEveryRoute, operationsOf, schemaOf } from './openapi-routes';
+export type { DocumentedRoute } from './openapi-routes';
