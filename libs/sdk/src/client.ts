@@ -51,8 +51,11 @@ export class MessagingError extends Error {
   }
 }
 
-/** The data of a success answer, or a MessagingError with its problem. */
-function dataOf<D>(result: { data?: D; error?: unknown; response: Response }): D {
+/**
+ * The data of a success answer of `client.http`, or a MessagingError with its problem:
+ * `unwrap(await gateway.http.GET('/v1/connections'))`.
+ */
+export function unwrap<D>(result: { data?: D; error?: unknown; response: Response }): D {
   if (result.error !== undefined || !result.response.ok) {
     throw new MessagingError(result.response.status, result.error as Problem | undefined);
   }
@@ -109,24 +112,24 @@ export function createGatewayClient(options: ClientOptions) {
       message: GatewaySend,
       { idempotencyKey = randomUUID() }: SendOptions = {},
     ): Promise<GatewaySendAccepted> {
-      return dataOf(
+      return unwrap(
         await http.POST('/v1/messages', { body: message, params: { header: { 'Idempotency-Key': idempotencyKey } } }),
       );
     },
     /** `GET /v1/messages/{id}`: the delivery report. */
     async message(id: string): Promise<MessageReport> {
-      return dataOf(await http.GET('/v1/messages/{id}', { params: { path: { id } } }));
+      return unwrap(await http.GET('/v1/messages/{id}', { params: { path: { id } } }));
     },
     /** Every message of the account matching `query`, newest first, a page at a time. */
     messages(query: MessageQuery = {}): AsyncGenerator<MessageReport> {
       return paginate(async (cursor): Promise<CursorPage<MessageReport>> =>
-        dataOf(await http.GET('/v1/messages', { params: { query: { ...query, cursor } } })),
+        unwrap(await http.GET('/v1/messages', { params: { query: { ...query, cursor } } })),
       );
     },
     /** Every course event of the account matching `query`, newest first, a page at a time. */
     courseEvents(query: CourseEventQuery = {}): AsyncGenerator<CourseEvent> {
       return paginate(async (cursor): Promise<CursorPage<CourseEvent>> =>
-        dataOf(await http.GET('/v1/course/events', { params: { query: { ...query, cursor } } })),
+        unwrap(await http.GET('/v1/course/events', { params: { query: { ...query, cursor } } })),
       );
     },
     /** Reads the report until the message's status is final (isFinalStatus). */
@@ -148,7 +151,7 @@ export function createApiClient(options: ClientOptions) {
     http,
     /** `POST /v1/wa/apps/{appId}/messages`: a WhatsApp message of the app. */
     async send(appId: number | string, message: ApiSend, { idempotencyKey = randomUUID() }: SendOptions = {}) {
-      return dataOf(
+      return unwrap(
         await http.POST('/v1/wa/apps/{appId}/messages', {
           body: message,
           params: { path: { appId: String(appId) }, header: { 'Idempotency-Key': idempotencyKey } },
@@ -157,7 +160,7 @@ export function createApiClient(options: ClientOptions) {
     },
     /** `GET /v1/wa/apps/{appId}/messages/{messageId}`: the message's status and timeline. */
     async message(appId: number | string, messageId: string): Promise<ApiMessageStatus> {
-      return dataOf(
+      return unwrap(
         await http.GET('/v1/wa/apps/{appId}/messages/{messageId}', {
           params: { path: { appId: String(appId), messageId } },
         }),

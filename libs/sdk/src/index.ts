@@ -1,4 +1,4 @@
-export { createApiClient, createGatewayClient, isFinalStatus, MessagingError } from './client';
+export { createApiClient, createGatewayClient, isFinalStatus, MessagingError, unwrap } from './client';
 export type {
   ApiClient,
   ApiMessageStatus,
