@@ -7,6 +7,7 @@ import {
   MessageStatus,
 } from '@app/contracts';
 import { CONNECTION_CHANNELS } from '../connections/connection.entity';
+import { MessageFailureDto, MessageTimelineEntryDto } from '@app/server';
 import { ConnectionView } from '../connections/connections.service';
 import { COURSE_EVENT_STATUSES } from '../course/course.repository';
 import { CourseEventView, CourseRuleView } from '../course/course.service';
@@ -61,22 +62,6 @@ export class ConnectionDto implements ConnectionView {
 
   @ApiProperty({ description: 'Unix seconds' })
   updated_at: number;
-}
-
-export class MessageFailureDto {
-  @ApiProperty({ type: String, nullable: true, example: 'recipient_blocked' })
-  code: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  reason: string | null;
-}
-
-export class MessageTimelineEntryDto {
-  @ApiProperty({ enum: MESSAGE_STATUSES })
-  status: string;
-
-  @ApiProperty({ description: 'Unix seconds' })
-  timestamp: number;
 }
 
 /** The one delivery report of a message, whatever its channel: never its content. */

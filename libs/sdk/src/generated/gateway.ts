@@ -292,7 +292,7 @@ export interface components {
       message: string;
     };
     MessageFailureDto: {
-      /** @example recipient_blocked */
+      /** @example recipient_unreachable */
       code: string | null;
       reason: string | null;
     };
@@ -331,7 +331,10 @@ export interface components {
     MessageTimelineEntryDto: {
       /** @enum {string} */
       status: 'QUEUED' | 'SENT' | 'DELIVERED' | 'READ' | 'FAILED';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       timestamp: number;
     };
     ProblemDto: {

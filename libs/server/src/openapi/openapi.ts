@@ -1,5 +1,6 @@
-import { applyDecorators, INestApplication } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { applyDecorators, DynamicModule, INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   ApiExtraModels,
   ApiResponse,
@@ -174,4 +175,24 @@ export function serveOpenApi(app: NestFastifyApplication, document: OpenAPIObjec
     }
     void reply.header('Cache-Control', 'public, max-age=86400').type(asset.type).send(asset.body);
   });
+}
+
+/**
+ * Runs `use` on an app created in preview mode, which reads the controllers' metadata without
+ * instantiating a provider (no database, no NATS, no server): how the documents are built offline.
+ */
+export async function withPreviewApp<T>(
+  module: DynamicModule,
+  use: (app: INestApplication) => T | Promise<T>,
+): Promise<T> {
+  const app = await NestFactory.create(module, new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
+  try {
+    return await use(app);
+  } finally {
+    await app.close();
+  }
 }

@@ -1,24 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MESSAGE_KINDS, MESSAGE_STATUSES, type MessageCategory, type MessageStatus } from '@app/contracts';
+import { MessageFailureDto, MessageTimelineEntryDto } from '@app/server';
 import type { MessageStatusView } from '../messages.service';
 
-export class MessageFailureDto {
-  @ApiProperty({ type: String, nullable: true, example: 'recipient_unreachable' })
-  code: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  reason: string | null;
-}
-
-export class MessageTimelineEntryDto {
-  @ApiProperty({ enum: MESSAGE_STATUSES })
-  status: MessageStatus;
-
-  @ApiProperty({ example: 1763700000, description: 'Unix seconds' })
-  timestamp: number;
-}
-
-/** The answer of GET .../messages/{messageId}: status and timeline, never the content. */
 export class MessageStatusDto implements MessageStatusView {
   @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
   id: string;
