@@ -85,6 +85,8 @@ describe('a client app on the TypeScript SDK', () => {
     gateway = createGatewayClient({
       baseUrl: platform.urls.gateway,
       token: accountToken,
+      // At one request a second, concurrent sends contend for the bucket: some wait several turns.
+      retry: { attempts: 10 },
       fetch: async (request) => {
         const response = await fetch(request);
         statuses.push(response.status);
