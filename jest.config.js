@@ -17,7 +17,10 @@ const swc = [
 ];
 const common = {
   transform: { '^.+\\.ts$': swc },
-  moduleNameMapper: { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: {
+    '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+    '^@messaging-platform/sdk$': '<rootDir>/libs/sdk/src',
+  },
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   // The build output and local service data hold copies of package.json files and sources.

@@ -1,17 +1,24 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { previewOpenApiDocument } from '../apps/api/src/openapi/openapi-preview';
+import { previewGatewayOpenApiDocument } from '../apps/gateway/src/openapi/openapi-preview';
 
 /**
- * Writes the api's OpenAPI document (as `/api/openapi.json` serves it) to the file given, without
- * starting any server: `pnpm openapi:lint` lints that file.
+ * Writes the api's OpenAPI document (as `/api/openapi.json` serves it) and the gateway's (as
+ * `/v1/openapi.json` serves it) to the files given, without starting any server:
+ * `pnpm openapi:lint` lints both files.
  */
 async function main(): Promise<void> {
-  const out = resolve(process.argv[2] ?? 'dist/openapi.json');
-  const document = await previewOpenApiDocument();
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
-  process.stdout.write(`${out}: ${Object.keys(document.paths).length} paths\n`);
+  const targets = [
+    { out: resolve(process.argv[2] ?? 'dist/openapi.json'), build: previewOpenApiDocument },
+    { out: resolve(process.argv[3] ?? 'dist/gateway.openapi.json'), build: previewGatewayOpenApiDocument },
+  ];
+  for (const { out, build } of targets) {
+    const document = await build();
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
+    process.stdout.write(`${out}: ${Object.keys(document.paths).length} paths\n`);
+  }
 }
 
 main().then(

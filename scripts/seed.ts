@@ -2,9 +2,10 @@
 // number, an approved template, and the curl line that sends it; a gateway account of that user
 // with the app and a sandbox Telegram bot connected, and the curl lines that send the template on
 // each. Everything but the user and the account (operator CLI steps) goes through the public APIs,
-// as a client would. Kept across restarts in .data/demo.json.
+// as a client would (the gateway's through the TypeScript SDK). Kept across restarts in .data/demo.json.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createDataSource } from '@app/database';
+import { createGatewayClient, GatewayClient, GatewaySend, unwrap } from '@messaging-platform/sdk';
 import { BalancesRepository } from '../apps/api/src/billing/balances.repository';
 import { BillingService } from '../apps/api/src/billing/billing.service';
 import { apiSchema } from '../apps/api/src/database/schema';
@@ -75,33 +76,23 @@ async function gatewayAccount(databaseUrl: string, saved: Saved): Promise<string
  * The account's connections: the demo app on WhatsApp, and a fresh sandbox Telegram bot (the
  * sandbox forgets its bots when it restarts, so an older bot connection is replaced).
  */
-async function connectGatewayChannels(urls: { gateway: string; sandbox: string }, token: string, appId: number) {
-  const gw = apiClient(urls.gateway, token, '');
-  type Connection = { id: string; channel: string; state: string; app_id?: number };
-  const live = gw
-    .must(await gw.call<Connection[]>('GET', '/v1/connections'), 'list connections', [200])
-    .filter((c) => c.state !== 'disconnected');
+async function connectGatewayChannels(gateway: GatewayClient, sandboxUrl: string, appId: number) {
+  const live = unwrap(await gateway.http.GET('/v1/connections')).filter((c) => c.state !== 'disconnected');
+  const disconnect = async (id: string) =>
+    unwrap(await gateway.http.DELETE('/v1/connections/{id}', { params: { path: { id } } }));
   if (!live.some((c) => c.channel === 'whatsapp' && c.app_id === appId)) {
-    for (const c of live.filter((c) => c.channel === 'whatsapp')) {
-      gw.must(await gw.call('DELETE', `/v1/connections/${c.id}`), 'disconnect whatsapp', [204]);
-    }
-    gw.must(await gw.call('POST', '/v1/connections', { channel: 'whatsapp', app_id: appId }), 'link the app', [201]);
+    for (const c of live.filter((c) => c.channel === 'whatsapp')) await disconnect(c.id);
+    unwrap(await gateway.http.POST('/v1/connections', { body: { channel: 'whatsapp', app_id: appId } }));
   }
-  for (const c of live.filter((c) => c.channel === 'telegram')) {
-    gw.must(await gw.call('DELETE', `/v1/connections/${c.id}`), 'disconnect telegram', [204]);
-  }
+  for (const c of live.filter((c) => c.channel === 'telegram')) await disconnect(c.id);
   const bot = (await (
-    await fetch(`${urls.sandbox}/_sandbox/telegram/bots`, {
+    await fetch(`${sandboxUrl}/_sandbox/telegram/bots`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'demo_shop_bot' }),
     })
   ).json()) as { token: string };
-  gw.must(
-    await gw.call('POST', '/v1/connections', { channel: 'telegram', bot_token: bot.token }),
-    'connect the bot',
-    [201],
-  );
+  unwrap(await gateway.http.POST('/v1/connections', { body: { channel: 'telegram', bot_token: bot.token } }));
 }
 
 /**
@@ -109,13 +100,15 @@ async function connectGatewayChannels(urls: { gateway: string; sandbox: string }
  * restarts, so older course connections are replaced) and a "payment" rule sending the demo
  * template on WhatsApp; returns the curl that fires a payment event as the platform would.
  */
-async function connectCoursePlatform(urls: { gateway: string; sandbox: string }, token: string): Promise<string> {
-  const gw = apiClient(urls.gateway, token, '');
-  type Connection = { id: string; channel: string; state: string; inbound_url?: string; secret?: string };
-  const live = gw
-    .must(await gw.call<Connection[]>('GET', '/v1/connections'), 'list connections', [200])
-    .filter((c) => c.channel === 'course' && c.state !== 'disconnected');
-  for (const c of live) gw.must(await gw.call('DELETE', `/v1/connections/${c.id}`), 'disconnect course', [204]);
+async function connectCoursePlatform(
+  gateway: GatewayClient,
+  urls: { gateway: string; sandbox: string },
+  token: string,
+): Promise<string> {
+  const live = unwrap(await gateway.http.GET('/v1/connections')).filter(
+    (c) => c.channel === 'course' && c.state !== 'disconnected',
+  );
+  for (const c of live) unwrap(await gateway.http.DELETE('/v1/connections/{id}', { params: { path: { id: c.id } } }));
   const apiKey = 'demo-course-platform-key';
   const platform = (await (
     await fetch(`${urls.sandbox}/_sandbox/course/platforms`, {
@@ -124,26 +117,22 @@ async function connectCoursePlatform(urls: { gateway: string; sandbox: string },
       body: JSON.stringify({ api_key: apiKey }),
     })
   ).json()) as { id: string; base_url: string };
-  const course = gw.must(
-    await gw.call<Connection>('POST', '/v1/connections', {
-      channel: 'course',
-      base_url: platform.base_url,
-      api_key: apiKey,
+  const course = unwrap(
+    await gateway.http.POST('/v1/connections', {
+      body: { channel: 'course', base_url: platform.base_url, api_key: apiKey },
     }),
-    'connect the course platform',
-    [201],
   );
-  gw.must(
-    await gw.call('POST', '/v1/course/rules', {
-      connection_id: course.id,
-      event_type: 'payment',
-      channel: 'whatsapp',
-      template: TEMPLATE.name,
-      recipient_field: 'user.phone',
-      params: ['user.first_name', 'deal.number'],
+  unwrap(
+    await gateway.http.POST('/v1/course/rules', {
+      body: {
+        connection_id: course.id,
+        event_type: 'payment',
+        channel: 'whatsapp',
+        template: TEMPLATE.name,
+        recipient_field: 'user.phone',
+        params: ['user.first_name', 'deal.number'],
+      },
     }),
-    'add the payment rule',
-    [201],
   );
   const event = { type: 'payment', user: { phone: RECIPIENT, first_name: 'Anna' }, deal: { number: '1042' } };
   return [
@@ -253,11 +242,17 @@ export async function seedDemo(
   // A gateway account of the same user, with the app and a Telegram bot connected.
   const accountToken = await gatewayAccount(databaseUrl, saved);
   writeFileSync(file, JSON.stringify({ ...saved, appId, accountToken }, null, 2), { mode: 0o600 });
-  await connectGatewayChannels(urls, accountToken, appId);
-  const courseCurl = await connectCoursePlatform(urls, accountToken);
-  const gw = apiClient(urls.gateway, accountToken, '');
-  const gwSend = (channel: string, to: string) => ({ channel, to, template: TEMPLATE.name, params: ['Anna', '1042'] });
-  const gwCurl = (channel: string, to: string) =>
+  // The gateway through the SDK, as a client app would.
+  const gateway = createGatewayClient({ baseUrl: urls.gateway, token: accountToken });
+  await connectGatewayChannels(gateway, urls.sandbox, appId);
+  const courseCurl = await connectCoursePlatform(gateway, urls, accountToken);
+  const gwSend = (channel: GatewaySend['channel'], to: string): GatewaySend => ({
+    channel,
+    to,
+    template: TEMPLATE.name,
+    params: ['Anna', '1042'],
+  });
+  const gwCurl = (channel: GatewaySend['channel'], to: string) =>
     `  curl -s -X POST ${urls.gateway}/v1/messages -H "Authorization: Bearer ${accountToken}" -H "Content-Type: application/json" -d '${JSON.stringify(gwSend(channel, to))}'`;
 
   const send = {
@@ -279,6 +274,7 @@ export async function seedDemo(
       `  curl -s ${api}/users/${saved.userId}/balances -H "Authorization: Bearer ${saved.token}"`,
       `  curl -s "${api}/users/${saved.userId}/transactions?start_date=${new Date().toISOString().slice(0, 10)}" -H "Authorization: Bearer ${saved.token}"`,
       `API docs: ${urls.api}/api/docs`,
+      `Gateway API docs: ${urls.gateway}/v1/docs (the TypeScript SDK: docs/sdk.md)`,
       '',
       `Gateway account (token in .data/demo.json): ${accountToken}`,
       'Send the same template on WhatsApp and on Telegram through the gateway:',
@@ -310,13 +306,8 @@ export async function seedDemo(
         ['whatsapp', RECIPIENT, ['DELIVERED', 'READ']],
         ['telegram', TELEGRAM_CHAT, ['SENT']],
       ] as const) {
-        const accepted = gw.must(
-          await gw.call<{ id: string }>('POST', '/v1/messages', gwSend(channel, to)),
-          `gateway send on ${channel}`,
-          [202],
-        );
-        const report = () =>
-          gw.call<{ status: string }>('GET', `/v1/messages/${accepted.id}`).then((r) => gw.must(r, 'report', [200]));
+        const accepted = await gateway.send(gwSend(channel, to));
+        const report = () => gateway.message(accepted.id);
         if (!(await follow(report, [...final], log, `gateway ${channel} message ${accepted.id}`))) return false;
       }
       const after = must(

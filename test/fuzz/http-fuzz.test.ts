@@ -16,10 +16,10 @@ import {
 } from './support/openapi-arbitraries';
 
 /**
- * Property-based fuzzing of every operation of the api (driven by its OpenAPI document) and of the
- * gateway's HTTP operations: whatever the request, the answer is a success or a 4xx problem+json
- * with a documented status, never a 5xx; a refused request is answered within 1 s and in under
- * 1 MiB; every service stays ready.
+ * Property-based fuzzing of every operation of the api and of the gateway (each driven by its
+ * OpenAPI document), and of the gateway's channel callbacks and send: whatever the request, the
+ * answer is a success or a 4xx problem+json with a documented status, never a 5xx; a refused
+ * request is answered within 1 s and in under 1 MiB; every service stays ready.
  */
 
 /** Requests per operation: enough to reach every check of an operation, within the suite's minute. */
@@ -97,6 +97,7 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
   const valid: Record<string, string> = {};
   let accountToken = '';
   let gatewayTemplate = '';
+  let gatewayConnectionId = '';
 
   beforeAll(async () => {
     platform = await startPlatform({
@@ -136,6 +137,7 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
       body: JSON.stringify({ channel: 'whatsapp', app_id: app.id }),
     });
     expect(linked.status).toBe(201);
+    gatewayConnectionId = ((await linked.json()) as { id: string }).id;
     gatewayTemplate = template.name;
     Object.assign(valid, {
       appId: String(app.id),
@@ -168,68 +170,82 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
       },
     );
 
+  /**
+   * Every operation of a document (at `base`, the server's URL), driven by it: path parameters
+   * (`ids` holds real ones by name), query parameters, credential and body from its schemas, each
+   * answer judged against the statuses the operation documents. Answers the operations' count.
+   */
+  const fuzzOperations = async (
+    document: OpenApiDocument,
+    base: string,
+    auth: () => fc.Arbitrary<string | undefined>,
+    ids: Record<string, string>,
+  ): Promise<number> => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op: op as Operation })),
+    );
+    for (const { path, method, op } of operations) {
+      const params = op.parameters ?? [];
+      const pathParams = params.filter((p) => p.in === 'path');
+      const queryParams = params.filter((p) => p.in === 'query');
+      const bodySchema = op.requestBody?.content['application/json']?.schema;
+      const linkToken = (op.security ?? []).some((s) => 'link' in s);
+      const documented = Object.keys(op.responses);
+      const request = fc.record({
+        segments: fc.tuple(...pathParams.map((p) => segmentArbitrary(ids[p.name]))),
+        query: fc.tuple(
+          ...queryParams.map((p) =>
+            fc.option(fc.oneof(fc.constantFrom(...(p.schema?.enum ?? ['1', '50'])).map(String), hostileString), {
+              nil: undefined,
+            }),
+          ),
+        ),
+        t: linkToken
+          ? fc.option(fc.oneof(fc.constant(ids.t), hostileString), { nil: undefined })
+          : fc.constant(undefined),
+        auth: linkToken ? fc.constant(undefined) : auth(),
+        body: bodySchema ? bodyArbitrary(document, bodySchema) : fc.constant(undefined),
+        contentType: fc.oneof(
+          { weight: 9, arbitrary: fc.constant('application/json') },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom(
+              'text/plain',
+              'application/x-www-form-urlencoded',
+              'application/json; charset=latin1',
+            ),
+          },
+        ),
+      });
+      await fc.assert(
+        fc.asyncProperty(request, async (r) => {
+          let url = path;
+          pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, r.segments[i])));
+          const query = new URLSearchParams();
+          queryParams.forEach((p, i) => r.query[i] !== undefined && query.set(p.name, r.query[i] as string));
+          if (r.t !== undefined) query.set('t', r.t.replace(/[\ud800-\udfff]/g, ''));
+          const qs = query.toString();
+          const headers: Record<string, string> = {};
+          if (r.auth) headers.authorization = r.auth;
+          if (r.body !== undefined) headers['content-type'] = r.contentType;
+          // The HTTP layer answers 400 (bad percent-encoding) and 414 (a long segment) for any
+          // route, and 404 when an empty segment, or a dot segment that URL normalisation
+          // removes ('.', '..', '%2e'), makes the path another route's.
+          const reroutes = r.segments.some((s) => s === '' || /^(\.|%2e){1,2}$/i.test(s));
+          const layer = ['400', '414', ...(reroutes ? ['404'] : [])];
+          const target = `${base}${url}${qs ? `?${qs}` : ''}`;
+          await check({ method, url: target, headers, body: r.body }, [...documented, ...layer]);
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+    }
+    return operations.length;
+  };
+
   it(
     'every operation of the api',
     async () => {
-      const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-        Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op: op as Operation })),
-      );
-      expect(operations.length).toBeGreaterThan(20);
-      for (const { path, method, op } of operations) {
-        const params = op.parameters ?? [];
-        const pathParams = params.filter((p) => p.in === 'path');
-        const queryParams = params.filter((p) => p.in === 'query');
-        const bodySchema = op.requestBody?.content['application/json']?.schema;
-        const linkToken = (op.security ?? []).some((s) => 'link' in s);
-        const documented = Object.keys(op.responses);
-        const request = fc.record({
-          segments: fc.tuple(...pathParams.map((p) => segmentArbitrary(valid[p.name]))),
-          query: fc.tuple(
-            ...queryParams.map((p) =>
-              fc.option(fc.oneof(fc.constantFrom(...(p.schema?.enum ?? ['1', '50'])).map(String), hostileString), {
-                nil: undefined,
-              }),
-            ),
-          ),
-          t: linkToken
-            ? fc.option(fc.oneof(fc.constant(valid.t), hostileString), { nil: undefined })
-            : fc.constant(undefined),
-          auth: linkToken ? fc.constant(undefined) : authArbitrary(),
-          body: bodySchema ? bodyArbitrary(doc, bodySchema) : fc.constant(undefined),
-          contentType: fc.oneof(
-            { weight: 9, arbitrary: fc.constant('application/json') },
-            {
-              weight: 1,
-              arbitrary: fc.constantFrom(
-                'text/plain',
-                'application/x-www-form-urlencoded',
-                'application/json; charset=latin1',
-              ),
-            },
-          ),
-        });
-        await fc.assert(
-          fc.asyncProperty(request, async (r) => {
-            let url = path;
-            pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, r.segments[i])));
-            const query = new URLSearchParams();
-            queryParams.forEach((p, i) => r.query[i] !== undefined && query.set(p.name, r.query[i] as string));
-            if (r.t !== undefined) query.set('t', r.t.replace(/[\ud800-\udfff]/g, ''));
-            const qs = query.toString();
-            const headers: Record<string, string> = {};
-            if (r.auth) headers.authorization = r.auth;
-            if (r.body !== undefined) headers['content-type'] = r.contentType;
-            // The HTTP layer answers 400 (bad percent-encoding) and 414 (a long segment) for any
-            // route, and 404 when an empty segment, or a dot segment that URL normalisation
-            // removes ('.', '..', '%2e'), makes the path another route's.
-            const reroutes = r.segments.some((s) => s === '' || /^(\.|%2e){1,2}$/i.test(s));
-            const layer = ['400', '414', ...(reroutes ? ['404'] : [])];
-            const target = `${platform.urls.api}/api${url}${qs ? `?${qs}` : ''}`;
-            await check({ method, url: target, headers, body: r.body }, [...documented, ...layer]);
-          }),
-          { numRuns: RUNS, endOnFailure: true },
-        );
-      }
+      expect(await fuzzOperations(doc, `${platform.urls.api}/api`, authArbitrary, valid)).toBeGreaterThan(20);
     },
     TIMEOUT_MS,
   );
@@ -358,6 +374,25 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
         }),
         { numRuns: RUNS, endOnFailure: true },
       );
+    },
+    TIMEOUT_MS,
+  );
+
+  // Last: it may disconnect the account's channels, which the tests above send on.
+  it(
+    "every operation of the gateway's OpenAPI document, with the account's token",
+    async () => {
+      const gatewayDoc = (await (await fetch(`${platform.urls.gateway}/v1/openapi.json`)).json()) as OpenApiDocument;
+      const auth = () =>
+        fc.oneof(
+          { weight: 8, arbitrary: fc.constant(`Bearer ${accountToken}`) },
+          // A token of the api is no gateway token.
+          { weight: 1, arbitrary: fc.constant(sys.auth) },
+          { weight: 1, arbitrary: fc.constantFrom(undefined, 'Bearer', 'Bearer gk_x', `Bearer ${'a'.repeat(300)}`) },
+        );
+      expect(
+        await fuzzOperations(gatewayDoc, platform.urls.gateway, auth, { id: gatewayConnectionId }),
+      ).toBeGreaterThanOrEqual(13);
     },
     TIMEOUT_MS,
   );

@@ -1,15 +1,10 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { WebhookEvent } from '@messaging-platform/sdk';
 
-export interface Delivered {
-  id: string;
-  type: string;
-  created_at: number;
-  channel: string | null;
-  app_id: number | null;
-  data: Record<string, unknown>;
-}
+/** The event envelope a subscriber receives. */
+export type Delivered = WebhookEvent;
 
 /** A subscriber's endpoint on 127.0.0.1 that can be closed and opened again on the same port. */
 export class Endpoint {

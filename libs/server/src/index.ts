@@ -30,3 +30,14 @@ export {
   ApiUsageResponse,
 } from './usage';
 export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';
+export { FieldErrorDto, ProblemDto } from './openapi/problem.dto';
+export { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from './openapi/message-report.dto';
+export {
+  ApiProblems,
+  createOpenApiDocument,
+  problemDecorator,
+  PROBLEM_DESCRIPTIONS,
+  serveOpenApi,
+  withPreviewApp,
+} from './openapi/openapi';
+export type { OpenApiSite } from './openapi/openapi';

@@ -21,3 +21,5 @@ export type { LocalService, EmbeddedPostgresOptions } from './local-infra';
 export { startFloodServer } from './flood-server';
 export type { FloodServer } from './flood-server';
 export { browserIt, findChromium, CHROMIUM_INSTALL } from './browser';
+export { documentedRoutesOf, itDocumentsEveryRoute, operationsOf, schemaOf } from './openapi-routes';
+export type { DocumentedRoute } from './openapi-routes';

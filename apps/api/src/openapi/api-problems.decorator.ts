@@ -1,34 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse, getSchemaPath, ApiExtraModels } from '@nestjs/swagger';
-import { ProblemDto } from './problem.dto';
-
-const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request, validation error',
-  401: 'Authentication error: missing, malformed, unknown or revoked token',
-  403: 'Access denied: not a system-user token, or another tenant’s resource',
-  404: 'Not found',
-  409: 'Conflict',
-  410: 'Gone: the onboarding link expired or has already connected a number',
-  413: 'Body larger than 1 MiB',
-  415: 'Body is not application/json',
-  422: 'Request cannot be processed in the resource’s current state',
-  429: 'Too many requests: the token’s rate limit (or the app’s messaging tier); see Retry-After',
-  503: 'A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After',
-};
+import { ApiBearerAuth } from '@nestjs/swagger';
+import { problemDecorator } from '@app/server';
 
 /** Error answers of an endpoint, each an application/problem+json body. */
-export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(
-    ApiExtraModels(ProblemDto),
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: DESCRIPTIONS[status] ?? 'Error',
-        content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDto) } } },
-      }),
-    ),
-  );
-}
+export const ApiProblems = problemDecorator({
+  403: 'Access denied: not a system-user token, or another tenant’s resource',
+  410: 'Gone: the onboarding link expired or has already connected a number',
+  429: 'Too many requests: the token’s rate limit (or the app’s messaging tier); see Retry-After',
+});
 
 /**
  * A system user's bearer token is required (docs/decisions.md, Tokens and tenancy); every such route is

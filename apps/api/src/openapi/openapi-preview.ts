@@ -1,8 +1,7 @@
 import { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { loadConfig } from '@app/config';
+import { withPreviewApp } from '@app/server';
 import { ApiModule } from '../app.module';
 import { ApiConfig } from '../config';
 import { buildOpenApiDocument } from './openapi';
@@ -11,21 +10,12 @@ import { buildOpenApiDocument } from './openapi';
  * Runs `use` on the api created in preview mode, which reads the controllers' metadata without
  * instantiating a provider (no database, no NATS, no server).
  */
-export async function withPreviewApi<T>(
+export function withPreviewApi<T>(
   use: (app: INestApplication, config: ApiConfig) => T | Promise<T>,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<T> {
   const config = loadConfig(ApiConfig, env);
-  const app = await NestFactory.create(ApiModule.forRoot(config), new FastifyAdapter(), {
-    preview: true,
-    logger: false,
-    abortOnError: false,
-  });
-  try {
-    return await use(app, config);
-  } finally {
-    await app.close();
-  }
+  return withPreviewApp(ApiModule.forRoot(config), (app) => use(app, config));
 }
 
 /** The api's OpenAPI document, as `/api/openapi.json` serves it, without running the api. */

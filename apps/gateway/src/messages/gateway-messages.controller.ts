@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseIdempotencyKey, requestHash } from '@app/server';
 import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
@@ -11,10 +11,12 @@ import {
   SendGatewayMessageResponseDto,
 } from './dto/send-gateway-message.dto';
 import { GatewayMessageReport, GatewayMessagesService } from './gateway-messages.service';
+import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
+import { MessageReportDto, MessageReportPageDto } from '../openapi/responses.dto';
 
 /** One send endpoint and one delivery report for every channel of the account. */
 @ApiTags('messages')
-@ApiBearerAuth()
+@ApiAccountToken()
 @Controller('v1/messages')
 @UseGuards(AccountTokenGuard, AccountRateLimitGuard)
 export class GatewayMessagesController {
@@ -25,6 +27,7 @@ export class GatewayMessagesController {
   @ApiOperation({ summary: 'Send a template on a connected channel; 202 once it is queued' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Repeats return the first answer' })
   @ApiAcceptedResponse({ type: SendGatewayMessageResponseDto })
+  @ApiProblems(422)
   async send(
     @CurrentAccount() account: AuthenticatedAccount,
     @Body() dto: SendGatewayMessageDto,
@@ -43,6 +46,8 @@ export class GatewayMessagesController {
 
   @Get()
   @ApiOperation({ summary: "The account's messages on every channel, newest first, paged" })
+  @ApiOkResponse({ type: MessageReportPageDto })
+  @ApiProblems(400)
   list(
     @CurrentAccount() account: AuthenticatedAccount,
     @Query() query: ListGatewayMessagesDto,
@@ -52,6 +57,8 @@ export class GatewayMessagesController {
 
   @Get(':id')
   @ApiOperation({ summary: "A message's delivery report: channel, status, timeline, failure (never its content)" })
+  @ApiOkResponse({ type: MessageReportDto })
+  @ApiProblems(403, 404)
   get(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<GatewayMessageReport> {
     return this.messages.get(account, id);
   }

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PixelOpensService } from './pixel-opens.service';
+import { ApiProblems } from '../openapi/gateway-problems.decorator';
 
 /** A transparent 1x1 GIF, the smallest well-formed one (43 bytes). */
 export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -27,7 +28,11 @@ export class PixelController {
   @Get(':token.gif')
   @ApiOperation({ summary: "A message's tracking pixel: a 1x1 transparent GIF; the first open marks the message READ" })
   @ApiProduces('image/gif')
-  @ApiOkResponse({ description: 'The 43-byte GIF, for any token (a token the gateway did not make records nothing)' })
+  @ApiProblems(414)
+  @ApiOkResponse({
+    description: 'The 43-byte GIF, for any token (a token the gateway did not make records nothing)',
+    content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },
+  })
   open(@Param('token') token: string, @Res() reply: FastifyReply): void {
     this.opens.opened(token);
     void reply.headers(PIXEL_HEADERS).send(PIXEL_GIF);

@@ -1,5 +1,6 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BodyLimitConfig, RAW_BODY, rawBodyOf } from '@app/server';
 import { WhatsAppInboundService } from './whatsapp-inbound.service';
@@ -10,7 +11,8 @@ import { WhatsAppInboundService } from './whatsapp-inbound.service';
  */
 export const WHATSAPP_WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 
-/** Meta's webhook endpoint for the WhatsApp Business Account. */
+/** Meta's webhook endpoint for the WhatsApp Business Account (a channel's callback: not in the OpenAPI document). */
+@ApiExcludeController()
 @Controller('v1/inbound/whatsapp')
 export class WhatsAppInboundController {
   constructor(private readonly inbound: WhatsAppInboundService) {}

@@ -22,7 +22,7 @@ export class ProblemDto {
   @ApiPropertyOptional({ example: 'The request is not valid.' })
   detail?: string;
 
-  @ApiPropertyOptional({ example: '/api/v1/wa/apps' })
+  @ApiPropertyOptional({ example: '/v1/messages' })
   instance?: string;
 
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Validation problems only' })
