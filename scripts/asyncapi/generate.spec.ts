@@ -1,27 +1,13 @@
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { runCheck } from '../run-check';
 import { subjectMatches } from './generate';
 
 const ROOT = join(__dirname, '..', '..');
 const DOCUMENT = join(ROOT, 'docs', 'asyncapi.json');
 
-/** `scripts/asyncapi.ts --check` in a process of its own (@asyncapi/parser loads ES modules). */
-async function check(): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['-r', './scripts/register.js', 'scripts/asyncapi.ts', '--check'],
-      { cwd: ROOT },
-    );
-    return { code: 0, output: stdout };
-  } catch (err) {
-    const e = err as { code: number; stderr: string };
-    return { code: e.code, output: e.stderr };
-  }
-}
+const check = () => runCheck('asyncapi.ts');
 
 /**
  * The committed AsyncAPI document is what the topology, the NATS permissions and the contracts

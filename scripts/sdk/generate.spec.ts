@@ -1,27 +1,13 @@
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { runCheck } from '../run-check';
 
 const ROOT = join(__dirname, '..', '..');
 /** GENERATED_DIR of ./generate, which this spec does not load (openapi-typescript is loaded by the check). */
 const GENERATED_DIR = join(ROOT, 'libs', 'sdk', 'src', 'generated');
 
-/** `scripts/sdk.ts --check` in a process of its own (openapi-typescript needs Node's require of ES modules). */
-async function check(): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['-r', './scripts/register.js', 'scripts/sdk.ts', '--check'],
-      { cwd: ROOT },
-    );
-    return { code: 0, output: stdout };
-  } catch (err) {
-    const e = err as { code: number; stderr: string };
-    return { code: e.code, output: e.stderr };
-  }
-}
+const check = () => runCheck('sdk.ts');
 
 /**
  * The committed SDK types are what the documents generate now: a change to a controller or DTO

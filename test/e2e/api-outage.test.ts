@@ -1,4 +1,5 @@
 import { waitFor } from '@app/testing';
+import { apiClient } from '../support/api-client';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber, sandboxWebhooks, statusesCarried } from '../support/sandbox';
@@ -20,14 +21,10 @@ describe('an api outage while the channel reports statuses', () => {
   let user: TestUser;
   let appId: number;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.api}/api/v1${path}`, {
-      method,
-      headers: { authorization: user.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const api = apiClient(
+    () => platform.urls.api,
+    () => user.auth,
+  );
   beforeAll(async () => {
     platform = await startPlatform({
       suite: 'api-outage',

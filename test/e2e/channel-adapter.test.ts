@@ -16,6 +16,7 @@ import { killHard, readEvents, waitFor } from '@app/testing';
 import { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { apiClient } from '../support/api-client';
 import { ApiFactory, TestUser } from '../support/factories';
 import { freePort, Platform, startPlatform } from '../support/platform';
 
@@ -58,14 +59,10 @@ describe('a channel adapter built from the AsyncAPI document', () => {
   let adapter: ChildProcess;
   const lines: string[] = [];
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.api}/api/v1${path}`, {
-      method,
-      headers: { authorization: user.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const api = apiClient(
+    () => platform.urls.api,
+    () => user.auth,
+  );
   const send = async (phone: string) => {
     const res = await api('POST', `/wa/apps/${appId}/messages`, {
       phone,
