@@ -4,8 +4,6 @@ import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber, sandboxWebhooks, statusesCarried } from '../support/sandbox';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 const MESSAGES = 20;
 const PRICE = 0.02; // UTILITY
 
