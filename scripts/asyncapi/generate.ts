@@ -268,11 +268,12 @@ export function buildAsyncApiDocument(): Json {
     payload: { $ref: '#/components/schemas/PixelOpen' },
   };
   const inbound: { address: string; message: string; description: string }[] = [
-    ...CHANNELS.map((c) => ({
-      address: t.inboundSubject(c),
+    // Only WhatsApp callbacks wait for their owner: bot updates name their connection and go to EVENTS at once.
+    {
+      address: t.inboundSubject('whatsapp'),
       message: 'InboundCallback',
-      description: `Verified ${c} callbacks waiting for their owner.`,
-    })),
+      description: 'Verified WhatsApp callbacks waiting for their owner.',
+    },
     {
       address: t.inboundSignalSubject('whatsapp'),
       message: 'AccountSignal',
