@@ -29,3 +29,4 @@ export {
   ApiUsageResponse,
 } from './usage';
 export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';
+export { jsonArrayStream, nextPageLink } from './json-stream';
