@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ValidationProblem } from '@app/server';
+import { SandboxConfig } from '../config';
 import { AccountSignalsService } from './account-signals.service';
 import { EmulateInboundDto } from './dto/emulate-inbound.dto';
 import { EmulateSignalDto } from './dto/emulate-signal.dto';
@@ -21,6 +22,7 @@ export class SandboxControlController {
     private readonly webhooks: WebhookDispatcher,
     private readonly signups: SignupService,
     private readonly signals: AccountSignalsService,
+    private readonly config: SandboxConfig,
   ) {}
 
   /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
@@ -92,6 +94,23 @@ export class SandboxControlController {
   @Get('templates')
   listTemplates(): StoredTemplate[] {
     return this.templates.all();
+  }
+
+  /**
+   * What the sandbox has recorded in all and what it keeps (SANDBOX_RECORDS_MAX, the most recent):
+   * sends and webhooks, with the webhooks' attempts, counted whole.
+   */
+  @Get('records')
+  records(): {
+    kept_at_most: number;
+    messages: { total: number; kept: number };
+    webhooks: { total: number; kept: number; attempts: number };
+  } {
+    return {
+      kept_at_most: this.config.SANDBOX_RECORDS_MAX,
+      messages: this.messages.counts(),
+      webhooks: this.webhooks.counts(),
+    };
   }
 
   @Get('webhooks')
