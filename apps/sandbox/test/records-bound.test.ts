@@ -1,5 +1,6 @@
 import { waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
+import { registerSandboxBot } from '../../../test/support/sandbox';
 
 const KEPT = 50;
 const SENDS = 200;
@@ -85,13 +86,7 @@ describe('the sandbox past its records window', () => {
   });
 
   it('keeps the most recent calls of a bot API', async () => {
-    const bot = (await (
-      await fetch(`${platform.urls.sandbox}/_sandbox/telegram/bots`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
-      })
-    ).json()) as { token: string };
+    const bot = await registerSandboxBot(platform.urls.sandbox, 'telegram');
     for (let i = 0; i < KEPT + 30; i++) {
       const sent = await fetch(`${platform.urls.sandbox}/telegram/bot${bot.token}/sendMessage`, {
         method: 'POST',
