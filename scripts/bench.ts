@@ -9,6 +9,7 @@ import { hostileInputBench } from './bench/hostile-input.bench';
 import { pixelBench } from './bench/pixel.bench';
 import { priorityBench } from './bench/priority.bench';
 import { sendBench } from './bench/send.bench';
+import { transactionsBench } from './bench/transactions.bench';
 import { usageBench } from './bench/usage.bench';
 import { webhooksBench } from './bench/webhooks.bench';
 
@@ -21,6 +22,7 @@ const BENCHES: Record<string, Bench> = {
   'hostile-input': hostileInputBench,
   usage: usageBench,
   pixel: pixelBench,
+  transactions: transactionsBench,
 };
 
 async function main(): Promise<void> {

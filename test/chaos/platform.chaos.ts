@@ -7,6 +7,7 @@ import { Receiver, verify } from '../../apps/webhooks/test/support/receiver';
 import { hasNatsServer } from '@app/testing';
 import { ChaosCluster, ServiceName } from './support/cluster';
 import { readAllEvents, readLedger, Ledger, webhookHistory } from './support/ledger';
+import { InFlightKeyOutcome, killApiWithKeyInFlight, messagesWithKey } from './support/in-flight-key';
 import { Attempt, SendLoad, SendTarget } from './support/load';
 
 /** Tunable from the environment; with the defaults the suite takes two to four minutes. */
@@ -29,12 +30,19 @@ const PRICING_RULES = [
 ];
 const KILLED: ServiceName[] = ['api', 'gateway', 'queue', 'webhooks'];
 const RESTART_BUDGET_MS = 5000;
+/**
+ * A send whose Idempotency-Key was in flight when the api died is accepted within this long of the
+ * new api's readiness: the key's lease (IDEMPOTENCY_LEASE_SECONDS, 5 s) and a retry's pause.
+ */
+const IN_FLIGHT_KEY_BUDGET_MS = 7000;
 /** How long the webhooks service holds a taken delivery (its default 15 s timeout plus 5 s). */
 const DELIVERY_LEASE_MS = 20_000;
 
 interface Figures {
   /** Each killed service's restart, with the machine's 1-minute load average then (starts slow down with it). */
   restarts: Partial<Record<ServiceName, { readyAfterStartMs: number; readyAfterKillMs: number; load: number }>>;
+  /** The api killed while a send held its Idempotency-Key, and that send's retry. */
+  inFlightKey?: InFlightKeyOutcome;
   natsRecoveryMs?: number;
   postgresRecoveryMs?: number;
 }
@@ -74,6 +82,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
   let receiver: Receiver;
   let load: SendLoad;
   const users: { userId: string; auth: string; secret: string; path: string }[] = [];
+  const targets: SendTarget[] = [];
   const figures: Figures = { restarts: {} };
   const startedAt = Date.now();
 
@@ -114,7 +123,6 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
       if (res.status !== 200) throw new Error(`pricing rule refused: ${res.status} ${await res.text()}`);
     }
     factory = await ApiFactory.connect(cluster.databaseUrl);
-    const targets: SendTarget[] = [];
     for (let i = 0; i < USERS; i++) {
       const user = await factory.user('system', { balance: START_BALANCE });
       const app = await factory.activeApp(user.userId, { message_limit: 'TIER_UNLIMITED' });
@@ -150,7 +158,15 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
 
     for (const service of KILLED) {
       load.phase = `kill ${service}`;
-      figures.restarts[service] = { ...(await cluster.killAndRestart(service)), load: loadavg()[0] };
+      if (service === 'api') {
+        // The api dies while a send holds its key: the retry must not wait for a stale-key timeout.
+        const probe = await killApiWithKeyInFlight(cluster, targets[0], users[0].userId);
+        figures.inFlightKey = probe;
+        figures.restarts.api = { ...probe.restart, load: loadavg()[0] };
+        if (probe.messageId) load.accepted.push({ messageId: probe.messageId, userIndex: 0, key: probe.key });
+      } else {
+        figures.restarts[service] = { ...(await cluster.killAndRestart(service)), load: loadavg()[0] };
+      }
       load.phase = `after kill ${service}`;
       await sleep(STEADY_MS);
     }
@@ -258,7 +274,14 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
         ),
     );
 
+    const inFlight = figures.inFlightKey;
+    const inFlightMessages = inFlight ? await messagesWithKey(cluster.databaseUrl, users[0].userId, inFlight.key) : 0;
     const during = (phase: string) => load.attempts.filter((a) => a.phase === phase);
+    /** How long the answers of a phase took: "p50 12 ms, max 40 ms". */
+    const answerTimes = (attempts: Attempt[]) => {
+      const ms = attempts.map((a) => a.ms).sort((a, b) => a - b);
+      return ms.length ? `p50 ${ms[Math.floor(ms.length / 2)]} ms, max ${ms[ms.length - 1]} ms` : 'none';
+    };
     const natsDown = during('nats down');
     const pgDown = during('postgres down');
     const rows: [string, string][] = [
@@ -281,8 +304,14 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
         `${receivedTwice.length} of ${receiver.requests.length}, besides ${repeatedAfterCrash} repeated after a kill or a Postgres stop before the answer was recorded`,
       ],
       ['webhook deliveries that failed verification', `${unverified.length}`],
-      [`sends while NATS was down (${OUTAGE_MS / 1000} s)`, describeAnswers(natsDown)],
-      [`sends while Postgres was down (${OUTAGE_MS / 1000} s)`, describeAnswers(pgDown)],
+      [`sends while NATS was down (${OUTAGE_MS / 1000} s)`, `${describeAnswers(natsDown)}; ${answerTimes(natsDown)}`],
+      [`sends while Postgres was down (${OUTAGE_MS / 1000} s)`, `${describeAnswers(pgDown)}; ${answerTimes(pgDown)}`],
+      [
+        'api killed with a keyed send in flight: its retry',
+        inFlight?.acceptedAfterReadyMs != null
+          ? `accepted ${inFlight.acceptedAfterReadyMs} ms after the new api was ready (answers ${inFlight.answers.join(', ')}); messages with the key: ${inFlightMessages}`
+          : `not accepted (answers ${inFlight?.answers.join(', ')})`,
+      ],
       ...KILLED.map((s): [string, string] => [
         `${s}: SIGKILL, then ready`,
         `${figures.restarts[s]?.readyAfterStartMs} ms after its start (${figures.restarts[s]?.readyAfterKillMs} ms after the kill; load average ${figures.restarts[s]?.load.toFixed(1)} on ${cpus().length} CPUs)`,
@@ -323,6 +352,11 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
         readyWithinBudget: true,
       });
     }
+    expect({
+      inFlightKeyAccepted: inFlight?.acceptedAfterReadyMs != null,
+      withinBudget: (inFlight?.acceptedAfterReadyMs ?? Infinity) <= IN_FLIGHT_KEY_BUDGET_MS,
+      messagesWithKey: inFlightMessages,
+    }).toEqual({ inFlightKeyAccepted: true, withinBudget: true, messagesWithKey: 1 });
     // During an outage a send gets 503 with Retry-After at once: never 500, 401 or a wait past 10 s.
     const onlyRetryable = (attempts: Attempt[]) =>
       badAnswers(attempts).length ? describeAnswers(attempts) : 'only 503 with Retry-After';

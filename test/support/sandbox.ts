@@ -14,6 +14,17 @@ export async function registerSandboxNumber(sandboxUrl: string, app: AppEntity):
 }
 
 /** A WhatsApp webhook as the sandbox's log shows it (`GET /_sandbox/whatsapp/webhooks`). */
+/** Registers a bot with the sandbox's Telegram or MAX emulator; its token. */
+export async function registerSandboxBot(sandboxUrl: string, channel: 'telegram' | 'max'): Promise<{ token: string }> {
+  const res = await fetch(`${sandboxUrl}/_sandbox/${channel}/bots`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  if (res.status !== 201) throw new Error(`sandbox bot not registered: ${res.status}`);
+  return (await res.json()) as { token: string };
+}
+
 export interface LoggedWebhook {
   field: string;
   attempts: number;

@@ -219,13 +219,15 @@ export class ApiConfig extends PublicApiConfig {
   IDEMPOTENCY_TTL_HOURS: number = 24;
 
   /**
-   * A key still in progress after this long belongs to a request whose process died: the next
-   * request with it learns what that one achieved (or runs it). Longer than any request lasts.
+   * The lease of a key in progress: the request holding it renews it every fifth of this while it
+   * runs, so a key not renewed for this long belongs to a request whose process died (or lost the
+   * database): the next request with it learns what that one achieved (or runs it). A retry after
+   * a crash waits at most this long, however long the first request had run.
    */
   @IsInt()
-  @Min(5)
+  @Min(2)
   @Max(3600)
-  IDEMPOTENCY_STALE_SECONDS: number = 30;
+  IDEMPOTENCY_LEASE_SECONDS: number = 5;
 
   /** How often expired idempotency keys and idle rate-limit buckets are deleted. 0 disables. */
   @IsInt()

@@ -121,4 +121,65 @@ describe('api crash during a send run', () => {
     expect(balance.held).toBeCloseTo(committed.size * PRICE, 4);
     expect(balance.available + balance.held).toBeCloseTo(START, 4);
   });
+
+  it('a send whose Idempotency-Key was in flight at the kill is accepted soon after the restart, once', async () => {
+    child ??= await startApi();
+    const call = client(`${platform.urls.api}/api`);
+    const key = `crash-${Date.now()}`;
+    const send = () =>
+      call('POST', `/v1/wa/apps/${app.id}/messages`, {
+        auth: user.auth,
+        headers: { 'idempotency-key': key },
+        body: { phone: '447512345678', type: 'TEMPLATE', template: { name: 'crash_tpl' } },
+      });
+    // The send holds its key and waits on the user's balance row, locked here: it is in flight.
+    const lock = factory.dataSource.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    try {
+      await lock.query(`SELECT 1 FROM balances WHERE user_id = $1 FOR UPDATE`, [user.userId]);
+      const first = send().catch(() => null);
+      await waitFor(
+        async () =>
+          (
+            (await sql(`SELECT state FROM idempotency_keys WHERE user_id = $1 AND key = $2`, [user.userId, key])) as {
+              state: string;
+            }[]
+          )[0]?.state === 'PENDING',
+        10_000,
+        'the key in progress',
+        20,
+      );
+      await killHard(child);
+      expect(await first).toBeNull(); // the connection died with the api
+    } finally {
+      await lock.rollbackTransaction();
+      await lock.release();
+    }
+    child = await startApi();
+    // Retried as a client does (409 in use: after Retry-After) until accepted: within the key's
+    // lease (5 s) of the kill, not after a stale-key timeout of 30 s.
+    let answer = await send();
+    await waitFor(
+      async () => {
+        if (answer.status !== 409) return true;
+        await new Promise((r) => setTimeout(r, Number(answer.headers.get('retry-after') ?? 1) * 1000));
+        answer = await send();
+        return answer.status !== 409;
+      },
+      10_000,
+      'the retry accepted',
+      0,
+    );
+    expect(answer.status).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.message.id).toBe(answer.body.message.id);
+    const made = (await sql(`SELECT id FROM messages WHERE user_id = $1 AND idempotency_key = $2`, [
+      user.userId,
+      key,
+    ])) as { id: string }[];
+    expect(made.map((m) => m.id)).toEqual([answer.body.message.id]);
+  });
 });

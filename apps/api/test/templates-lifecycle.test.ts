@@ -317,4 +317,14 @@ describe('template lifecycle', () => {
     const after = await call('POST', base, { auth: sys.auth, body: minimalTemplate({ name: 'during_outage' }) });
     expect(after.status).toBe(201);
   });
+
+  it('the list of an app with many templates is every one, in id order, written batch after batch', async () => {
+    const app = await factory.activeApp(sys.userId);
+    const made = [];
+    for (let i = 0; i < 230; i++) made.push((await factory.sendableTemplate(app.id, { name: `many_${i}` })).id);
+    const res = await call('GET', `/v1/wa/apps/${app.id}/templates`, { auth: sys.auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((res.body as Json[]).map((t) => t.id)).toEqual(made);
+  });
 });

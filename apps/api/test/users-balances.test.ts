@@ -2,7 +2,7 @@ import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { BalancesRepository } from '../src/billing/balances.repository';
 import { BillingService } from '../src/billing/billing.service';
-import { client, errorFields, expectProblem } from './support/http';
+import { client, errorFields, expectProblem, HttpResult } from './support/http';
 
 /** GET /v1/users/{userId}/balances and /transactions. */
 describe('balances and transactions', () => {
@@ -117,6 +117,58 @@ describe('balances and transactions', () => {
     const res = await call('GET', `/v1/users/${sys.userId}/transactions${query}`, { auth: sys.auth });
     expectProblem(res, 400, '/problems/validation-error');
     expect([...new Set(errorFields(res))]).toEqual(['start_date']);
+  });
+
+  it('pages keep the array: limit rows each, the next named by Link (rel="next"), ties in order, none twice', async () => {
+    const pager = await factory.user('system');
+    // 25 charges, five at each instant, so that pages split rows of one time.
+    await factory.transactionHistory(pager.userId, 25, { from: '2025-06-01T10:00:00Z', perInstant: 5 });
+    const seen: { id: string; timestamp: number }[] = [];
+    let url: string | null = `/v1/users/${pager.userId}/transactions?start_date=2025-06-01&limit=7`;
+    const sizes: number[] = [];
+    while (url) {
+      const page: HttpResult = await call('GET', url, { auth: pager.auth });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^application\/json/);
+      sizes.push(page.body.length);
+      seen.push(...page.body);
+      const link: string | null = page.headers.get('link');
+      if (link === null) url = null;
+      else {
+        const [, next]: (string | undefined)[] = /^<\/api([^>]+)>; rel="next"$/.exec(link) ?? [];
+        expect(next).toContain('start_date=2025-06-01&limit=7&cursor=');
+        url = next;
+      }
+    }
+    expect(sizes).toEqual([7, 7, 7, 4]);
+    expect(new Set(seen.map((t) => t.id)).size).toBe(25);
+    const timestamps = seen.map((t) => t.timestamp);
+    expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
+    const [{ ids }] = (await factory.dataSource.query(
+      `SELECT array_agg(id::text ORDER BY created_at, id) AS ids FROM transactions WHERE user_id = $1`,
+      [pager.userId],
+    )) as { ids: string[] }[];
+    expect(seen.map((t) => t.id)).toEqual(ids);
+    // Without limit: the default page holds all 25, and no Link.
+    const whole = await call('GET', `/v1/users/${pager.userId}/transactions?start_date=2025-06-01`, {
+      auth: pager.auth,
+    });
+    expect(whole.body).toEqual(seen);
+    expect(whole.headers.get('link')).toBeNull();
+  });
+
+  it.each([
+    ['&limit=0', 'limit'],
+    ['&limit=100001', 'limit'],
+    ['&limit=ten', 'limit'],
+    ['&cursor=abc', 'cursor'],
+    ['&cursor=1749.not-a-uuid', 'cursor'],
+  ])('%s: 400 naming %s', async (query, field) => {
+    const res = await call('GET', `/v1/users/${sys.userId}/transactions?start_date=2025-01-01${query}`, {
+      auth: sys.auth,
+    });
+    expectProblem(res, 400, '/problems/validation-error');
+    expect([...new Set(errorFields(res))]).toEqual([field]);
   });
 
   it("401 without a token, 403 for a real user's token and for another user's id", async () => {

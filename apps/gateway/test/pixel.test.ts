@@ -4,6 +4,7 @@ import { NatsClients } from '@app/messaging';
 import { eventsOf, waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
+import { registerSandboxBot } from '../../../test/support/sandbox';
 import { Endpoint } from '../../../test/support/webhook-endpoint';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
@@ -92,13 +93,7 @@ describe('the tracking pixel', () => {
     token = (await new AccountsRepository(gatewayDb).createAccount('school', user.userId)).token;
     await gatewayDb.destroy();
     expect((await gateway('/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
-    const bot = (await (
-      await fetch(`${platform.urls.sandbox}/_sandbox/telegram/bots`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
-      })
-    ).json()) as { token: string };
+    const bot = await registerSandboxBot(platform.urls.sandbox, 'telegram');
     expect((await gateway('/v1/connections', { channel: 'telegram', bot_token: bot.token })).status).toBe(201);
     endpoint = await new Endpoint().open();
     const sub = await fetch(`${platform.urls.api}/api/v1/subscriptions`, {

@@ -82,4 +82,14 @@ export class SandboxConfig {
   @Min(0)
   @Max(7 * 24 * 3600000)
   SANDBOX_WEBHOOK_RETRY_FOR_MS: number = 15 * 60000;
+
+  /**
+   * How many records of each kind are kept (WhatsApp sends, WhatsApp webhooks, each bot API's
+   * calls, each course platform's events): the most recent; older ones are dropped, their counts
+   * kept whole (`GET /_sandbox/whatsapp/records`, arrivals). Bounds the sandbox's memory over hours.
+   */
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  SANDBOX_RECORDS_MAX: number = 10_000;
 }

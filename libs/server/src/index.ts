@@ -41,3 +41,4 @@ export {
   withPreviewApp,
 } from './openapi/openapi';
 export type { OpenApiSite } from './openapi/openapi';
+export { jsonArrayStream, nextPageLink } from './json-stream';

@@ -222,14 +222,102 @@ export class BalancesRepository {
     return this.ds.getRepository(HoldEntity).findOneBy({ messageId });
   }
 
-  /** A user's transactions from `from` until now, oldest first. */
-  listTransactions(userId: string, from: Date): Promise<TransactionEntity[]> {
-    return this.ds
-      .getRepository(TransactionEntity)
-      .createQueryBuilder('t')
-      .where('t.user_id = :userId AND t.created_at >= :from AND t.created_at <= now()', { userId, from })
-      .orderBy('t.created_at', 'ASC')
-      .addOrderBy('t.id', 'ASC')
-      .getMany();
+  /**
+   * Where a page of a user's transactions ends, fixed when the page is asked for: `until`, the
+   * database's now (later rows are not in it), and `next`, the key of the row after the page's
+   * `limit` rows (null: the page reaches `until`). One index read of at most `limit` + 1 entries.
+   */
+  async transactionPageEnd(
+    userId: string,
+    from: Date,
+    start: TransactionKey | null,
+    limit: number,
+  ): Promise<{ until: string; next: TransactionKey | null }> {
+    const params: unknown[] = [userId, from, limit];
+    const rows: { until: string; micros: string | null; id: string | null }[] = await this.ds.query(
+      `SELECT ${MICROS('now()')} AS until, n.micros, n.id
+       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+         SELECT ${MICROS('created_at')} AS micros, id::text AS id FROM transactions
+         WHERE user_id = $1 AND created_at >= $2 AND created_at <= now() ${fromKey(start, '>=', params)}
+         ORDER BY created_at, id OFFSET $3 LIMIT 1
+       ) AS n ON true`,
+      params,
+    );
+    const row = rows[0];
+    return { until: row.until, next: row.micros && row.id ? { micros: row.micros, id: row.id } : null };
   }
+
+  /**
+   * A page of a user's transactions from `from`, oldest first, read in batches of `batch` rows by
+   * key (never the whole page in memory): from `start` (inclusive) up to `end` (exclusive) and no
+   * later than `until`.
+   */
+  async *transactionBatches(
+    userId: string,
+    from: Date,
+    page: { start: TransactionKey | null; end: TransactionKey | null; until: string },
+    batch: number,
+  ): AsyncGenerator<TransactionRow[]> {
+    let after: TransactionKey | null = null;
+    for (;;) {
+      const params: unknown[] = [userId, from, page.until, batch];
+      const lower = after ? fromKey(after, '>', params) : fromKey(page.start, '>=', params);
+      let upper = '';
+      if (page.end) {
+        params.push(page.end.micros, page.end.id);
+        const at = TIME(`$${params.length - 1}`);
+        upper = `AND created_at <= ${at} AND (created_at, id) < (${at}, $${params.length}::uuid)`;
+      }
+      const rows: TransactionRow[] = await this.ds.query(
+        `SELECT id::text AS id, app_id, amount::text AS amount, currency, status, category, assumed_category,
+                pricing_type, uncharged::text AS uncharged, recipient_phone, ${MICROS('created_at')} AS micros
+         FROM transactions
+         WHERE user_id = $1 AND created_at >= $2 AND created_at <= ${TIME('$3')} ${lower} ${upper}
+         ORDER BY created_at, id LIMIT $4`,
+        params,
+      );
+      if (rows.length) yield rows;
+      if (rows.length < batch) return;
+      const last = rows[rows.length - 1];
+      after = { micros: last.micros, id: last.id };
+    }
+  }
+}
+
+/** A transaction's place in the list: its time in microseconds since the epoch, then its id. */
+export interface TransactionKey {
+  micros: string;
+  id: string;
+}
+
+/** A transactions list row as read: amount and time as exact text. */
+export interface TransactionRow {
+  id: string;
+  app_id: number | null;
+  amount: string;
+  currency: string;
+  status: string;
+  category: string | null;
+  assumed_category: string | null;
+  pricing_type: string | null;
+  uncharged: string;
+  recipient_phone: string | null;
+  /** created_at in microseconds since the epoch (exact: a key of the list). */
+  micros: string;
+}
+
+/** A timestamptz as whole microseconds since the epoch, as text (exact, unlike a JS Date). */
+const MICROS = (column: string) => `((extract(epoch FROM ${column}) * 1000000)::bigint)::text`;
+/** The timestamptz of microseconds since the epoch given as a parameter. */
+const TIME = (param: string) => `('epoch'::timestamptz + ${param}::bigint * interval '1 microsecond')`;
+
+/**
+ * The condition "at or after (>=) / after (>) this key", its values appended to `params`. The plain
+ * `created_at >=` lets the (user_id, created_at) index bound the scan; the row comparison orders ties by id.
+ */
+function fromKey(key: TransactionKey | null, op: '>=' | '>', params: unknown[]): string {
+  if (!key) return '';
+  params.push(key.micros, key.id);
+  const at = TIME(`$${params.length - 1}`);
+  return `AND created_at >= ${at} AND (created_at, id) ${op} (${at}, $${params.length}::uuid)`;
 }

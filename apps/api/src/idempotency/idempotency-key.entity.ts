@@ -23,6 +23,7 @@ export class IdempotencyKeyEntity {
   @Column('jsonb', { name: 'response_body', nullable: true })
   responseBody: unknown;
 
+  /** When the key was claimed; while PENDING, renewed by its live request (the lease, IDEMPOTENCY_LEASE_SECONDS). */
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 }

@@ -29,20 +29,28 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Takes over a key whose first request has been in progress longer than any request lasts (its
-   * process died before answering); true when this request now owns it.
+   * Takes over a key whose first request's lease ran out (its process died, or lost the database,
+   * before answering): not renewed for `leaseSeconds`. True when this request now owns it.
    */
-  async takeOverStale(userId: string, key: string, requestHash: string, staleSeconds: number): Promise<boolean> {
+  async takeOverExpired(userId: string, key: string, requestHash: string, leaseSeconds: number): Promise<boolean> {
     const rows = returnedRows<unknown>(
       await this.ds.query(
         `UPDATE idempotency_keys SET created_at = now()
          WHERE user_id = $1 AND key = $2 AND request_hash = $3 AND state = 'PENDING'
            AND created_at < now() - make_interval(secs => $4)
          RETURNING key`,
-        [userId, key, requestHash, staleSeconds],
+        [userId, key, requestHash, leaseSeconds],
       ),
     );
     return rows.length > 0;
+  }
+
+  /** Renews the lease of a key in progress (its request is alive). */
+  async renew(userId: string, key: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE idempotency_keys SET created_at = now() WHERE user_id = $1 AND key = $2 AND state = 'PENDING'`,
+      [userId, key],
+    );
   }
 
   find(userId: string, key: string): Promise<IdempotencyKeyEntity | null> {

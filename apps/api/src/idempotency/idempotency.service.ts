@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConflictProblem, parseIdempotencyKey, ProblemError, UnprocessableProblem } from '@app/server';
 import { ApiConfig } from '../config';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -19,6 +19,8 @@ export { canonicalJson, requestHash } from '@app/server';
  */
 @Injectable()
 export class IdempotencyService {
+  private readonly logger = new Logger(IdempotencyService.name);
+
   constructor(
     private readonly keys: IdempotencyRepository,
     private readonly config: ApiConfig,
@@ -30,9 +32,10 @@ export class IdempotencyService {
   }
 
   /**
-   * Runs `work` once per key. A key whose first request died in progress (its process was killed
-   * before answering) is taken over after IDEMPOTENCY_STALE_SECONDS: `recover` says what that
-   * request achieved (its answer, when it did commit), else the work runs again.
+   * Runs `work` once per key. The key in progress is leased: renewed while this request runs, so
+   * when its process dies (or loses the database) before answering, a retry takes it over within
+   * IDEMPOTENCY_LEASE_SECONDS: `recover` says what that request achieved (its answer, when it did
+   * commit), else the work runs again.
    */
   async run<T>(
     userId: string,
@@ -43,7 +46,7 @@ export class IdempotencyService {
   ): Promise<IdempotentAnswer<T>> {
     if (key === undefined) return { ...(await work()), replayed: false };
     if (!(await this.keys.claim(userId, key, hash, this.config.IDEMPOTENCY_TTL_HOURS))) {
-      if (!(await this.keys.takeOverStale(userId, key, hash, this.config.IDEMPOTENCY_STALE_SECONDS))) {
+      if (!(await this.keys.takeOverExpired(userId, key, hash, this.config.IDEMPOTENCY_LEASE_SECONDS))) {
         return this.replay<T>(userId, key, hash);
       }
       const recovered = await recover();
@@ -52,15 +55,31 @@ export class IdempotencyService {
         return { ...recovered, replayed: true };
       }
     }
+    const lease = this.holdLease(userId, key);
     let answer: { status: number; body: T };
     try {
       answer = await work();
     } catch (err) {
+      lease.stop();
       await this.keys.forget(userId, key);
       throw err;
     }
+    lease.stop();
     await this.keys.complete(userId, key, answer.status, answer.body);
     return { ...answer, replayed: false };
+  }
+
+  /** Renews the key's lease every fifth of it until stopped; a renewal that fails is tried at the next tick. */
+  private holdLease(userId: string, key: string): { stop: () => void } {
+    const timer = setInterval(
+      () =>
+        void this.keys
+          .renew(userId, key)
+          .catch((err: unknown) => this.logger.warn({ err }, 'idempotency key lease not renewed')),
+      (this.config.IDEMPOTENCY_LEASE_SECONDS * 1000) / 5,
+    );
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
   }
 
   private async replay<T>(userId: string, key: string, hash: string): Promise<IdempotentAnswer<T>> {

@@ -23,6 +23,7 @@ const app = {
 function setup(
   opts: {
     publish?: () => Promise<void>;
+    connected?: boolean;
     withdrawn?: boolean;
     outcome?: unknown;
     app?: Partial<AppEntity>;
@@ -36,7 +37,10 @@ function setup(
       return opts.outcome ?? { accepted: true, currency: 'USD' };
     }),
   };
-  const outbox = { publish: jest.fn(opts.publish ?? (async () => undefined)) };
+  const outbox = {
+    publish: jest.fn(opts.publish ?? (async () => undefined)),
+    connected: () => opts.connected ?? true,
+  };
   const em = {};
   const messages = {
     transaction: jest.fn(async (work: (em: unknown) => Promise<unknown>) => work(em)),
@@ -143,6 +147,16 @@ describe('MessagesService.send', () => {
       { code: 'queue_unavailable', reason: 'no responders' },
       {},
     );
+  });
+
+  it('while the broker connection is down, 503 with Retry-After at once: nothing committed, held or published', async () => {
+    const s = setup({ connected: false });
+    await expect(s.service.send('u1', '7', template)).rejects.toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '2' },
+    });
+    expect(s.committed).toEqual([]);
+    expect(s.outbox.publish).not.toHaveBeenCalled();
   });
 
   it('when the relay published it meanwhile, the send stands: 201, no release', async () => {

@@ -116,6 +116,12 @@ export class MessagesService {
     idempotency: { key: string; hash: string } | null;
   }): Promise<string> {
     const { prepared, app } = send;
+    // The broker's connection is down: nothing can be stored on a stream, so say so now, before
+    // anything is held (a broker that stops answering without closing the connection still costs
+    // the publish deadline).
+    if (!this.outbox.connected()) {
+      throw new ServiceUnavailableProblem('The message queue is unavailable; nothing was charged. Retry later.', 2);
+    }
     const price = this.prices.priceOf(prepared.category, send.channel);
     const priority = priorityOf(prepared.category);
     const id = newMessageId();

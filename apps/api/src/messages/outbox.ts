@@ -27,6 +27,11 @@ export class StreamPublisher {
   ): Promise<void> {
     await publishDurableWithin(this.clients.js, entry.subject, entry.payload, entry.id, opts);
   }
+
+  /** False while the connection to the broker is down (the client saw it close): a publish cannot be stored. */
+  connected(): boolean {
+    return this.clients.isConnected();
+  }
 }
 
 /** The only place that queries the outbox table. */
@@ -105,6 +110,11 @@ export class Outbox {
     await this.deletes.submit('', entry.id).catch((err: unknown) => {
       this.logger.warn({ err, id: entry.id }, 'outbox row not deleted; the relay will finish it');
     });
+  }
+
+  /** False while the broker is known to be unreachable: a send then gets its 503 at once, not after the deadline. */
+  connected(): boolean {
+    return this.publisher.connected();
   }
 
   /** Publishes the rows older than `olderThanMs` (left by a crash or a failed publish); returns how many. */

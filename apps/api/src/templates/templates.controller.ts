@@ -1,4 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { jsonArrayStream } from '@app/server';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
 import { RateLimitGuard } from '../rate-limit';
@@ -36,8 +38,16 @@ export class TemplatesController {
   @ApiOperation({ summary: 'List the templates of an application' })
   @ApiOkResponse({ type: [TemplateDto] })
   @ApiProblems(403, 404)
-  async list(@CurrentUser() user: AuthenticatedUser, @Param('appId') appId: string): Promise<TemplateDto[]> {
-    return this.templates.list(await this.apps.getOwnedApp(appId, user.id));
+  async list(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('appId') appId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const app = await this.apps.getOwnedApp(appId, user.id);
+    await reply
+      .status(200)
+      .type('application/json; charset=utf-8')
+      .send(jsonArrayStream(this.templates.list(app)));
   }
 
   @Patch(':tplId')

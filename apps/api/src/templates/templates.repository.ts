@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, MoreThan } from 'typeorm';
 import { isPgError, PG_ERROR } from '@app/database';
 import type { TemplateCategory, TemplateQuality, TemplateStatus } from '@app/contracts';
 import { FailureDetails, TemplateEntity } from './template.entity';
@@ -47,6 +47,17 @@ export class TemplatesRepository {
 
   listForApp(appId: number): Promise<TemplateEntity[]> {
     return this.repo.find({ where: { appId }, order: { id: 'ASC' } });
+  }
+
+  /** An app's templates by id, `batch` at a time (a list written as it is read). */
+  async *batchesForApp(appId: number, batch: number): AsyncGenerator<TemplateEntity[]> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.repo.find({ where: { appId, id: MoreThan(after) }, order: { id: 'ASC' }, take: batch });
+      if (rows.length) yield rows;
+      if (rows.length < batch) return;
+      after = rows[rows.length - 1].id;
+    }
   }
 
   async exists(appId: number, name: string, language: string): Promise<boolean> {

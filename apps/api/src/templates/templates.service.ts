@@ -218,8 +218,9 @@ export class TemplatesService implements OnModuleInit {
     ]);
   }
 
-  async list(app: AppEntity): Promise<TemplateDto[]> {
-    return (await this.templates.listForApp(app.id)).map(toTemplateDto);
+  /** The app's templates, oldest first, read 100 at a time while the answer is written. */
+  async *list(app: AppEntity): AsyncGenerator<TemplateDto[]> {
+    for await (const batch of this.templates.batchesForApp(app.id, 100)) yield batch.map(toTemplateDto);
   }
 
   private async find(app: AppEntity, tplId: string): Promise<TemplateEntity> {

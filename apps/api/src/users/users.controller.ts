@@ -1,13 +1,13 @@
-import { Controller, Get, Headers, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticatedUser, CurrentUser, SystemTokenGuard } from '../auth';
 import { ApiProblems, ApiSystemToken } from '../openapi/api-problems.decorator';
-import { ApiUsageResponse, sendUsage, UsageQueryDto } from '@app/server';
+import { ApiUsageResponse, jsonArrayStream, nextPageLink, sendUsage, UsageQueryDto } from '@app/server';
 import { RateLimitGuard } from '../rate-limit';
 import { UsageService } from '../usage/usage.service';
 import { BalanceDto, TransactionDto } from './dto/balance.dto';
-import { ListTransactionsQuery } from './dto/list-transactions.query';
+import { ListTransactionsQuery, TRANSACTIONS_PAGE } from './dto/list-transactions.query';
 import { OwnUserGuard } from './own-user.guard';
 import { UsersService } from './users.service';
 
@@ -30,21 +30,36 @@ export class UsersController {
   }
 
   @Get('transactions')
-  @ApiOperation({ summary: "The user's transactions since start_date (charges negative, top-ups positive)" })
-  @ApiOkResponse({ type: [TransactionDto] })
-  @ApiNoContentResponse({ description: 'No transactions in the period' })
+  @ApiOperation({
+    summary: "The user's transactions since start_date (charges negative, top-ups positive)",
+    description:
+      'Oldest first. One answer holds at most `limit` transactions (default ' +
+      `${TRANSACTIONS_PAGE.default}, at most ${TRANSACTIONS_PAGE.max}); when more follow, the ` +
+      '`Link` header names the next page (`rel="next"`). The array is streamed as it is read.',
+  })
+  @ApiOkResponse({
+    type: [TransactionDto],
+    headers: { Link: { description: 'The next page: `<...>; rel="next"` (absent on the last page)' } },
+  })
+  @ApiNoContentResponse({ description: 'No transactions in the period (or after the cursor)' })
   @ApiProblems(400, 403)
   async transactions(
     @Param('userId') userId: string,
     @Query() query: ListTransactionsQuery,
+    @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const list = await this.users.transactions(userId, query.start_date);
-    if (list.length === 0) {
+    const page = await this.users.transactionPage(userId, query);
+    if (!page) {
       await reply.status(204).send();
       return;
     }
-    await reply.status(200).send(list);
+    if (page.next) {
+      const path = request.url.split('?')[0];
+      const { start_date, limit = TRANSACTIONS_PAGE.default } = query;
+      void reply.header('Link', nextPageLink(path, { start_date, limit, cursor: page.next }));
+    }
+    await reply.status(200).type('application/json; charset=utf-8').send(jsonArrayStream(page.batches));
   }
 
   @Get('usage')

@@ -43,11 +43,11 @@ export class SandboxWhatsApp {
     return (await res.json()) as SenderArrivals[];
   }
 
-  /** The webhooks the sandbox has sent (status callbacks and others), with how many attempts each took. */
-  async webhooks(): Promise<{ attempts: number; delivered: boolean }[]> {
-    const res = await fetch(`${this.baseUrl}/_sandbox/whatsapp/webhooks`);
-    if (!res.ok) throw new Error(`sandbox webhooks: ${res.status}`);
-    return (await res.json()) as { attempts: number; delivered: boolean }[];
+  /** How many webhooks the sandbox has sent (status callbacks and others) and their attempts, counted whole. */
+  async webhookCounts(): Promise<{ total: number; kept: number; attempts: number }> {
+    const res = await fetch(`${this.baseUrl}/_sandbox/whatsapp/records`);
+    if (!res.ok) throw new Error(`sandbox records: ${res.status}`);
+    return ((await res.json()) as { webhooks: { total: number; kept: number; attempts: number } }).webhooks;
   }
 
   async fault(f: {

@@ -1,3 +1,4 @@
+import { SandboxConfig } from '../config';
 import { Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, Post, Query } from '@nestjs/common';
 import { NotFoundProblem, ValidationProblem } from '@app/server';
 import {
@@ -23,6 +24,7 @@ export class BotControlsController {
   constructor(
     @Inject(TELEGRAM_EMULATOR) private readonly telegram: BotEmulator,
     @Inject(MAX_EMULATOR) private readonly max: BotEmulator,
+    private readonly config: SandboxConfig,
   ) {}
 
   private emulator(channel: string): BotEmulator {
@@ -111,6 +113,10 @@ export class BotControlsController {
         ? telegramUpdate(updateId, bot, { chat_id: dto.from, ...dto })
         : maxUpdate(bot, { user_id: dto.from, ...dto }, updateId);
     this.sentUpdates.set(updateId, { channel: emulator.channel, bot, update });
+    // Kept to be sent again on request: the most recent only (SANDBOX_RECORDS_MAX).
+    if (this.sentUpdates.size > this.config.SANDBOX_RECORDS_MAX) {
+      this.sentUpdates.delete(this.sentUpdates.keys().next().value as number);
+    }
     return { update_id: updateId, update, webhook: await emulator.deliverUpdate(bot, update) };
   }
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SandboxClock } from '../whatsapp/sandbox-clock';
+import { RecordWindow } from '../record-window';
 import { webhookPoster } from '../webhook-post';
 
 /** The bot-API channels the sandbox emulates. */
@@ -67,7 +68,7 @@ const UPDATE_TIMEOUT_MS = 5000;
 export class BotEmulator {
   private readonly logger: Logger;
   private readonly bots = new Map<string, EmulatedBot>();
-  private readonly calls: RecordedBotCall[] = [];
+  private readonly calls: RecordWindow<RecordedBotCall>;
   private fault: BotFault | null = null;
   private seq = 0;
   private nextId = 1;
@@ -77,7 +78,10 @@ export class BotEmulator {
     /** The header a webhook call carries the bot's secret in. */
     private readonly secretHeader: string,
     private readonly clock: SandboxClock,
+    /** The most recent calls kept (SANDBOX_RECORDS_MAX). */
+    recordsMax: number,
   ) {
+    this.calls = new RecordWindow(recordsMax);
     this.logger = new Logger(`${channel === 'telegram' ? 'Telegram' : 'Max'}Emulator`);
   }
 
@@ -208,7 +212,7 @@ export class BotEmulator {
   }
 
   clearCalls(): void {
-    this.calls.length = 0;
+    this.calls.clear();
   }
 
   clearFault(): void {

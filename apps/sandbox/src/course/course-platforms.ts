@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { constantTimeEqual, sha256BodySignature } from '@app/auth';
+import { SandboxConfig } from '../config';
+import { RecordWindow } from '../record-window';
 import { SandboxClock } from '../whatsapp/sandbox-clock';
 
 /** What the receiver's fault switch makes it answer: 500, no answer at all, or a slow 200. */
@@ -31,7 +33,8 @@ export interface ReceivedCourseEvent {
 export interface EmulatedCoursePlatform {
   id: string;
   api_key: string;
-  events: ReceivedCourseEvent[];
+  /** The most recent events received (SANDBOX_RECORDS_MAX). */
+  events: RecordWindow<ReceivedCourseEvent>;
   fault: CourseFault | null;
 }
 
@@ -41,10 +44,18 @@ export class CoursePlatforms {
   private readonly platforms = new Map<string, EmulatedCoursePlatform>();
   private seq = 0;
 
-  constructor(private readonly clock: SandboxClock) {}
+  constructor(
+    private readonly clock: SandboxClock,
+    private readonly config: SandboxConfig,
+  ) {}
 
   create(apiKey: string): EmulatedCoursePlatform {
-    const p: EmulatedCoursePlatform = { id: randomUUID(), api_key: apiKey, events: [], fault: null };
+    const p: EmulatedCoursePlatform = {
+      id: randomUUID(),
+      api_key: apiKey,
+      events: new RecordWindow(this.config.SANDBOX_RECORDS_MAX),
+      fault: null,
+    };
     this.platforms.set(p.id, p);
     return p;
   }

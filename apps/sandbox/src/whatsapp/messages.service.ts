@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { GraphSendResponse, WebhookInboundMessage, WebhookStatus, WebhookStatusError } from '@app/channels';
+import { SenderArrivals } from '@app/contracts';
 import { SandboxConfig } from '../config';
+import { RecordWindow } from '../record-window';
 import { GraphError, graphErrors } from './graph-error';
 import { checkAgainstTemplate, validateMessage } from './message-validation';
 import { PhoneNumbersService } from './phone-numbers.service';
@@ -80,7 +82,9 @@ export const newWamid = (): string => `wamid.HBgL${randomBytes(27).toString('bas
 @Injectable()
 export class GraphMessagesService {
   private readonly logger = new Logger('WhatsAppMessages');
-  private readonly sends: RecordedSend[] = [];
+  private readonly sends: RecordWindow<RecordedSend>;
+  /** Accepted sends per sending number, counted whole (the window of sends may have dropped some). */
+  private readonly arrivalsBySender = new Map<string, SenderArrivals & { recent: number[] }>();
   private seq = 0;
   private fault: Fault | null = null;
 
@@ -91,7 +95,9 @@ export class GraphMessagesService {
     private readonly templates: SandboxTemplatesService,
     private readonly webhooks: WebhookDispatcher,
     private readonly pricing: SandboxPricingService,
-  ) {}
+  ) {
+    this.sends = new RecordWindow(config.SANDBOX_RECORDS_MAX);
+  }
 
   setFault(f: Omit<Fault, 'remaining'> & { count?: number | null }): Fault {
     this.fault = {
@@ -188,8 +194,21 @@ export class GraphMessagesService {
     );
   }
 
+  /** How many sends were recorded in all and how many are kept. */
+  counts(): { total: number; kept: number } {
+    return this.sends.counts();
+  }
+
+  /** Accepted sends per sending number since the last clear: count, first and last arrival, busiest second. */
+  arrivals(phoneNumberId?: string): SenderArrivals[] {
+    return [...this.arrivalsBySender.values()]
+      .filter((a) => !phoneNumberId || a.phone_number_id === phoneNumberId)
+      .map(({ recent: _recent, ...a }) => a);
+  }
+
   clear(): void {
-    this.sends.length = 0;
+    this.sends.clear();
+    this.arrivalsBySender.clear();
   }
 
   /** An inbound message from a recipient (opens the 24-hour window) or their reaction. */
@@ -227,9 +246,11 @@ export class GraphMessagesService {
     httpStatus: number,
     error: RecordedSend['error'],
   ): void {
+    const receivedAt = Date.now();
+    if (outcome === 'accepted') this.countArrival(phoneNumberId, receivedAt);
     this.sends.push({
       seq: ++this.seq,
-      received_at: Date.now(),
+      received_at: receivedAt,
       phone_number_id: phoneNumberId,
       endpoint,
       body,
@@ -238,6 +259,20 @@ export class GraphMessagesService {
       http_status: httpStatus,
       error,
     });
+  }
+
+  private countArrival(phoneNumberId: string, at: number): void {
+    let a = this.arrivalsBySender.get(phoneNumberId);
+    if (!a) {
+      a = { phone_number_id: phoneNumberId, count: 0, first_at: at, last_at: at, max_per_second: 0, recent: [] };
+      this.arrivalsBySender.set(phoneNumberId, a);
+    }
+    a.count++;
+    a.last_at = at;
+    // The sends of the last second (as maxWithin counts them): the busiest second so far.
+    a.recent.push(at);
+    while (at - a.recent[0] >= 1000) a.recent.shift();
+    a.max_per_second = Math.max(a.max_per_second, a.recent.length);
   }
 
   /**

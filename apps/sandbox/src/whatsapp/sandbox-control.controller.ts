@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { NotFoundProblem, ValidationProblem } from '@app/server';
+import { SandboxConfig } from '../config';
 import { AccountSignalsService } from './account-signals.service';
 import { EmulateInboundDto } from './dto/emulate-inbound.dto';
 import { EmulateSignalDto } from './dto/emulate-signal.dto';
@@ -24,6 +25,7 @@ export class SandboxControlController {
     private readonly signups: SignupService,
     private readonly signals: AccountSignalsService,
     private readonly pricing: SandboxPricingService,
+    private readonly config: SandboxConfig,
   ) {}
 
   /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
@@ -128,6 +130,23 @@ export class SandboxControlController {
   @HttpCode(204)
   clearPricing(): void {
     this.pricing.clear();
+  }
+
+  /**
+   * What the sandbox has recorded in all and what it keeps (SANDBOX_RECORDS_MAX, the most recent):
+   * sends and webhooks, with the webhooks' attempts, counted whole.
+   */
+  @Get('records')
+  records(): {
+    kept_at_most: number;
+    messages: { total: number; kept: number };
+    webhooks: { total: number; kept: number; attempts: number };
+  } {
+    return {
+      kept_at_most: this.config.SANDBOX_RECORDS_MAX,
+      messages: this.messages.counts(),
+      webhooks: this.webhooks.counts(),
+    };
   }
 
   @Get('webhooks')

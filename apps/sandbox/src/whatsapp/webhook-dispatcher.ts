@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { hubSignature, MessagesChangeValue, WebhookEntry, WebhookStatus, WhatsAppWebhookPayload } from '@app/channels';
 import { webhookPoster } from '../webhook-post';
 import { SandboxConfig } from '../config';
+import { RecordWindow } from '../record-window';
 import { SandboxClock } from './sandbox-clock';
 
 export interface WebhookDelivery {
@@ -58,7 +59,9 @@ export interface DeliveryInProgress {
 @Injectable()
 export class WebhookDispatcher {
   private readonly logger = new Logger('WhatsAppWebhooks');
-  private readonly log: WebhookDelivery[] = [];
+  private readonly log: RecordWindow<WebhookDelivery>;
+  /** Attempts of every webhook since the last clear, those dropped from the log included. */
+  private attempts = 0;
   private seq = 0;
   private readonly due: DueStatus[] = [];
   private statusCallsInFlight = 0;
@@ -66,7 +69,9 @@ export class WebhookDispatcher {
   constructor(
     private readonly config: SandboxConfig,
     private readonly clock: SandboxClock,
-  ) {}
+  ) {
+    this.log = new RecordWindow(config.SANDBOX_RECORDS_MAX);
+  }
 
   get url(): string {
     return `${this.config.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/v1/inbound/whatsapp`;
@@ -131,6 +136,7 @@ export class WebhookDispatcher {
     let wait = this.config.SANDBOX_WEBHOOK_RETRY_FIRST_DELAY_MS;
     while (!this.clock.isStopped) {
       entry.attempts++;
+      this.attempts++;
       await this.attempt(entry, raw);
       afterFirst();
       if (entry.delivered) {
@@ -169,11 +175,17 @@ export class WebhookDispatcher {
   }
 
   deliveries(): WebhookDelivery[] {
-    return [...this.log];
+    return this.log.kept();
+  }
+
+  /** How many webhooks were started in all, how many are kept, and their attempts in all. */
+  counts(): { total: number; kept: number; attempts: number } {
+    return { ...this.log.counts(), attempts: this.attempts };
   }
 
   clear(): void {
-    this.log.length = 0;
+    this.log.clear();
+    this.attempts = 0;
   }
 }
 

@@ -181,7 +181,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The user's transactions since start_date (charges negative, top-ups positive) */
+    /**
+     * The user's transactions since start_date (charges negative, top-ups positive)
+     * @description Oldest first. One answer holds at most `limit` transactions (default 10000, at most 100000); when more follow, the `Link` header names the next page (`rel="next"`). The array is streamed as it is read.
+     */
     get: operations['Users_transactions'];
     put?: never;
     post?: never;
@@ -2301,6 +2304,10 @@ export interface operations {
   Users_transactions: {
     parameters: {
       query: {
+        /** @description Where the page starts: the value the previous answer gave in its Link header (opaque) */
+        cursor?: string;
+        /** @description Transactions in this answer at most; when more follow, the Link header (rel="next") names the next page */
+        limit?: number;
         /** @description Start of the period (00:00 UTC), YYYY-MM-DD */
         start_date: string;
       };
@@ -2314,13 +2321,15 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The next page: `<...>; rel="next"` (absent on the last page) */
+          Link?: unknown;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TransactionDto'][];
         };
       };
-      /** @description No transactions in the period */
+      /** @description No transactions in the period (or after the cursor) */
       204: {
         headers: {
           [name: string]: unknown;

@@ -1,0 +1,43 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVICE_NODE_FLAGS } from '@app/config';
+import { killHard, REPO_ROOT } from '@app/testing';
+import { compileServices } from '../../scripts/stack';
+import type { ServiceName } from './platform-env';
+
+/** A service compiled and started as the container image runs it (node flags and heap limits included). */
+export interface CompiledService {
+  child: ChildProcess;
+  /** The last lines it wrote to stderr (why it died, when it did). */
+  stderrTail(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Compiles the services (swc, as `pnpm stack` does) and starts `name` from the build with
+ * SERVICE_NODE_FLAGS: memory figures and heap limits are those of production, which the on-the-fly
+ * TypeScript loader of `spawnTs` would distort (it keeps the compiler and source maps in the heap).
+ */
+export function startCompiledService(name: ServiceName, env: Record<string, string>): CompiledService {
+  const cache = join(REPO_ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const build = mkdtempSync(join(cache, `${name}-build-`));
+  compileServices(build);
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(build, 'apps', name, 'src', 'main.js')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  child.stdout?.resume();
+  child.stderr?.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-4000)));
+  return {
+    child,
+    stderrTail: () => tail,
+    async stop() {
+      await killHard(child);
+      rmSync(build, { recursive: true, force: true });
+    },
+  };
+}
