@@ -28,4 +28,15 @@ export {
   sendUsage,
   ApiUsageResponse,
 } from './usage';
-export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';
+export {
+  RAW_BODY,
+  rawBodyOf,
+  jsonBodyOf,
+  scanJson,
+  parsedCost,
+  installJsonBodies,
+  MAX_JSON_DEPTH,
+  PROCESS_BODY_BUDGET,
+} from './json-body';
+export type { JsonScan } from './json-body';
+export { BodyBudget, BodyBudgetSpentProblem } from './body-budget';

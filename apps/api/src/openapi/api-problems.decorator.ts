@@ -9,7 +9,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   410: 'Gone: the onboarding link expired or has already connected a number',
-  413: 'Body larger than 1 MiB',
+  413: 'Body larger than 256 KiB',
   415: 'Body is not application/json',
   422: 'Request cannot be processed in the resource’s current state',
   429: 'Too many requests: the token’s rate limit (or the app’s messaging tier); see Retry-After',

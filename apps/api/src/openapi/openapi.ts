@@ -88,7 +88,7 @@ function documentBodyProblems(document: OpenAPIObject): void {
   });
   const parserProblems = {
     400: problem('Invalid request: not JSON, or a field is invalid (each named in errors[])'),
-    413: problem('Body larger than 1 MiB'),
+    413: problem('Body larger than 256 KiB'),
     415: problem('Body is not application/json'),
   };
   for (const item of Object.values(document.paths)) {
