@@ -12,7 +12,8 @@ export {
   startAdminServer,
 } from './health';
 export type { ReadinessCheck, ReadinessProvider, ReadinessReport } from './health';
-export { loggingModule, pathOf, requestLogFields } from './logging';
+export { loggingModule, httpLogOptions, pathOf, requestLogFields } from './logging';
+export type { LoggingOptions } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
 export { PeriodicJob, PeriodicService } from './periodic-job';
 export { Clock } from './clock';

@@ -1,7 +1,8 @@
-import { Body, Controller, Headers, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { PublicRateLimitGuard } from '../public-rate-limit/public-rate-limit.guard';
 import { COURSE_BODY } from './course-body.parser';
 import { CourseCallbackAnswer, CourseInboundService } from './course-inbound.service';
 
@@ -14,6 +15,7 @@ export class CourseInboundController {
   /** 202 when the event is stored for processing, 200 when it was received before. */
   @Post(':connectionId')
   @RouteConfig(COURSE_BODY)
+  @UseGuards(PublicRateLimitGuard)
   async receive(
     @Param('connectionId') connectionId: string,
     @Headers('x-course-secret') header: string | undefined,
