@@ -155,4 +155,31 @@ export class GatewayConfig extends PublicApiConfig {
   @Min(10)
   @Max(60_000)
   COURSE_POLL_INTERVAL_MS: number = 500;
+
+  /**
+   * Unauthenticated endpoints (tracking pixel, course platform events, bot updates), per client
+   * address, in each replica: requests per second...
+   */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  PUBLIC_RATE_LIMIT_PER_ADDRESS_PER_SECOND: number = 200;
+
+  /** ...and at once after being idle. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  PUBLIC_RATE_LIMIT_PER_ADDRESS_BURST: number = 400;
+
+  /** The same per target (one pixel token, one connection's callbacks): requests per second... */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  PUBLIC_RATE_LIMIT_PER_TARGET_PER_SECOND: number = 100;
+
+  /** ...and at once after being idle. */
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  PUBLIC_RATE_LIMIT_PER_TARGET_BURST: number = 200;
 }

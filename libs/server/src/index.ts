@@ -12,7 +12,8 @@ export {
   startAdminServer,
 } from './health';
 export type { ReadinessCheck, ReadinessProvider, ReadinessReport } from './health';
-export { loggingModule, pathOf, requestLogFields } from './logging';
+export { loggingModule, httpLogOptions, pathOf, requestLogFields } from './logging';
+export type { LoggingOptions } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
 export { PeriodicJob, PeriodicService } from './periodic-job';
 export { Clock } from './clock';
@@ -29,7 +30,6 @@ export {
   sendUsage,
   ApiUsageResponse,
 } from './usage';
-export { RawBodyCapture, RAW_BODY, rawBodyOf } from './raw-body.capture';
 export { FieldErrorDto, ProblemDto } from './openapi/problem.dto';
 export { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from './openapi/message-report.dto';
 export {
@@ -42,3 +42,15 @@ export {
 } from './openapi/openapi';
 export type { OpenApiSite } from './openapi/openapi';
 export { jsonArrayStream, nextPageLink } from './json-stream';
+export {
+  RAW_BODY,
+  rawBodyOf,
+  jsonBodyOf,
+  scanJson,
+  parsedCost,
+  installJsonBodies,
+  MAX_JSON_DEPTH,
+  PROCESS_BODY_BUDGET,
+} from './json-body';
+export type { JsonScan } from './json-body';
+export { BodyBudget, BodyBudgetSpentProblem } from './body-budget';

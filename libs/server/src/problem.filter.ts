@@ -24,7 +24,7 @@ interface FrameworkError {
 const FRAMEWORK_DETAILS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON.',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The body is not valid JSON.',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'The body is larger than 1 MiB.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The body is larger than this route takes (256 KiB unless documented otherwise).',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Send the body as application/json.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body.',
   FST_ERR_BAD_URL: 'The URL is not valid (bad percent-encoding).',

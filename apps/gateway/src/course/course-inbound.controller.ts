@@ -1,7 +1,8 @@
-import { Body, Controller, Headers, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Param, Post, Res, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { PublicRateLimitGuard } from '../public-rate-limit/public-rate-limit.guard';
 import { COURSE_BODY } from './course-body.parser';
 import { CourseCallbackAnswer, CourseInboundService } from './course-inbound.service';
 
@@ -18,6 +19,7 @@ export class CourseInboundController {
    */
   @Post(':connectionId')
   @RouteConfig(COURSE_BODY)
+  @UseGuards(PublicRateLimitGuard)
   async receive(
     @Param('connectionId') connectionId: string,
     @Headers('x-course-secret') secret: string | undefined,

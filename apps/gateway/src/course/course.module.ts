@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { GatewayMessagesModule } from '../messages/gateway-messages.module';
+import { PublicRateLimitModule } from '../public-rate-limit/public-rate-limit.guard';
 import { CourseBodyParser } from './course-body.parser';
 import { CourseInboundController } from './course-inbound.controller';
 import { CourseInboundService } from './course-inbound.service';
@@ -14,7 +15,7 @@ import { CourseService } from './course.service';
 
 /** Course platforms: their events in, rules into sends, message statuses back out (docs/course.md). */
 @Module({
-  imports: [AccountsModule, ConnectionsModule, GatewayMessagesModule],
+  imports: [AccountsModule, ConnectionsModule, GatewayMessagesModule, PublicRateLimitModule],
   controllers: [CourseInboundController, CourseController],
   providers: [
     CourseBodyParser,

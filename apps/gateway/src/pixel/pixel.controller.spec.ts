@@ -1,6 +1,8 @@
 import { Test } from '@nestjs/testing';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PixelController, PIXEL_GIF } from './pixel.controller';
+import { LocalBuckets } from '@app/database';
+import { GatewayConfig } from '../config';
 import { PixelOpensService } from './pixel-opens.service';
 
 describe('PixelController', () => {
@@ -11,7 +13,11 @@ describe('PixelController', () => {
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       controllers: [PixelController],
-      providers: [{ provide: PixelOpensService, useValue: { opened } }],
+      providers: [
+        { provide: PixelOpensService, useValue: { opened } },
+        { provide: GatewayConfig, useValue: new GatewayConfig() },
+        { provide: LocalBuckets, useValue: new LocalBuckets(100) },
+      ],
     }).compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
     await app.listen(0, '127.0.0.1');

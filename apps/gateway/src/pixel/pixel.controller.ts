@@ -1,6 +1,7 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { PublicRateLimitGuard } from '../public-rate-limit/public-rate-limit.guard';
 import { PixelOpensService } from './pixel-opens.service';
 import { ApiProblems } from '../openapi/gateway-problems.decorator';
 
@@ -16,6 +17,16 @@ export const PIXEL_HEADERS = {
   Expires: 'Thu, 01 Jan 1970 00:00:00 GMT',
 } as const;
 
+const PIXEL_PATH = /^\/v1\/course\/pixel\/[^/]+$/;
+
+/**
+ * A request path as the access log writes it: a pixel's token is a credential (it marks its
+ * message READ), so its path is logged without it.
+ */
+export function hidePixelToken(path: string): string {
+  return PIXEL_PATH.test(path) ? '/v1/course/pixel/{token}.gif' : path;
+}
+
 /**
  * The tracking pixel embedded in a message: public (the token is the credential), answered with the
  * same GIF whatever the token, at once: recording the open never makes the reader wait.
@@ -26,6 +37,7 @@ export class PixelController {
   constructor(private readonly opens: PixelOpensService) {}
 
   @Get(':token.gif')
+  @UseGuards(PublicRateLimitGuard)
   @ApiOperation({ summary: "A message's tracking pixel: a 1x1 transparent GIF; the first open marks the message READ" })
   @ApiProduces('image/gif')
   @ApiProblems(414)

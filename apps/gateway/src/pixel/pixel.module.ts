@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '@app/auth';
 import { GatewayConfig } from '../config';
+import { PublicRateLimitModule } from '../public-rate-limit/public-rate-limit.guard';
 import { PixelController } from './pixel.controller';
 import { PixelOpensService } from './pixel-opens.service';
 import { PixelTokens } from './pixel-token';
 
 /** The tracking pixel: its URL on the message report, the public GIF and the recording of opens. */
 @Module({
+  imports: [PublicRateLimitModule],
   controllers: [PixelController],
   providers: [
     {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { RawBodyCapture } from '@app/server';
 import { SandboxClock } from '../whatsapp/sandbox-clock';
 import { CourseSandboxController } from './course.controller';
 import { CoursePlatforms } from './course-platforms';
@@ -7,6 +6,6 @@ import { CoursePlatforms } from './course-platforms';
 /** The course platform emulator: fires process callbacks at the gateway, receives its status events. */
 @Module({
   controllers: [CourseSandboxController],
-  providers: [CoursePlatforms, SandboxClock, RawBodyCapture],
+  providers: [CoursePlatforms, SandboxClock],
 })
 export class CourseSandboxModule {}

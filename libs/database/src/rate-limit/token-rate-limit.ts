@@ -2,7 +2,12 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken } from '@app/auth';
 import { TooManyRequestsProblem, UnauthorizedProblem } from '@app/server';
-import { RateLimitRepository } from './rate-limit.repository';
+import { BucketState, RateLimitRepository } from './rate-limit.repository';
+
+/** Where buckets live: PostgreSQL (RateLimitRepository, shared by replicas) or this process (LocalBuckets). */
+export interface Buckets {
+  take(key: string, perSecond: number, burst: number): Promise<BucketState>;
+}
 
 /** The IETF fields (draft-ietf-httpapi-ratelimit-headers, structured-field form) for one bucket state. */
 export function rateLimitHeaders(
@@ -23,14 +28,15 @@ export function rateLimitHeaders(
 
 /**
  * One request against the bucket `key` (a hashed token, never the token): the RateLimit fields to
- * answer with, or a 429 problem with Retry-After and the same fields. Shared by every replica of
- * every service through its database.
+ * answer with, or a 429 problem with Retry-After and the same fields. `who` names the caller the
+ * limit counts in the refusal.
  */
 export async function takeRequest(
-  buckets: RateLimitRepository,
+  buckets: Buckets,
   key: string,
   perSecond: number,
   burst: number,
+  who = 'This token',
 ): Promise<Record<string, string>> {
   const state = await buckets.take(key, perSecond, burst);
   const headers = rateLimitHeaders(state, perSecond, burst);
@@ -39,7 +45,7 @@ export async function takeRequest(
     throw new TooManyRequestsProblem(
       'rate-limited',
       'Too many requests',
-      `This token may make ${perSecond} requests per second; retry after ${wait} s.`,
+      `${who} may make ${perSecond} requests per second; retry after ${wait} s.`,
       wait,
       headers,
     );

@@ -1330,7 +1330,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1418,7 +1418,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1559,7 +1559,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1804,7 +1804,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2508,7 +2508,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2758,7 +2758,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -2996,7 +2996,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3225,7 +3225,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3388,7 +3388,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;

@@ -584,7 +584,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -966,7 +966,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;
@@ -1185,7 +1185,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
-      /** @description Body larger than 1 MiB */
+      /** @description Body larger than 256 KiB */
       413: {
         headers: {
           [name: string]: unknown;

@@ -21,7 +21,7 @@ export const PROBLEM_DESCRIPTIONS: Readonly<Record<number, string>> = {
   404: 'Not found',
   409: 'Conflict',
   410: 'Gone',
-  413: 'Body larger than 1 MiB',
+  413: 'Body larger than 256 KiB',
   414: 'URI too long: a path segment past 100 characters',
   415: 'Body is not application/json',
   422: 'Request cannot be processed in the resource’s current state',

@@ -1,10 +1,12 @@
-import { Body, Controller, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { PublicRateLimitGuard } from '../../public-rate-limit/public-rate-limit.guard';
 import { BotInboundService } from './bot-inbound.service';
 
 /** Where connected bots' channels post their updates, one URL per connection. */
 @ApiExcludeController()
 @Controller('v1/inbound')
+@UseGuards(PublicRateLimitGuard)
 export class BotInboundController {
   constructor(private readonly inbound: BotInboundService) {}
 

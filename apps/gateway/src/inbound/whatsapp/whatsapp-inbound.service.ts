@@ -67,17 +67,22 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   }
 
   /**
-   * Verifies the signature over the raw bytes and stores every event it carries in the INBOUND
+   * Verifies the signature over the raw bytes, then parses them (`parse`: never before the
+   * signature matches), and stores every event it carries in the INBOUND
    * stream before answering, so a 200 means the callback is kept. Whose the events are is resolved
    * afterwards by the relay (InboundRelay), so a slow or stopped api never makes the channel
    * wait or retry. Event ids are deterministic, so a callback delivered twice is stored once.
    */
-  async receive(raw: Buffer | undefined, signature: string | undefined, body: unknown): Promise<{ events: number }> {
+  async receive(
+    raw: Buffer | undefined,
+    signature: string | undefined,
+    parse: () => Promise<unknown>,
+  ): Promise<{ events: number }> {
     if (!raw || !verifyHubSignature(this.config.WHATSAPP_APP_SECRET, raw, signature)) {
       webhooks().inc({ outcome: 'bad_signature' });
       throw new InvalidSignatureProblem();
     }
-    const normalized = normalizeWhatsAppWebhook(body);
+    const normalized = normalizeWhatsAppWebhook(await parse());
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {
