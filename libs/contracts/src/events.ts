@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'template.status_changed',
   'app.updated',
   'endpoint.disabled',
+  'contact.opted_out',
+  'contact.opted_in',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

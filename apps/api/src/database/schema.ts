@@ -20,6 +20,7 @@ import { IdempotentSendLookup1763900000002 } from './migrations/1763900000002-Id
 import { GatewayMessages1763970000000 } from './migrations/1763970000000-GatewayMessages';
 import { AppSignals1764000000001 } from './migrations/1764000000001-AppSignals';
 import { UsageHourly1764000000003 } from './migrations/1764000000003-UsageHourly';
+import { Consent1764300000000 } from './migrations/1764300000000-Consent';
 
 /** The api's schema: its entities and migrations, in order. */
 export const apiSchema: SchemaDefinition = {
@@ -48,5 +49,6 @@ export const apiSchema: SchemaDefinition = {
     GatewayMessages1763970000000,
     AppSignals1764000000001,
     UsageHourly1764000000003,
+    Consent1764300000000,
   ],
 };

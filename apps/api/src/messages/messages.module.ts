@@ -15,7 +15,8 @@ import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
-import { Outbox, OutboxRepository, StreamPublisher } from './outbox';
+import { OutboxModule } from './outbox.module';
+import { ConsentModule } from '../consent/consent.module';
 import { ReceiptReconciler } from './receipt-reconciler';
 import { SendTransaction } from './send-transaction';
 import { TierWindowRepository } from './tier-window';
@@ -31,15 +32,14 @@ import { TierWindowRepository } from './tier-window';
     ConversationsModule,
     IdempotencyModule,
     UsageModule,
+    OutboxModule,
+    ConsentModule,
   ],
   controllers: [MessagesController, GatewayMessagesRpcController],
   providers: [
     Clock,
     MessagesRepository,
     TierWindowRepository,
-    OutboxRepository,
-    StreamPublisher,
-    Outbox,
     SendTransaction,
     MessagesService,
     GatewaySendsService,

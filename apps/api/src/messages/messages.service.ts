@@ -28,6 +28,7 @@ import { BillingService } from '../billing/billing.service';
 import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
+import { ConsentService } from '../consent/consent.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
@@ -62,6 +63,7 @@ export class MessagesService {
     private readonly billing: BillingService,
     private readonly prices: MessagePrices,
     private readonly windows: ConversationsService,
+    private readonly consent: ConsentService,
     private readonly topology: Topology,
     private readonly clock: Clock,
   ) {}
@@ -98,7 +100,8 @@ export class MessagesService {
   }
 
   /**
-   * The one way a send is accepted, whatever the surface: its price and lane, the app's marketing
+   * The one way a send is accepted, whatever the surface: consent (an opted-out recipient: 422
+   * recipient-opted-out, before anything is held), its price and lane, the app's marketing
    * pause (a RED quality rating or a channel restriction: 403 marketing-paused), the send transaction
    * (tier, hold, message, outbox row), then the publish to its priority stream. Resolves with the
    * message id once the stream has stored it; a publish that fails is compensated (503).
@@ -116,6 +119,7 @@ export class MessagesService {
     idempotency: { key: string; hash: string } | null;
   }): Promise<string> {
     const { prepared, app } = send;
+    await this.consent.check(send.userId, send.channel, send.recipient, prepared.category);
     const price = this.prices.priceOf(prepared.category, send.channel);
     const priority = priorityOf(prepared.category);
     const id = newMessageId();
