@@ -421,6 +421,21 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
         }),
         { numRuns: RUNS, endOnFailure: true },
       );
+      await fc.assert(
+        fc.asyncProperty(
+          hostileString,
+          fc.constantFrom('text/csv', 'application/x-ndjson', 'application/json', 'text/plain'),
+          hostileString,
+          async (file, type, id) => {
+            const body = clean(file);
+            const upload = { ...headers, 'content-type': type };
+            await check({ method: 'POST', url: `${gateway}/v1/contacts/imports`, headers: upload, body }, null);
+            const path = `/v1/contacts/imports/${encodeURIComponent(clean(id))}?after_row=${encodeURIComponent(clean(id))}`;
+            await check({ method: 'GET', url: `${gateway}${path}`, headers, body: undefined }, null);
+          },
+        ),
+        { numRuns: RUNS, endOnFailure: true },
+      );
       const query = fc.dictionary(fc.constantFrom('list', 'q', 'channel', 'cursor', 'limit', 'other'), hostileString, {
         maxKeys: 4,
       });
@@ -428,6 +443,8 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
         fc.asyncProperty(query, hostileString, async (q, ref) => {
           const search = new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, clean(v)]));
           await check({ method: 'GET', url: `${gateway}/v1/contacts?${search}`, headers, body: undefined }, null);
+          const csv = { ...headers, accept: 'text/csv' };
+          await check({ method: 'GET', url: `${gateway}/v1/contacts?${search}`, headers: csv, body: undefined }, null);
           for (const path of [
             `/v1/contacts/${encodeURIComponent(clean(ref))}`,
             `/v1/contacts/ext:${encodeURIComponent(clean(ref))}/consent`,

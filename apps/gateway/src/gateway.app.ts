@@ -2,6 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '@app/server';
 import { GatewayModule } from './app.module';
 import { GatewayConfig } from './config';
+import { registerImportBodyParser } from './contacts/imports/import-body.parser';
 
 /** Builds the gateway (not yet listening): used by main.ts and by the test suites. */
 export function createGatewayApp(config: GatewayConfig): Promise<NestFastifyApplication> {
@@ -9,5 +10,6 @@ export function createGatewayApp(config: GatewayConfig): Promise<NestFastifyAppl
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     name: 'gateway',
     rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'gateway' },
+    configure: registerImportBodyParser,
   });
 }

@@ -1,4 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  StreamableFile,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
@@ -22,14 +36,26 @@ export class ContactsController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The account's contacts in creation order, paged; filters list, q and channel" })
+  @ApiOperation({
+    summary:
+      "The account's contacts in creation order, paged; filters list, q and channel; Accept: text/csv exports them all",
+  })
   async list(
     @CurrentAccount() account: AuthenticatedAccount,
     @Query() query: ListContactsDto,
-  ): Promise<{ data: ContactView[]; next_cursor: string | null }> {
+    @Headers('accept') accept: string | undefined,
+  ): Promise<{ data: ContactView[]; next_cursor: string | null } | StreamableFile> {
+    const filter = { list: query.list, q: query.q, channel: query.channel };
+    if (/\btext\/csv\b/i.test(accept ?? '')) {
+      const csv = await this.contacts.exportCsv(account, filter);
+      return new StreamableFile(csv, {
+        type: 'text/csv; charset=utf-8',
+        disposition: 'attachment; filename="contacts.csv"',
+      });
+    }
     const page = await this.contacts.list(
       account,
-      { list: query.list, q: query.q, channel: query.channel },
+      filter,
       query.cursor ?? null,
       query.limit === undefined ? 50 : Number(query.limit),
     );

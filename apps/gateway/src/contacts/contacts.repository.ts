@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+
+/** A new contact's id (UUID v7: contacts page in creation order). */
+export const newContactId = (): string => uuidv7();
 import { GatewaySendChannel } from '@app/contracts';
 import { sqlRows } from '@app/database';
 import { AttributeValue } from './contact-fields';
@@ -66,7 +69,7 @@ export class ContactsRepository {
       db,
       `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [uuidv7(), accountId, ...VALUE_COLUMNS.map((c) => v[c]), JSON.stringify(v.attributes), v.lists],
+      [newContactId(), accountId, ...VALUE_COLUMNS.map((c) => v[c]), JSON.stringify(v.attributes), v.lists],
     );
     return row;
   }
@@ -104,5 +107,71 @@ export class ContactsRepository {
       `SELECT ${COLUMNS} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
       params,
     );
+  }
+
+  /** The account's contacts that have one of these external ids or identities (an import batch's matches). */
+  matching(
+    accountId: string,
+    keys: { externalIds: string[]; whatsapp: string[]; telegram: string[]; max: string[] },
+    db: DataSource | EntityManager = this.ds,
+  ): Promise<ContactRow[]> {
+    // One branch per unique index, so each is an index lookup.
+    return sqlRows<ContactRow>(
+      db,
+      `SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND external_id = ANY($2::text[])
+       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND whatsapp = ANY($3::text[])
+       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND telegram = ANY($4::text[])
+       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND max = ANY($5::text[])`,
+      [accountId, keys.externalIds, keys.whatsapp, keys.telegram, keys.max],
+    );
+  }
+
+  /** Writes an import batch: new contacts inserted, changed ones updated, each in one statement. */
+  async writeMany(
+    em: EntityManager,
+    accountId: string,
+    inserts: (ContactValues & { id: string })[],
+    updates: (ContactValues & { id: string })[],
+  ): Promise<void> {
+    const recordset = `jsonb_to_recordset($1::jsonb) AS x(id uuid, external_id text, name text, whatsapp text, telegram text,
+        max text, time_zone text, language text, attributes jsonb, lists text[])`;
+    if (inserts.length) {
+      await em.query(
+        `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists)
+         SELECT x.id, $2, x.external_id, x.name, x.whatsapp, x.telegram, x.max, x.time_zone, x.language, x.attributes, x.lists
+           FROM ${recordset}`,
+        [JSON.stringify(inserts), accountId],
+      );
+    }
+    if (updates.length) {
+      await em.query(
+        `UPDATE contacts c SET external_id = x.external_id, name = x.name, whatsapp = x.whatsapp, telegram = x.telegram,
+                max = x.max, time_zone = x.time_zone, language = x.language, attributes = x.attributes, lists = x.lists,
+                updated_at = now()
+           FROM ${recordset} WHERE c.id = x.id AND c.account_id = $2`,
+        [JSON.stringify(updates), accountId],
+      );
+    }
+  }
+
+  /** Every contact of the account in id order, a page at a time (the CSV export). */
+  async *all(accountId: string, filter: ContactFilter, pageSize = 1000): AsyncGenerator<ContactRow[]> {
+    let cursor: string | null = null;
+    for (;;) {
+      const page = await this.page(accountId, filter, cursor, pageSize);
+      if (page.length) yield page;
+      if (page.length < pageSize) return;
+      cursor = page[page.length - 1].id;
+    }
+  }
+
+  /** The attribute keys the account's contacts use, in order (at most `limit`): the export's columns. */
+  async attributeKeys(accountId: string, limit: number): Promise<string[]> {
+    const rows = await sqlRows<{ key: string }>(
+      this.ds,
+      `SELECT DISTINCT jsonb_object_keys(attributes) AS key FROM contacts WHERE account_id = $1 ORDER BY key LIMIT $2`,
+      [accountId, limit],
+    );
+    return rows.map((r) => r.key);
   }
 }

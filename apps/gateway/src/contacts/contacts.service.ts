@@ -22,7 +22,9 @@ import {
   ValidationProblem,
 } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { Readable } from 'node:stream';
 import { AttributeValue, ContactInput, parseContactInput } from './contact-fields';
+import { contactsCsv } from './contacts-export';
 import { ContactFilter, ContactRow, ContactsRepository, ContactValues } from './contacts.repository';
 
 /** A contact as the API shows it. */
@@ -50,7 +52,8 @@ const HISTORY_LIMIT = 100;
 /** `ext:<external id>` names a contact by the business's own id. */
 const EXTERNAL_PREFIX = 'ext:';
 
-const EMPTY: ContactValues = {
+/** A contact with no field set. */
+export const EMPTY_CONTACT: ContactValues = {
   external_id: null,
   name: null,
   whatsapp: null,
@@ -89,6 +92,13 @@ export const valuesOf = (row: ContactRow): ContactValues => ({
   attributes: row.attributes,
   lists: row.lists,
 });
+
+/** Whether two contacts' fields are the same (attributes in any key order). */
+export function sameContact(a: ContactValues, b: ContactValues): boolean {
+  const canonical = (v: ContactValues) =>
+    JSON.stringify({ ...v, attributes: Object.entries(v.attributes).sort(([x], [y]) => (x < y ? -1 : 1)) });
+  return canonical(a) === canonical(b);
+}
 
 /** The channel addresses of a contact (its identities). */
 export const addressesOf = (v: ContactValues): ConsentAddress[] =>
@@ -130,7 +140,7 @@ export class ContactsService {
 
   async create(account: AuthenticatedAccount, body: unknown): Promise<ContactRow> {
     const input = parsed(body);
-    return this.conflictsNamed(() => this.contacts.insert(account.id, mergeContact(EMPTY, input)));
+    return this.conflictsNamed(() => this.contacts.insert(account.id, mergeContact(EMPTY_CONTACT, input)));
   }
 
   async update(account: AuthenticatedAccount, ref: string, body: unknown): Promise<ContactRow> {
@@ -168,6 +178,11 @@ export class ContactsService {
     const rows = await this.contacts.page(account.id, filter, cursor, limit + 1);
     const data = rows.slice(0, limit);
     return { data, next_cursor: rows.length > limit ? data[data.length - 1].id : null };
+  }
+
+  /** Every contact matching the filter as CSV, streamed (docs/contacts.md#export). */
+  exportCsv(account: AuthenticatedAccount, filter: ContactFilter): Promise<Readable> {
+    return contactsCsv(this.contacts, account.id, filter, account.timeZone ?? 'UTC');
   }
 
   /** The contact's consent on each of its addresses and the history of changes, newest first. */

@@ -47,8 +47,10 @@ export class Contacts1764300000001 implements MigrationInterface {
         updated integer NOT NULL DEFAULT 0,
         unchanged integer NOT NULL DEFAULT 0,
         rejected integer NOT NULL DEFAULT 0,
+        consent_refused integer NOT NULL DEFAULT 0,
         failure text,
         created_at timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at timestamptz NOT NULL DEFAULT now(),
         finished_at timestamptz
       )`);
     await q.query(`
@@ -59,6 +61,7 @@ export class Contacts1764300000001 implements MigrationInterface {
         reason text NOT NULL,
         PRIMARY KEY (import_id, row_number, field)
       )`);
+    await q.query(`CREATE INDEX contact_imports_account ON contact_imports (account_id, id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
