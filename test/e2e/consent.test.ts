@@ -10,13 +10,16 @@ import { Delivered, Endpoint } from '../support/webhook-endpoint';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+const prices = (p: number) =>
+  Object.fromEntries(['MARKETING', 'MARKETING_LITE', 'UTILITY', 'SERVICE', 'AUTHENTICATION'].map((c) => [c, p]));
+
 /**
  * Opt-outs honoured on every send path, on the real services and emulators: a STOP written on
  * Telegram, WhatsApp's 131050, START, and a blocked bot, each refusing (422 recipient-opted-out,
  * nothing held) exactly the sends it forbids through the api and the gateway, and each change
  * reaching a webhook subscriber as contact.opted_out / contact.opted_in.
  */
-describe('consent across channels', () => {
+describe('consent and failover across channels', () => {
   let platform: Platform;
   let factory: ApiFactory;
   let user: TestUser;
@@ -73,7 +76,12 @@ describe('consent across channels', () => {
     platform = await startPlatform({
       suite: 'e2e-consent',
       services: ['api', 'gateway', 'queue', 'webhooks', 'sandbox'],
-      env: { SANDBOX_STATUS_DELAY_MS: '50', SANDBOX_MODERATION_DELAY_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '100' },
+      env: {
+        SANDBOX_STATUS_DELAY_MS: '50',
+        SANDBOX_MODERATION_DELAY_MS: '100',
+        WEBHOOK_POLL_INTERVAL_MS: '100',
+        CHANNEL_MESSAGE_PRICES: JSON.stringify({ telegram: prices(0.01), max: prices(0) }),
+      },
     });
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
     user = await factory.user('system', { balance: 10 });
@@ -187,5 +195,50 @@ describe('consent across channels', () => {
     const back = await consentEvent('contact.opted_in', chat);
     expect(back.data).toMatchObject({ purpose: 'all', state: 'unknown', source: 'channel' });
     expect((await gatewaySend('telegram', chat, 'notice')).status).toBe(202);
+  });
+
+  it('a contact refused as not on WhatsApp is delivered on Telegram under one message id, charged once', async () => {
+    const contact = await gateway('POST', '/v1/contacts', {
+      external_id: 'fo-1',
+      identities: { whatsapp: '79990013333', telegram: '313131' },
+    });
+    expect(contact.status).toBe(201);
+    const before = await balance();
+    const sent = await gateway('POST', '/v1/messages', {
+      contact: 'ext:fo-1',
+      channels: ['whatsapp', 'telegram'],
+      template: 'notice',
+      params: ['Ann'],
+    });
+    expect(sent.status).toBe(202);
+    const report = await waitFor(
+      async () => {
+        const r = await gateway('GET', `/v1/messages/${sent.body.id}`);
+        return r.body?.status === 'SENT' && r.body.channel === 'telegram' ? r.body : false;
+      },
+      30_000,
+      'the message carried by Telegram',
+      100,
+    );
+    expect(report.id).toBe(sent.body.id);
+    expect(report.attempts).toEqual([
+      expect.objectContaining({
+        channel: 'whatsapp',
+        status: 'FAILED',
+        failure: expect.objectContaining({ code: '131026' }),
+      }),
+      expect.objectContaining({ channel: 'telegram', status: 'SENT', failure: null }),
+    ]);
+    // Held for the attempt in flight, released for the failed one, captured once: Telegram's price.
+    await waitFor(async () => Math.abs((await balance()) - (before - 0.01)) < 1e-9, 10_000, 'one charge of 0.01');
+    const calls = (await (
+      await fetch(`${platform.urls.sandbox}/_sandbox/telegram/calls?bot_id=${bot.id}`)
+    ).json()) as Json[];
+    expect(calls.filter((c) => c.outcome === 'accepted' && String(c.params.chat_id) === '313131')).toHaveLength(1);
+    // The list shows the message once, under its one id.
+    const listed = await gateway('GET', '/v1/messages?limit=100');
+    const ids = (listed.body.data as Json[]).map((m) => m.id);
+    expect(ids).toContain(sent.body.id);
+    expect((listed.body.data as Json[]).filter((m) => m.attempts?.length === 2)).toHaveLength(1);
   });
 });

@@ -328,6 +328,12 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
               params: fc.oneof(fc.array(hostileString, { maxLength: 4 }), hostileValue),
               language: fc.oneof(fc.constant('en'), hostileValue),
               media_url: hostileValue,
+              contact: fc.oneof(fc.constant('ext:nobody'), hostileValue),
+              channels: fc.oneof(
+                fc.constant(['whatsapp', 'telegram']),
+                fc.array(hostileValue, { maxLength: 4 }),
+                hostileValue,
+              ),
             },
             { requiredKeys: [] },
           ),

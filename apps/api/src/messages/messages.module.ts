@@ -11,6 +11,7 @@ import { UsageModule } from '../usage/usage.module';
 import { CallbackOwnership } from './callback-ownership';
 import { GatewayMessagesRpcController } from './gateway-messages.rpc.controller';
 import { GatewaySendsService } from './gateway-sends';
+import { FailoverService } from './failover.service';
 import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
@@ -44,6 +45,7 @@ import { TierWindowRepository } from './tier-window';
     MessagesService,
     GatewaySendsService,
     MessageStatusService,
+    FailoverService,
     CallbackOwnership,
     ReceiptReconciler,
   ],

@@ -354,6 +354,8 @@ export class MessagesRepository {
     if (filter.from) q.andWhere('m.created_at >= :from', { from: filter.from });
     if (filter.to) q.andWhere('m.created_at < :to', { to: filter.to });
     if (afterId) q.andWhere('m.id < :afterId', { afterId });
+    // A failover route's later attempts are shown in their message's report, not as messages.
+    q.andWhere('NOT EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.parent_id <> m.id)');
     return q.orderBy('m.id', 'DESC').limit(limit).getMany();
   }
 

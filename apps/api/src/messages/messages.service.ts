@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import {
   Channel,
   MessageCategory,
@@ -117,6 +118,8 @@ export class MessagesService {
     kind: MessageKind;
     prepared: PreparedSend;
     idempotency: { key: string; hash: string } | null;
+    /** More to write in the send's transaction once accepted, given the message id. */
+    alsoWrite?: (em: EntityManager, id: string) => Promise<void>;
   }): Promise<string> {
     const { prepared, app } = send;
     await this.consent.check(send.userId, send.channel, send.recipient, prepared.category);
@@ -163,6 +166,7 @@ export class MessagesService {
       },
       tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,
+      alsoWrite: send.alsoWrite && ((em) => send.alsoWrite!(em, id)),
     });
     if (!outcome.accepted) throw outcome.problem;
     try {

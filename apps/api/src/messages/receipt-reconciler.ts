@@ -5,6 +5,7 @@ import { BillingService } from '../billing/billing.service';
 import { ApiConfig } from '../config';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
+import { FailoverService } from './failover.service';
 import { Outbox, OutboxEntry, OutboxRepository } from './outbox';
 
 export const NO_RECEIPT = 'no_receipt';
@@ -36,6 +37,7 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
     private readonly outboxRows: OutboxRepository,
     private readonly topology: Topology,
     private readonly clock: Clock,
+    private readonly failover: FailoverService,
   ) {
     super('settlement', config.SETTLEMENT_INTERVAL_MS);
   }
@@ -56,7 +58,7 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
     const before = new Date(this.clock.nowMs() - this.config.RECEIPT_TIMEOUT_MINUTES * 60_000);
     let total = 0;
     for (;;) {
-      const { claimed, events } = await this.messages.transaction(async (em) => {
+      const { claimed, events, expired } = await this.messages.transaction(async (em) => {
         const stale = await this.messages.claimUnsettled(em, before, BATCH);
         const failed: OutboxEntry[] = [];
         for (const message of stale) {
@@ -73,8 +75,10 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
           failed.push(this.failedEvent(message, reason));
         }
         await this.outboxRows.insert(em, failed);
-        return { claimed: stale.length, events: failed };
+        return { claimed: stale.length, events: failed, expired: stale };
       });
+      // A message sent over a failover route moves on to its next channel.
+      await this.failover.afterFailures(expired.map((message) => ({ message, code: NO_RECEIPT })));
       // Published now; one that fails stays in the outbox for the relay.
       await Promise.all(
         events.map((e) => this.outbox.publish(e, RECONCILER_PUBLISH_DEADLINE_MS).catch(() => undefined)),
