@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { Channel, MessageAttempt, MessageReport, OutboundMessage, unixSeconds } from '@app/contracts';
-import { sqlRows } from '@app/database';
 import { ProblemError } from '@app/server';
+import { FailoverRepository } from './failover.repository';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService, PreparedSend } from './messages.service';
@@ -48,9 +47,9 @@ export class FailoverService {
   private readonly logger = new Logger(FailoverService.name);
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
     private readonly sends: MessagesService,
     private readonly messages: MessagesRepository,
+    private readonly routes: FailoverRepository,
   ) {}
 
   /**
@@ -64,8 +63,9 @@ export class FailoverService {
     let refusal: unknown = null;
     for (let i = 0; i < attempts.length; i++) {
       try {
+        const rest = attempts.slice(i + 1);
         return await this.enqueue(base, attempts[i], base.idempotency, (em, id) =>
-          this.keep(em, id, 1, attempts.slice(i + 1)),
+          rest.length ? this.routes.keep(em, id, rest) : Promise.resolve(),
         );
       } catch (err) {
         if (!consentRefused(err)) throw err;
@@ -80,13 +80,13 @@ export class FailoverService {
    * attempt (the next channel consent allows); any other failure drops what was left to try.
    */
   async afterFailures(failed: { message: MessageEntity; code: string | null }[]): Promise<void> {
-    const parents = await this.attemptsOf(failed.map((f) => f.message.id));
+    const parents = await this.routes.attemptsOf(failed.map((f) => f.message.id));
     for (const f of failed) {
       const attempt = parents.get(f.message.id);
       if (!attempt) continue;
       try {
         if (f.code && FIXABLE_FAILURES.has(f.code)) await this.next(f.message, attempt.parent, attempt.position);
-        else await this.ds.query(`DELETE FROM failover_steps WHERE parent_id = $1`, [attempt.parent]);
+        else await this.routes.dropSteps(attempt.parent);
       } catch (err) {
         this.logger.error({ err, messageId: attempt.parent }, 'the next attempt could not be started');
       }
@@ -95,33 +95,32 @@ export class FailoverService {
 
   /** Once an attempt carried the message, nothing is left to try (and the kept work items go). */
   async afterCarried(ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    await this.ds.query(
-      `DELETE FROM failover_steps WHERE parent_id IN (SELECT parent_id FROM message_attempts WHERE message_id = ANY($1::text[]))`,
-      [ids],
-    );
+    if (ids.length) await this.routes.dropStepsOfAttempts(ids);
+  }
+
+  /**
+   * Moves on the messages whose last attempt failed but whose next attempt never started (the
+   * process stopped, or the database failed, between the two): run by the settlement pass.
+   */
+  async resumeWaiting(olderThanMs: number): Promise<number> {
+    const last = await this.routes.lastAttemptsWaiting(olderThanMs, 100);
+    const found = await this.messages.findByIds(last.map((l) => l.message_id));
+    const failed = [...found.values()];
+    await this.afterFailures(failed.map((m) => ({ message: m, code: m.failureCode })));
+    return failed.length;
   }
 
   /** The message a (possibly later) attempt belongs to: its first attempt's id, or its own. */
   async messageIdOf(id: string): Promise<string> {
-    const [row] = await sqlRows<{ parent_id: string }>(
-      this.ds,
-      `SELECT parent_id FROM message_attempts WHERE message_id = $1`,
-      [id],
-    );
-    return row?.parent_id ?? id;
+    return (await this.routes.parentOf(id)) ?? id;
   }
 
   /** The report of a message sent over a route: the last attempt's status and channel, with every attempt. */
   async withAttempts(report: MessageReport, toReport: (m: MessageEntity) => Promise<MessageReport>) {
-    const rows = await sqlRows<{ message_id: string }>(
-      this.ds,
-      `SELECT message_id FROM message_attempts WHERE parent_id = $1 ORDER BY position`,
-      [report.id],
-    );
-    if (rows.length === 0) return report;
-    const found = await this.messages.findByIds(rows.map((r) => r.message_id));
-    const attempts = rows.map((r) => found.get(r.message_id)).filter((m): m is MessageEntity => !!m);
+    const ids = await this.routes.attemptIds(report.id);
+    if (ids.length === 0) return report;
+    const found = await this.messages.findByIds(ids);
+    const attempts = ids.map((id) => found.get(id)).filter((m): m is MessageEntity => !!m);
     const last = await toReport(attempts[attempts.length - 1]);
     const view = (m: MessageEntity): MessageAttempt => ({
       channel: m.channel,
@@ -133,32 +132,30 @@ export class FailoverService {
     return { ...last, id: report.id, created_at: report.created_at, attempts: attempts.map(view) };
   }
 
+  /** Starts the next step consent allows; each step is claimed first, so it starts once. */
   private async next(failed: MessageEntity, parent: string, position: number): Promise<void> {
-    const steps = await sqlRows<{ position: number; step: RouteAttempt }>(
-      this.ds,
-      `SELECT position, step FROM failover_steps WHERE parent_id = $1 AND position > $2 ORDER BY position`,
-      [parent, position],
-    );
-    for (const { position: at, step } of steps) {
+    for (const at of await this.routes.positions(parent, position)) {
+      const step = await this.routes.claim(parent, at);
+      if (!step) return;
       try {
         const id = await this.enqueue(
           { userId: failed.userId, accountId: failed.accountId! },
           step,
           null,
-          async (em, newId) => {
-            await em.query(`DELETE FROM failover_steps WHERE parent_id = $1 AND position <= $2`, [parent, at]);
-            await em.query(`INSERT INTO message_attempts (message_id, parent_id, position) VALUES ($1, $2, $3)`, [
-              newId,
-              parent,
-              at,
-            ]);
-          },
+          (em, newId) => this.routes.began(em, parent, at, newId),
         );
         this.logger.log({ messageId: parent, attempt: id, channel: step.channel }, 'failed over to the next channel');
         return;
       } catch (err) {
-        if (!consentRefused(err)) throw err;
-        await this.ds.query(`DELETE FROM failover_steps WHERE parent_id = $1 AND position = $2`, [parent, at]);
+        if (consentRefused(err)) continue;
+        if (err instanceof ProblemError && err.status < 500) {
+          // A refusal (balance, app, tier) ends the message here, as it would a first send.
+          this.logger.warn({ messageId: parent, channel: step.channel, problem: err.slug }, 'next attempt refused');
+          return;
+        }
+        // The database or the stream failed: the settlement pass tries the step again.
+        await this.routes.restore(parent, at, step);
+        throw err;
       }
     }
   }
@@ -182,29 +179,5 @@ export class FailoverService {
       idempotency,
       alsoWrite,
     });
-  }
-
-  /** The first attempt and the ones still to try, in the first attempt's transaction. */
-  private async keep(em: EntityManager, id: string, position: number, rest: RouteAttempt[]): Promise<void> {
-    if (!rest.length) return;
-    await em.query(`INSERT INTO message_attempts (message_id, parent_id, position) VALUES ($1, $1, $2)`, [
-      id,
-      position,
-    ]);
-    await em.query(
-      `INSERT INTO failover_steps (parent_id, position, step)
-       SELECT $1, p, s FROM unnest($2::integer[], $3::jsonb[]) AS x(p, s)`,
-      [id, rest.map((_, i) => position + i + 1), rest.map((r) => JSON.stringify(r))],
-    );
-  }
-
-  private async attemptsOf(ids: string[]): Promise<Map<string, { parent: string; position: number }>> {
-    if (!ids.length) return new Map();
-    const rows = await sqlRows<{ message_id: string; parent_id: string; position: number }>(
-      this.ds,
-      `SELECT message_id, parent_id, position FROM message_attempts WHERE message_id = ANY($1::text[])`,
-      [ids],
-    );
-    return new Map(rows.map((r) => [r.message_id, { parent: r.parent_id, position: r.position }]));
   }
 }

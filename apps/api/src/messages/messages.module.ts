@@ -12,6 +12,7 @@ import { CallbackOwnership } from './callback-ownership';
 import { GatewayMessagesRpcController } from './gateway-messages.rpc.controller';
 import { GatewaySendsService } from './gateway-sends';
 import { FailoverService } from './failover.service';
+import { FailoverRepository } from './failover.repository';
 import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
@@ -46,6 +47,7 @@ import { TierWindowRepository } from './tier-window';
     GatewaySendsService,
     MessageStatusService,
     FailoverService,
+    FailoverRepository,
     CallbackOwnership,
     ReceiptReconciler,
   ],

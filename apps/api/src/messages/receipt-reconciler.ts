@@ -50,7 +50,8 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
   protected async pass(): Promise<SettlementPass> {
     const relayed = await this.outbox.relay(this.config.OUTBOX_RELAY_AFTER_MS);
     const expired = await this.expire();
-    if (relayed || expired) this.logger.log({ relayed, expired }, 'settlement');
+    const resumed = await this.failover.resumeWaiting(this.config.OUTBOX_RELAY_AFTER_MS);
+    if (relayed || expired || resumed) this.logger.log({ relayed, expired, resumed }, 'settlement');
     return { relayed, expired };
   }
 
