@@ -81,6 +81,8 @@ describe('consent and failover across channels', () => {
         SANDBOX_MODERATION_DELAY_MS: '100',
         WEBHOOK_POLL_INTERVAL_MS: '100',
         CHANNEL_MESSAGE_PRICES: JSON.stringify({ telegram: prices(0.01), max: prices(0) }),
+        FAILOVER_RECEIPT_SECONDS: '2',
+        SETTLEMENT_INTERVAL_MS: '500',
       },
     });
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
@@ -240,5 +242,38 @@ describe('consent and failover across channels', () => {
     const ids = (listed.body.data as Json[]).map((m) => m.id);
     expect(ids).toContain(sent.body.id);
     expect((listed.body.data as Json[]).filter((m) => m.attempts?.length === 2)).toHaveLength(1);
+  });
+
+  it('an attempt with no receipt in FAILOVER_RECEIPT_SECONDS moves on to the next channel', async () => {
+    await gateway('POST', '/v1/contacts', {
+      external_id: 'fo-2',
+      identities: { whatsapp: '79990021234', telegram: '323232' },
+    });
+    // WhatsApp answers 500 to every send of the number: the attempt stays queued, without a receipt.
+    await sandbox('whatsapp/faults', { mode: '500', phone_number_id: app.phoneNumberId });
+    try {
+      const sent = await gateway('POST', '/v1/messages', {
+        contact: 'ext:fo-2',
+        channels: ['whatsapp', 'telegram'],
+        template: 'notice',
+        params: ['Ann'],
+      });
+      expect(sent.status).toBe(202);
+      const report = await waitFor(
+        async () => {
+          const r = await gateway('GET', `/v1/messages/${sent.body.id}`);
+          return r.body?.channel === 'telegram' && r.body.status === 'SENT' ? r.body : false;
+        },
+        30_000,
+        'the message carried by Telegram after no receipt on WhatsApp',
+        100,
+      );
+      expect(report.attempts.map((a: Json) => [a.channel, a.status, a.failure?.code ?? null])).toEqual([
+        ['whatsapp', 'FAILED', 'no_receipt'],
+        ['telegram', 'SENT', null],
+      ]);
+    } finally {
+      await fetch(`${platform.urls.sandbox}/_sandbox/whatsapp/faults`, { method: 'DELETE' });
+    }
   });
 });

@@ -260,6 +260,14 @@ export class ApiConfig extends PublicApiConfig {
   @Validate(ConsentCheckInProductionConstraint)
   CONSENT_CHECK: 'on' | 'off' = 'on';
 
+  /**
+   * A failover attempt with a channel still to try that has no final status this long after its
+   * acceptance fails as `no_receipt` and the next channel gets the message (docs/failover.md).
+   */
+  @IsInt()
+  @Min(1)
+  FAILOVER_RECEIPT_SECONDS: number = 600;
+
   get messagePrices(): Record<MessageCategory, number> {
     return JSON.parse(this.MESSAGE_PRICES) as Record<MessageCategory, number>;
   }
