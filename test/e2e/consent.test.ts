@@ -28,19 +28,30 @@ describe('consent and failover across channels', () => {
   let bot: { id: number; token: string };
   const endpoint = new Endpoint();
 
-  const http = async (base: string, auth: string, method: string, path: string, body?: unknown) => {
+  const http = async (
+    base: string,
+    auth: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: auth,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json };
   };
   const api = (method: string, path: string, body?: unknown) =>
     http(`${platform.urls.api}/api/v1`, user.auth, method, path, body);
-  const gateway = (method: string, path: string, body?: unknown) =>
-    http(platform.urls.gateway, `Bearer ${token}`, method, path, body);
+  const gateway = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    http(platform.urls.gateway, `Bearer ${token}`, method, path, body, headers);
   const sandbox = async (path: string, body: unknown) => {
     const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
       method: 'POST',
@@ -127,7 +138,7 @@ describe('consent and failover across channels', () => {
     await endpoint.open();
     const sub = await api('POST', '/subscriptions', {
       url: endpoint.url(),
-      events: ['contact.opted_out', 'contact.opted_in'],
+      events: ['contact.opted_out', 'contact.opted_in', 'message.sent', 'message.failed'],
     });
     expect(sub.status).toBe(201);
     endpoint.secret = sub.body.secret as string;
@@ -206,12 +217,8 @@ describe('consent and failover across channels', () => {
     });
     expect(contact.status).toBe(201);
     const before = await balance();
-    const sent = await gateway('POST', '/v1/messages', {
-      contact: 'ext:fo-1',
-      channels: ['whatsapp', 'telegram'],
-      template: 'notice',
-      params: ['Ann'],
-    });
+    const request = { contact: 'ext:fo-1', channels: ['whatsapp', 'telegram'], template: 'notice', params: ['Ann'] };
+    const sent = await gateway('POST', '/v1/messages', request, { 'Idempotency-Key': 'fo-1-once' });
     expect(sent.status).toBe(202);
     const report = await waitFor(
       async () => {
@@ -237,6 +244,25 @@ describe('consent and failover across channels', () => {
       await fetch(`${platform.urls.sandbox}/_sandbox/telegram/calls?bot_id=${bot.id}`)
     ).json()) as Json[];
     expect(calls.filter((c) => c.outcome === 'accepted' && String(c.params.chat_id) === '313131')).toHaveLength(1);
+    // The Idempotency-Key covers the whole: the same message id, nothing sent again.
+    const again = await gateway('POST', '/v1/messages', request, { 'Idempotency-Key': 'fo-1-once' });
+    expect(again.body.id).toBe(sent.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // Each attempt's events reach the subscriber with its channel.
+    const failedOnWhatsApp = await waitFor(
+      () => endpoint.events.find((e) => e.type === 'message.failed' && e.data.message_id === sent.body.id) ?? false,
+      10_000,
+      'the WhatsApp attempt failed at the subscriber',
+    );
+    expect(failedOnWhatsApp).toMatchObject({ channel: 'whatsapp', data: { error: { code: '131026' } } });
+    await waitFor(
+      () =>
+        endpoint.events.some(
+          (e) => e.type === 'message.sent' && e.channel === 'telegram' && e.data.recipient === '313131',
+        ),
+      10_000,
+      'the Telegram attempt sent at the subscriber',
+    );
     // The list shows the message once, under its one id.
     const listed = await gateway('GET', '/v1/messages?limit=100');
     const ids = (listed.body.data as Json[]).map((m) => m.id);
