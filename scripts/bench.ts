@@ -4,6 +4,7 @@
 import { cpus, totalmem } from 'node:os';
 import { Bench, BenchFigure, report } from './bench/report';
 import { consumerBench } from './bench/consumer.bench';
+import { contactsBench } from './bench/contacts.bench';
 import { e2eBench } from './bench/e2e.bench';
 import { hostileInputBench } from './bench/hostile-input.bench';
 import { pixelBench } from './bench/pixel.bench';
@@ -23,6 +24,7 @@ const BENCHES: Record<string, Bench> = {
   usage: usageBench,
   pixel: pixelBench,
   transactions: transactionsBench,
+  contacts: contactsBench,
 };
 
 async function main(): Promise<void> {

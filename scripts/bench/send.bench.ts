@@ -39,14 +39,14 @@ function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function withDatabase(url: string, db: string): string {
+export function withDatabase(url: string, db: string): string {
   const u = new URL(url);
   u.pathname = `/${db}`;
   return u.toString();
 }
 
 /** The peak resident set of a process so far (VmHWM), in MiB. */
-function peakRssMiB(pid: number): number {
+export function peakRssMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
@@ -65,7 +65,7 @@ async function waitReady(url: string, child: ChildProcess, stderr: () => string)
   throw new Error(`server not ready at ${url}: ${stderr().slice(-2000)}`);
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
@@ -75,7 +75,7 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /** `CONNECTIONS` keep-alive connections, each sending one request after another for `seconds`. */
-function load(url: string, auth: string, seconds: number, body: (i: number) => string): Promise<LoadResult> {
+export function load(url: string, auth: string, seconds: number, body: (i: number) => string): Promise<LoadResult> {
   const path = new URL(url).pathname;
   return httpLoad(url, {
     connections: CONNECTIONS,
@@ -239,7 +239,7 @@ async function seedDay(f: Fixture, app: Sender): Promise<void> {
 }
 
 /** Compiles the services as `pnpm build` does (without its type check), unless dist is current. */
-function build(): void {
+export function build(): void {
   process.stderr.write('building dist/ (swc)\n');
   execFileSync(
     join(REPO_ROOT, 'node_modules', '.bin', 'swc'),
@@ -248,9 +248,15 @@ function build(): void {
   );
 }
 
-/** The api as deploy/Dockerfile runs it. */
-async function startApi(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const main = join(REPO_ROOT, 'dist', 'apps', 'api', 'src', 'main.js');
+/**
+ * A service as deploy/Dockerfile runs it (built, with the services' Node flags), on free ports,
+ * ready once its admin listener answers `/readyz`.
+ */
+export async function startBuilt(
+  service: 'api' | 'gateway',
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number }> {
+  const main = join(REPO_ROOT, 'dist', 'apps', service, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} missing after the build`);
   const port = await freePort();
   const adminPort = await freePort();
@@ -263,22 +269,30 @@ async function startApi(f: Fixture, natsUrl: string): Promise<{ child: ChildProc
       env: {
         ...process.env,
         NODE_ENV: 'development',
-        DATABASE_URL: f.databaseUrl,
-        NATS_URL: natsUrl,
-        NATS_PREFIX: f.prefix,
-        API_PORT: String(port),
+        [service === 'api' ? 'API_PORT' : 'GATEWAY_PORT']: String(port),
         ADMIN_PORT: String(adminPort),
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_SECOND: '1000000',
         RATE_LIMIT_BURST: '1000000',
         HOUSEKEEPING_INTERVAL_MS: '0',
         TEMPLATE_SYNC_INTERVAL_MS: '0',
+        ...env,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
   await waitReady(`http://127.0.0.1:${adminPort}/readyz`, child, () => stderr);
+  return { child, port };
+}
+
+/** The api as deploy/Dockerfile runs it. */
+async function startApi(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const { child, port } = await startBuilt('api', {
+    DATABASE_URL: f.databaseUrl,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: f.prefix,
+  });
   return { child, url: `http://127.0.0.1:${port}/api/v1/wa/apps` };
 }
 

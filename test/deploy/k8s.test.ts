@@ -49,7 +49,7 @@ function validate(objects: K8sObject[]): { kind: string; name: string; error: st
 
 /** The secret keys each workload may read, and its NATS user: nothing more. */
 const SECRET_KEYS: Record<string, { nats?: NatsServiceUser; keys: string[] }> = {
-  api: { nats: 'api', keys: ['DATABASE_URL', 'ONBOARDING_SECRET'] },
+  api: { nats: 'api', keys: ['DATABASE_URL', 'ONBOARDING_SECRET', 'CONSENT_ADDRESS_SECRET'] },
   gateway: {
     nats: 'gateway',
     keys: [

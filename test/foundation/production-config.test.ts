@@ -75,10 +75,16 @@ describe('production refuses sandbox secrets and the sandbox itself', () => {
     expect(stderr).toContain('WHATSAPP_ACCESS_TOKEN: must be set explicitly in production');
   });
 
-  it('the api stops without its onboarding secret, and refuses sandbox onboarding', async () => {
-    const { code, stderr } = await run('api', { NODE_ENV: 'production', WHATSAPP_MODE: 'sandbox' });
+  it('the api stops without its onboarding and consent secrets, and refuses sandbox onboarding and an unchecked send path', async () => {
+    const { code, stderr } = await run('api', {
+      NODE_ENV: 'production',
+      WHATSAPP_MODE: 'sandbox',
+      CONSENT_CHECK: 'off',
+    });
     expect(code).toBe(EX_CONFIG);
     expect(stderr).toContain('ONBOARDING_SECRET: must be set explicitly in production');
+    expect(stderr).toContain('CONSENT_ADDRESS_SECRET: must be set explicitly in production');
+    expect(stderr).toContain('CONSENT_CHECK must not be off in production');
     expect(stderr).toContain('WHATSAPP_MODE must not be sandbox in production');
   });
 

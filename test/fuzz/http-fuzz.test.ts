@@ -344,6 +344,12 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
               params: fc.oneof(fc.array(hostileString, { maxLength: 4 }), hostileValue),
               language: fc.oneof(fc.constant('en'), hostileValue),
               media_url: hostileValue,
+              contact: fc.oneof(fc.constant('ext:nobody'), hostileValue),
+              channels: fc.oneof(
+                fc.constant(['whatsapp', 'telegram']),
+                fc.array(hostileValue, { maxLength: 4 }),
+                hostileValue,
+              ),
             },
             { requiredKeys: [] },
           ),
@@ -371,6 +377,102 @@ describe('HTTP fuzzing: bad input never costs a 5xx, a slow or huge answer, or r
             { method: 'GET', url: `${gateway}/v1/messages/${encodeURIComponent(clean(id))}`, headers, body: undefined },
             null,
           );
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    "the gateway's contacts and consent: hostile bodies, queries and references with a valid account token",
+    async () => {
+      const gateway = platform.urls.gateway;
+      const headers = { authorization: `Bearer ${accountToken}`, 'content-type': 'application/json' };
+      const clean = (v: string) => v.replace(/[\ud800-\udfff]/g, '');
+      const contact = fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.record(
+            {
+              external_id: hostileValue,
+              name: hostileValue,
+              identities: fc.oneof(
+                fc.record({ whatsapp: hostileValue, telegram: hostileValue, max: hostileValue }, { requiredKeys: [] }),
+                hostileValue,
+              ),
+              time_zone: fc.oneof(fc.constant('Europe/Moscow'), hostileValue),
+              language: hostileValue,
+              attributes: fc.oneof(fc.dictionary(hostileString, hostileValue, { maxKeys: 5 }), hostileValue),
+              lists: fc.oneof(fc.array(hostileString, { maxLength: 4 }), hostileValue),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        { weight: 1, arbitrary: hostileValue },
+      );
+      const created = await fetch(`${gateway}/v1/contacts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ identities: { telegram: '123456' } }),
+      });
+      expect(created.status).toBe(201);
+      const id = ((await created.json()) as { id: string }).id;
+      await fc.assert(
+        fc.asyncProperty(contact, contact, hostileValue, async (payload, patch, consent) => {
+          await check(
+            { method: 'POST', url: `${gateway}/v1/contacts`, headers, body: JSON.stringify(payload) ?? 'null' },
+            null,
+          );
+          await check(
+            { method: 'PATCH', url: `${gateway}/v1/contacts/${id}`, headers, body: JSON.stringify(patch) ?? 'null' },
+            null,
+          );
+          await check(
+            {
+              method: 'PUT',
+              url: `${gateway}/v1/contacts/${id}/consent`,
+              headers,
+              body: JSON.stringify(consent) ?? 'null',
+            },
+            null,
+          );
+          await check(
+            { method: 'PUT', url: `${gateway}/v1/consent/settings`, headers, body: JSON.stringify(consent) ?? 'null' },
+            null,
+          );
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          hostileString,
+          fc.constantFrom('text/csv', 'application/x-ndjson', 'application/json', 'text/plain'),
+          hostileString,
+          async (file, type, id) => {
+            const body = clean(file);
+            const upload = { ...headers, 'content-type': type };
+            await check({ method: 'POST', url: `${gateway}/v1/contacts/imports`, headers: upload, body }, null);
+            const path = `/v1/contacts/imports/${encodeURIComponent(clean(id))}?after_row=${encodeURIComponent(clean(id))}`;
+            await check({ method: 'GET', url: `${gateway}${path}`, headers, body: undefined }, null);
+          },
+        ),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+      const query = fc.dictionary(fc.constantFrom('list', 'q', 'channel', 'cursor', 'limit', 'other'), hostileString, {
+        maxKeys: 4,
+      });
+      await fc.assert(
+        fc.asyncProperty(query, hostileString, async (q, ref) => {
+          const search = new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, clean(v)]));
+          await check({ method: 'GET', url: `${gateway}/v1/contacts?${search}`, headers, body: undefined }, null);
+          const csv = { ...headers, accept: 'text/csv' };
+          await check({ method: 'GET', url: `${gateway}/v1/contacts?${search}`, headers: csv, body: undefined }, null);
+          for (const path of [
+            `/v1/contacts/${encodeURIComponent(clean(ref))}`,
+            `/v1/contacts/ext:${encodeURIComponent(clean(ref))}/consent`,
+          ]) {
+            await check({ method: 'GET', url: `${gateway}${path}`, headers, body: undefined }, null);
+          }
         }),
         { numRuns: RUNS, endOnFailure: true },
       );

@@ -123,6 +123,18 @@ export class NoSandboxInProductionConstraint implements ValidatorConstraintInter
   }
 }
 
+/** Consent is always enforced in production. */
+@ValidatorConstraint({ name: 'consentCheckInProduction' })
+export class ConsentCheckInProductionConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return !(value === 'off' && (args.object as ApiConfig).NODE_ENV === 'production');
+  }
+
+  defaultMessage(): string {
+    return 'CONSENT_CHECK must not be off in production';
+  }
+}
+
 export class ApiConfig extends PublicApiConfig {
   @IsInt()
   @Min(1)
@@ -255,6 +267,34 @@ export class ApiConfig extends PublicApiConfig {
   @Min(1)
   RECEIPT_TIMEOUT_MINUTES: number = 1440;
 
+  /**
+   * Keys the hash under which consent keeps channel addresses (docs/consent.md): an opt-out stays
+   * after its contact is erased, without the address. Required in production and never changed
+   * afterwards (a new key forgets every recorded consent); development and tests derive one from
+   * the database URL.
+   */
+  @Secret()
+  @ValidateIf((c: ApiConfig) => c.NODE_ENV === 'production' || c.CONSENT_ADDRESS_SECRET !== undefined)
+  @IsString()
+  @MinLength(32, { message: 'CONSENT_ADDRESS_SECRET must be at least 32 characters' })
+  CONSENT_ADDRESS_SECRET?: string;
+
+  /**
+   * `off` skips the consent check on sends: only for measuring what the check costs
+   * (`pnpm bench contacts`); refused in production.
+   */
+  @IsIn(['on', 'off'])
+  @Validate(ConsentCheckInProductionConstraint)
+  CONSENT_CHECK: 'on' | 'off' = 'on';
+
+  /**
+   * A failover attempt with a channel still to try that has no final status this long after its
+   * acceptance fails as `no_receipt` and the next channel gets the message (docs/failover.md).
+   */
+  @IsInt()
+  @Min(1)
+  FAILOVER_RECEIPT_SECONDS: number = 600;
+
   get messagePrices(): Record<MessageCategory, number> {
     return completePriceTable(JSON.parse(this.MESSAGE_PRICES) as Record<string, number>);
   }
@@ -269,6 +309,12 @@ export class ApiConfig extends PublicApiConfig {
 
   get whatsappMode(): WhatsAppMode {
     return this.WHATSAPP_MODE ?? (this.isProduction ? 'cloud' : 'sandbox');
+  }
+
+  get consentAddressSecret(): string {
+    return (
+      this.CONSENT_ADDRESS_SECRET ?? createHash('sha256').update(`consent-address:${this.DATABASE_URL}`).digest('hex')
+    );
   }
 
   get onboardingSecret(): string {

@@ -7,6 +7,7 @@ import { ChannelStatusModule, channelsReadiness } from './channel-status/channel
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
+import { ContactsModule } from './contacts/contacts.module';
 import { CourseModule } from './course/course.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -35,6 +36,7 @@ export class GatewayModule {
         ChannelTemplatesModule,
         SignupModule,
         CourseModule,
+        ContactsModule,
       ],
     };
   }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import {
   PublicApiConfig,
@@ -9,6 +11,22 @@ import {
 } from '@app/config';
 
 export class GatewayConfig extends PublicApiConfig {
+  /** Where an uploaded contact import is kept while it is read (a local disk; deleted when done). */
+  @IsString()
+  @MinLength(1)
+  CONTACT_IMPORTS_DIR: string = join(tmpdir(), 'contact-imports');
+
+  /** Largest contact import file in bytes (a larger upload: 413). */
+  @IsInt()
+  @Min(1024)
+  CONTACT_IMPORT_MAX_BYTES: number = 1024 * 1024 * 1024;
+
+  /** Most rows of one contact import. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  CONTACT_IMPORT_MAX_ROWS: number = 1_000_000;
+
   @IsInt()
   @Min(1)
   @Max(65535)

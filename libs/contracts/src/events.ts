@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   'template.updated',
   'app.updated',
   'endpoint.disabled',
+  'contact.opted_out',
+  'contact.opted_in',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

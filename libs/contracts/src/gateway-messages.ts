@@ -43,6 +43,27 @@ export interface GatewaySendRequest {
   sender?: { connection_id: string; credential: string };
   /** An Idempotency-Key given with the request, with the request's hash. */
   idempotency?: { key: string; hash: string } | null;
+  /**
+   * A send to a contact over several channels (docs/failover.md): each channel to try, in order,
+   * with the contact's address there and its sender; `channel`, `to` and `sender` are the first.
+   */
+  route?: FailoverStep[];
+}
+
+/** One channel of a failover route. */
+export interface FailoverStep {
+  channel: GatewaySendChannel;
+  to: string;
+  sender?: { connection_id: string; credential: string };
+}
+
+/** One attempt of a message sent over a failover route, as its report shows it. */
+export interface MessageAttempt {
+  channel: string;
+  status: MessageStatus;
+  failure: { code: string | null; reason: string | null } | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface GatewaySendResult {
@@ -74,6 +95,8 @@ export interface MessageReport {
   updated_at: number;
   failure: { code: string | null; reason: string | null } | null;
   timeline: { status: string; timestamp: number }[];
+  /** A send over a failover route: every attempt in order; `channel` is the one that carried it. */
+  attempts?: MessageAttempt[];
 }
 
 export interface GetMessageReportRequest {

@@ -12,3 +12,4 @@ export * from './gateway-messages';
 export * from './usage';
 export * from './sandbox';
 export * from './retry-after';
+export * from './consent';

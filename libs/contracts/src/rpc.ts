@@ -19,6 +19,18 @@ import {
 } from './gateway-messages';
 import type { GetUsageRequest, UsageReport } from './usage';
 import {
+  ApplyConsentRequest,
+  ApplyConsentResult,
+  CONSENT_RPC,
+  ConsentHistoryRequest,
+  ConsentHistoryResult,
+  ConsentSettings,
+  GetConsentSettingsRequest,
+  ReadConsentRequest,
+  ReadConsentResult,
+  UpdateConsentSettingsRequest,
+} from './consent';
+import {
   AttemptView,
   CreatedSubscriptionView,
   CreateSubscriptionRequest,
@@ -61,6 +73,8 @@ export interface RpcProblem {
   detail?: string;
   code?: string;
   errors?: { field: string; message: string }[];
+  /** The problem's other members (a consent refusal's channel, purpose and since), answered as they are. */
+  extensions?: Record<string, unknown>;
   /** Seconds the caller should wait before retrying (a 429 or 503 refusal). */
   retry_after?: number;
 }
@@ -84,6 +98,11 @@ export interface RpcMethods {
   [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };
   [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };
   [GATEWAY_MESSAGES_RPC.readTarget]: { request: ReadTargetRequest; result: ReadTargetResult };
+  [CONSENT_RPC.apply]: { request: ApplyConsentRequest; result: ApplyConsentResult };
+  [CONSENT_RPC.read]: { request: ReadConsentRequest; result: ReadConsentResult };
+  [CONSENT_RPC.history]: { request: ConsentHistoryRequest; result: ConsentHistoryResult };
+  [CONSENT_RPC.settings]: { request: GetConsentSettingsRequest; result: ConsentSettings };
+  [CONSENT_RPC.updateSettings]: { request: UpdateConsentSettingsRequest; result: ConsentSettings };
   [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
   [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
   [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };

@@ -1,5 +1,6 @@
 import {
   APPS_RPC,
+  CONSENT_RPC,
   GATEWAY_MESSAGES_RPC,
   Channel,
   CHANNELS,
@@ -36,8 +37,16 @@ export type NatsServiceUser = 'api' | 'gateway' | 'webhooks' | 'queue' | `queue_
 /** The event types each service publishes to the EVENTS stream. */
 const EVENT_PUBLISHERS: Record<'api' | 'gateway' | 'webhooks' | 'queue', readonly EventType[]> = {
   // message.failed: the receipt reconciler ends messages that never got a final status;
-  // template.updated: the template sync found a category the channel changed without a callback.
-  api: ['app.updated', 'template.status_changed', 'template.updated', 'message.failed'],
+  // template.updated: the template sync found a category the channel changed without a callback;
+  // contact.*: consent changes the api records (keywords, channel signals, the consent API).
+  api: [
+    'app.updated',
+    'template.status_changed',
+    'template.updated',
+    'message.failed',
+    'contact.opted_out',
+    'contact.opted_in',
+  ],
   // Every message status and inbound message comes in through the gateway's channel callbacks.
   gateway: [...EVENT_TYPES.filter((e) => e.startsWith('message.')), 'template.status_changed', 'template.updated'],
   queue: ['message.sent', 'message.delivered', 'message.failed'],
@@ -125,7 +134,11 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, SUBSCRIPTIONS_RPC),
           ...rpcSubjects(t, WHATSAPP_RPC),
         ],
-        subscribe: [...rpcSubjects(t, APPS_RPC), ...rpcSubjects(t, GATEWAY_MESSAGES_RPC)],
+        subscribe: [
+          ...rpcSubjects(t, APPS_RPC),
+          ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
+          ...rpcSubjects(t, CONSENT_RPC),
+        ],
       },
       eventConsumerRights(t, 'api'),
     ),
@@ -136,6 +149,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...t.streamSubjects('inbound'),
           ...rpcSubjects(t, APPS_RPC),
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
+          ...rpcSubjects(t, CONSENT_RPC),
         ],
         // The relay listens on its stream's subjects only to wake up when a callback arrives.
         subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...t.streamSubjects('inbound')],

@@ -91,7 +91,7 @@ export function toProblem(err: unknown): ProblemError {
       p.slug,
       p.title,
       p.detail,
-      p.errors ? { errors: p.errors } : {},
+      { ...(p.extensions ?? {}), ...(p.errors ? { errors: p.errors } : {}) },
       p.retry_after !== undefined
         ? { 'Retry-After': String(p.retry_after) }
         : p.status === 503
@@ -126,7 +126,7 @@ export function toProblem(err: unknown): ProblemError {
 /** A ProblemError as request/reply data, for a responder to answer with (see rpcAnswer). */
 export function rpcProblemOf(err: unknown): RpcProblem | undefined {
   if (!(err instanceof ProblemError)) return undefined;
-  const errors = err.extensions.errors as FieldError[] | undefined;
+  const { errors, ...extensions } = err.extensions as { errors?: FieldError[] } & Record<string, unknown>;
   const retryAfter = Number(err.headers['Retry-After']);
   return {
     status: err.status,
@@ -134,6 +134,7 @@ export function rpcProblemOf(err: unknown): RpcProblem | undefined {
     title: err.title,
     ...(err.detail ? { detail: err.detail } : {}),
     ...(errors ? { errors } : {}),
+    ...(Object.keys(extensions).length ? { extensions } : {}),
     ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retry_after: retryAfter } : {}),
   };
 }

@@ -21,6 +21,8 @@ import { GatewayMessages1763970000000 } from './migrations/1763970000000-Gateway
 import { AppSignals1764000000001 } from './migrations/1764000000001-AppSignals';
 import { UsageHourly1764000000003 } from './migrations/1764000000003-UsageHourly';
 import { BilledPricing1764100000005 } from './migrations/1764100000005-BilledPricing';
+import { Consent1764300000000 } from './migrations/1764300000000-Consent';
+import { FailoverAttempts1764300000002 } from './migrations/1764300000002-FailoverAttempts';
 
 /** The api's schema: its entities and migrations, in order. */
 export const apiSchema: SchemaDefinition = {
@@ -50,5 +52,7 @@ export const apiSchema: SchemaDefinition = {
     AppSignals1764000000001,
     UsageHourly1764000000003,
     BilledPricing1764100000005,
+    Consent1764300000000,
+    FailoverAttempts1764300000002,
   ],
 };

@@ -8,10 +8,12 @@ import {
   ListMessageReportsResult,
   ReadTargetRequest,
   ReadTargetResult,
-  OutboundMessage,
+  MessageReport,
 } from '@app/contracts';
 import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { FailoverService, RouteAttempt } from './failover.service';
+import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
 import { chooseTemplate, renderTemplate, resolveTemplate, templateSendOf } from './template-message';
@@ -41,6 +43,7 @@ export class GatewaySendsService {
     private readonly sends: MessagesService,
     private readonly messages: MessagesRepository,
     private readonly idempotency: IdempotencyService,
+    private readonly failover: FailoverService,
   ) {}
 
   async send(req: GatewaySendRequest): Promise<GatewaySendResult> {
@@ -72,38 +75,58 @@ export class GatewaySendsService {
     if (Array.isArray(request)) throw refused(request);
     const resolved = resolveTemplate(chosen, request, { requested: false, supported: false });
     if (Array.isArray(resolved)) throw refused(resolved);
-    const bot = req.channel !== 'whatsapp';
-    if (bot && !req.sender) {
-      throw new UnprocessableProblem(
-        'not-connected',
-        'Channel not connected',
-        `No ${req.channel} bot sends for this account.`,
+    const attempt = (step: {
+      channel: GatewaySendRequest['channel'];
+      to: string;
+      sender?: GatewaySendRequest['sender'];
+    }): RouteAttempt => {
+      const bot = step.channel !== 'whatsapp';
+      if (bot && !step.sender) {
+        throw new UnprocessableProblem(
+          'not-connected',
+          'Channel not connected',
+          `No ${step.channel} bot sends for this account.`,
+        );
+      }
+      const content = bot
+        ? { ...resolved.content, rendered: renderTemplate(chosen, resolved.content) }
+        : resolved.content;
+      return {
+        channel: step.channel,
+        appId: bot ? null : app.id,
+        sender: bot
+          ? { connection_id: step.sender!.connection_id, credential: step.sender!.credential }
+          : { connection_id: app.phoneNumberId as string, waba_id: app.wabaId },
+        recipient: step.to,
+        prepared: { category: resolved.category, content: { template: content }, templateId: chosen.id },
+      };
+    };
+    if (req.route && req.route.length > 1) {
+      return this.failover.accept(
+        { userId: req.user_id, accountId: req.account_id, idempotency },
+        req.route.map(attempt),
       );
     }
-    const content = bot
-      ? { ...resolved.content, rendered: renderTemplate(chosen, resolved.content) }
-      : resolved.content;
-    const sender: OutboundMessage['sender'] = bot
-      ? { connection_id: req.sender!.connection_id, credential: req.sender!.credential }
-      : { connection_id: app.phoneNumberId as string, waba_id: app.wabaId };
+    const only = attempt(req);
     return this.sends.enqueue({
       userId: req.user_id,
       accountId: req.account_id,
-      channel: req.channel,
-      app: bot ? null : app,
-      sender,
-      recipient: req.to,
+      channel: only.channel,
+      app: only.appId === null ? null : app,
+      sender: only.sender,
+      recipient: only.recipient,
       kind: 'TEMPLATE',
-      prepared: { category: resolved.category, content: { template: content }, templateId: chosen.id },
+      prepared: only.prepared,
       idempotency,
     });
   }
 
   async get(req: GetMessageReportRequest): Promise<GetMessageReportResult> {
-    const message = typeof req.id === 'string' && req.id.length <= 64 ? await this.messages.findById(req.id) : null;
+    const id = typeof req.id === 'string' && req.id.length <= 64 ? await this.failover.messageIdOf(req.id) : null;
+    const message = id ? await this.messages.findById(id) : null;
     if (!message || message.accountId === null) return { found: false, other_account: false };
     if (message.accountId !== req.account_id) return { found: false, other_account: true };
-    return { found: true, report: await this.sends.report(message) };
+    return { found: true, report: await this.reportOf(message) };
   }
 
   /** A gateway message's owner and status, for a tracking pixel open (the token proved the id). */
@@ -122,6 +145,11 @@ export class GatewaySendsService {
     };
   }
 
+  /** The one report of a message, with its attempts when it was sent over a failover route. */
+  private async reportOf(message: MessageEntity): Promise<MessageReport> {
+    return this.failover.withAttempts(await this.sends.report(message), (m) => this.sends.report(m));
+  }
+
   async list(req: ListMessageReportsRequest): Promise<ListMessageReportsResult> {
     const limit = Math.min(Math.max(1, Math.floor(req.limit) || 50), 100);
     const rows = await this.messages.listForAccount(
@@ -137,7 +165,7 @@ export class GatewaySendsService {
     );
     const page = rows.slice(0, limit);
     return {
-      data: await Promise.all(page.map((m) => this.sends.report(m))),
+      data: await Promise.all(page.map((m) => this.reportOf(m))),
       next_cursor: rows.length > limit ? page[page.length - 1].id : null,
     };
   }

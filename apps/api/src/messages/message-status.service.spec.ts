@@ -3,6 +3,7 @@ import { EventEnvelope, EventType } from '@app/contracts';
 import { BillingService, CaptureRequest } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
+import { FailoverService } from './failover.service';
 import { MessageEntity } from './message.entity';
 import { MessageStatusService, UNMATCHED_RETRY_SECONDS } from './message-status.service';
 import { MessagesRepository } from './messages.repository';
@@ -50,6 +51,7 @@ function setup(
     new EventHandlersRegistry(),
     ownership as unknown as CallbackOwnership,
     clock as Clock,
+    { afterFailures: jest.fn(), afterCarried: jest.fn() } as unknown as FailoverService,
   );
   /** The steps applied and the holds settled, across every transaction. */
   const applied = () => messages.advanceMany.mock.calls.flatMap(([, , steps]) => steps as Record<string, unknown>[]);

@@ -13,6 +13,7 @@ import {
 import { BillingService, CaptureRequest, fromUnits } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
+import { FailoverService } from './failover.service';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository, StatusStep, stepKey } from './messages.repository';
 import { observeMessageStatus } from './message.metrics';
@@ -76,6 +77,7 @@ export class MessageStatusService implements OnModuleInit {
     private readonly registry: EventHandlersRegistry,
     private readonly ownership: CallbackOwnership,
     private readonly clock: Clock,
+    private readonly failover: FailoverService,
   ) {}
 
   onModuleInit(): void {
@@ -182,9 +184,15 @@ export class MessageStatusService implements OnModuleInit {
       await this.messages.advanceMany(em, current, steps);
       return { recorded: timeline, settled: money };
     });
+    const failed: { message: MessageEntity; code: string | null }[] = [];
     for (const s of steps) {
-      if (recorded.delete(stepKey(s))) observeMessageStatus(s.message, s.status, s.failure?.code);
+      if (!recorded.delete(stepKey(s))) continue;
+      observeMessageStatus(s.message, s.status, s.failure?.code);
+      if (s.status === 'FAILED') failed.push({ message: s.message, code: s.failure?.code ?? null });
     }
+    // A send over a failover route moves on to its next channel, or keeps nothing more to try.
+    await this.failover.afterFailures(failed);
+    await this.failover.afterCarried([...settled.captured.keys()]);
     for (const [id, c] of settled.captured) {
       this.logger.log(
         {

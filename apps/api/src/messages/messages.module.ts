@@ -11,11 +11,14 @@ import { UsageModule } from '../usage/usage.module';
 import { CallbackOwnership } from './callback-ownership';
 import { GatewayMessagesRpcController } from './gateway-messages.rpc.controller';
 import { GatewaySendsService } from './gateway-sends';
+import { FailoverService } from './failover.service';
+import { FailoverRepository } from './failover.repository';
 import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
-import { Outbox, OutboxRepository, StreamPublisher } from './outbox';
+import { OutboxModule } from './outbox.module';
+import { ConsentModule } from '../consent/consent.module';
 import { ReceiptReconciler } from './receipt-reconciler';
 import { SendTransaction } from './send-transaction';
 import { TierWindowRepository } from './tier-window';
@@ -31,19 +34,20 @@ import { TierWindowRepository } from './tier-window';
     ConversationsModule,
     IdempotencyModule,
     UsageModule,
+    OutboxModule,
+    ConsentModule,
   ],
   controllers: [MessagesController, GatewayMessagesRpcController],
   providers: [
     Clock,
     MessagesRepository,
     TierWindowRepository,
-    OutboxRepository,
-    StreamPublisher,
-    Outbox,
     SendTransaction,
     MessagesService,
     GatewaySendsService,
     MessageStatusService,
+    FailoverService,
+    FailoverRepository,
     CallbackOwnership,
     ReceiptReconciler,
   ],

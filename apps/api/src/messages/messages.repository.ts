@@ -139,22 +139,32 @@ export class MessagesRepository {
   }
 
   /** Messages accepted before `before` that have no final status yet, locked for this transaction. */
-  claimUnsettled(em: EntityManager, before: Date, limit: number): Promise<MessageEntity[]> {
-    return (
-      em
-        .getRepository(MessageEntity)
-        .createQueryBuilder('m')
-        // SENT is final on channels without receipts.
-        .where(
-          `(m.status = 'QUEUED' OR (m.status = 'SENT' AND m.channel <> ALL(:receiptless))) AND m.created_at < :before`,
-          { before, receiptless: [...RECEIPTLESS_CHANNELS] },
-        )
-        .orderBy('m.created_at', 'ASC')
-        .limit(limit)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany()
-    );
+  claimUnsettled(
+    em: EntityManager,
+    before: Date,
+    limit: number,
+    onlyWithNextChannel = false,
+  ): Promise<MessageEntity[]> {
+    const q = em
+      .getRepository(MessageEntity)
+      .createQueryBuilder('m')
+      // SENT is final on channels without receipts.
+      .where(
+        `(m.status = 'QUEUED' OR (m.status = 'SENT' AND m.channel <> ALL(:receiptless))) AND m.created_at < :before`,
+        { before, receiptless: [...RECEIPTLESS_CHANNELS] },
+      );
+    // Attempts of a failover route with a channel still to try (docs/failover.md).
+    if (onlyWithNextChannel) {
+      q.andWhere(
+        `EXISTS (SELECT 1 FROM message_attempts a JOIN failover_steps s ON s.parent_id = a.parent_id WHERE a.message_id = m.id)`,
+      );
+    }
+    return q
+      .orderBy('m.created_at', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
   }
 
   findById(id: string): Promise<MessageEntity | null> {
@@ -357,6 +367,8 @@ export class MessagesRepository {
     if (filter.from) q.andWhere('m.created_at >= :from', { from: filter.from });
     if (filter.to) q.andWhere('m.created_at < :to', { to: filter.to });
     if (afterId) q.andWhere('m.id < :afterId', { afterId });
+    // A failover route's later attempts are shown in their message's report, not as messages.
+    q.andWhere('NOT EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.parent_id <> m.id)');
     return q.orderBy('m.id', 'DESC').limit(limit).getMany();
   }
 

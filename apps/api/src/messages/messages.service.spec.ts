@@ -4,6 +4,7 @@ import { AppEntity } from '../wa-apps/app.entity';
 import { WaAppsService } from '../wa-apps/wa-apps.service';
 import { BillingService } from '../billing/billing.service';
 import { MessagePrices } from '../billing/message-prices';
+import { ConsentService } from '../consent/consent.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
@@ -72,6 +73,7 @@ function setup(
     billing as unknown as BillingService,
     { priceOf: () => 0.02 } as unknown as MessagePrices,
     { isOpen: jest.fn().mockResolvedValue(false) } as unknown as ConversationsService,
+    { check: jest.fn().mockResolvedValue(undefined) } as unknown as ConsentService,
     new Topology('t'),
     {
       nowMs: () => 1_800_000_000_000,

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import {
   Channel,
   MessageCategory,
@@ -28,6 +29,7 @@ import { BillingService } from '../billing/billing.service';
 import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
+import { ConsentService } from '../consent/consent.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
@@ -62,6 +64,7 @@ export class MessagesService {
     private readonly billing: BillingService,
     private readonly prices: MessagePrices,
     private readonly windows: ConversationsService,
+    private readonly consent: ConsentService,
     private readonly topology: Topology,
     private readonly clock: Clock,
   ) {}
@@ -98,7 +101,8 @@ export class MessagesService {
   }
 
   /**
-   * The one way a send is accepted, whatever the surface: its price and lane, the app's marketing
+   * The one way a send is accepted, whatever the surface: consent (an opted-out recipient: 422
+   * recipient-opted-out, before anything is held), its price and lane, the app's marketing
    * pause (a RED quality rating or a channel restriction: 403 marketing-paused), the send transaction
    * (tier, hold, message, outbox row), then the publish to its priority stream. Resolves with the
    * message id once the stream has stored it; a publish that fails is compensated (503).
@@ -114,6 +118,8 @@ export class MessagesService {
     kind: MessageKind;
     prepared: PreparedSend;
     idempotency: { key: string; hash: string } | null;
+    /** More to write in the send's transaction once accepted, given the message id. */
+    alsoWrite?: (em: EntityManager, id: string) => Promise<void>;
   }): Promise<string> {
     const { prepared, app } = send;
     // The broker's connection is down: nothing can be stored on a stream, so say so now, before
@@ -122,6 +128,7 @@ export class MessagesService {
     if (!this.outbox.connected()) {
       throw new ServiceUnavailableProblem('The message queue is unavailable; nothing was charged. Retry later.', 2);
     }
+    await this.consent.check(send.userId, send.channel, send.recipient, prepared.category);
     const price = this.prices.priceOf(prepared.category, send.channel);
     const priority = priorityOf(prepared.category);
     const id = newMessageId();
@@ -165,6 +172,7 @@ export class MessagesService {
       },
       tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,
+      alsoWrite: send.alsoWrite && ((em) => send.alsoWrite!(em, id)),
     });
     if (!outcome.accepted) throw outcome.problem;
     try {

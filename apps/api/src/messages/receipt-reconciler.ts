@@ -5,6 +5,7 @@ import { BillingService } from '../billing/billing.service';
 import { ApiConfig } from '../config';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
+import { FailoverService } from './failover.service';
 import { Outbox, OutboxEntry, OutboxRepository } from './outbox';
 
 export const NO_RECEIPT = 'no_receipt';
@@ -36,6 +37,7 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
     private readonly outboxRows: OutboxRepository,
     private readonly topology: Topology,
     private readonly clock: Clock,
+    private readonly failover: FailoverService,
   ) {
     super('settlement', config.SETTLEMENT_INTERVAL_MS);
   }
@@ -47,22 +49,26 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
 
   protected async pass(): Promise<SettlementPass> {
     const relayed = await this.outbox.relay(this.config.OUTBOX_RELAY_AFTER_MS);
-    const expired = await this.expire();
-    if (relayed || expired) this.logger.log({ relayed, expired }, 'settlement');
+    const expired =
+      (await this.expire(this.config.RECEIPT_TIMEOUT_MINUTES * 60, false)) +
+      (await this.expire(this.config.FAILOVER_RECEIPT_SECONDS, true));
+    const resumed = await this.failover.resumeWaiting(this.config.OUTBOX_RELAY_AFTER_MS);
+    if (relayed || expired || resumed) this.logger.log({ relayed, expired, resumed }, 'settlement');
     return { relayed, expired };
   }
 
-  private async expire(): Promise<number> {
-    const before = new Date(this.clock.nowMs() - this.config.RECEIPT_TIMEOUT_MINUTES * 60_000);
+  /** Fails what has no final status `seconds` after its acceptance (only failover attempts with a next channel, or all). */
+  private async expire(seconds: number, onlyWithNextChannel: boolean): Promise<number> {
+    const before = new Date(this.clock.nowMs() - seconds * 1000);
     let total = 0;
     for (;;) {
-      const { claimed, events } = await this.messages.transaction(async (em) => {
-        const stale = await this.messages.claimUnsettled(em, before, BATCH);
+      const { claimed, events, expired } = await this.messages.transaction(async (em) => {
+        const stale = await this.messages.claimUnsettled(em, before, BATCH, onlyWithNextChannel);
         const failed: OutboxEntry[] = [];
         for (const message of stale) {
           // Not yet published: it never will be now.
           await this.outboxRows.withdraw(em, message.id);
-          const reason = `No final status within ${this.config.RECEIPT_TIMEOUT_MINUTES} minutes of acceptance`;
+          const reason = `No final status within ${seconds} seconds of acceptance`;
           // The balance before the usage row, as every statement locks them; the claimed row
           // cannot move meanwhile, so the failure always applies.
           await this.billing.release(message.id, em);
@@ -73,8 +79,10 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
           failed.push(this.failedEvent(message, reason));
         }
         await this.outboxRows.insert(em, failed);
-        return { claimed: stale.length, events: failed };
+        return { claimed: stale.length, events: failed, expired: stale };
       });
+      // A message sent over a failover route moves on to its next channel.
+      await this.failover.afterFailures(expired.map((message) => ({ message, code: NO_RECEIPT })));
       // Published now; one that fails stays in the outbox for the relay.
       await Promise.all(
         events.map((e) => this.outbox.publish(e, RECONCILER_PUBLISH_DEADLINE_MS).catch(() => undefined)),

@@ -15,6 +15,8 @@ export interface SendRecord {
   /** The app's messaging tier (unique template recipients in 24 hours); null: not counted. */
   tier: { appId: number; cap: number; label: string } | null;
   outbox: OutboxEntry;
+  /** More the send writes in its transaction once accepted (a failover route's attempts). */
+  alsoWrite?: (em: EntityManager) => Promise<void>;
 }
 
 export type SendOutcome = { accepted: true; currency: string } | { accepted: false; problem: ProblemError };
@@ -88,6 +90,7 @@ export class SendTransaction {
         );
         await this.billing.hold(em, balance, holds);
         await this.tiers.record(em, [...gates.values()]);
+        for (const s of accepted) await s.alsoWrite?.(em);
       }
       return outcomes;
     });

@@ -39,7 +39,9 @@ export class UsersController {
   })
   @ApiOkResponse({
     type: [TransactionDto],
-    headers: { Link: { description: 'The next page: `<...>; rel="next"` (absent on the last page)' } },
+    headers: {
+      Link: { description: 'The next page: `<...>; rel="next"` (absent on the last page)', schema: { type: 'string' } },
+    },
   })
   @ApiNoContentResponse({ description: 'No transactions in the period (or after the cursor)' })
   @ApiProblems(400, 403)

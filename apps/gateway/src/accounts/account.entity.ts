@@ -13,6 +13,10 @@ export class AccountEntity {
   @Column('uuid', { name: 'user_id', nullable: true })
   userId: string | null;
 
+  /** The IANA time zone of the account's contacts that name none. */
+  @Column('text', { name: 'time_zone', default: 'UTC' })
+  timeZone: string;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 }

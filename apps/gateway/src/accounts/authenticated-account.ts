@@ -6,6 +6,8 @@ export interface AuthenticatedAccount {
   name: string;
   /** The api user the account bills to; null for an account not linked to a user yet. */
   userId: string | null;
+  /** The IANA time zone of the account's contacts that name none. */
+  timeZone?: string;
 }
 
 /** Injects the authenticated account into a handler. */

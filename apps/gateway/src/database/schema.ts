@@ -6,10 +6,17 @@ import { Accounts1763700000000 } from './migrations/1763700000000-Accounts';
 import { Connections1763960000000 } from './migrations/1763960000000-Connections';
 import { RateLimits1763980000000 } from './migrations/1763980000000-RateLimits';
 import { CoursePlatform1764000000004 } from './migrations/1764000000004-CoursePlatform';
+import { Contacts1764300000001 } from './migrations/1764300000001-Contacts';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
   schema: 'gateway',
   entities: [AccountEntity, AccountTokenEntity, ConnectionEntity, RateLimitBucketEntity],
-  migrations: [Accounts1763700000000, Connections1763960000000, RateLimits1763980000000, CoursePlatform1764000000004],
+  migrations: [
+    Accounts1763700000000,
+    Connections1763960000000,
+    RateLimits1763980000000,
+    CoursePlatform1764000000004,
+    Contacts1764300000001,
+  ],
 };

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { PixelModule } from '../pixel/pixel.module';
+import { ContactsModule } from '../contacts/contacts.module';
 import { GatewayMessagesController } from './gateway-messages.controller';
 import { GatewayMessagesService } from './gateway-messages.service';
 import { GatewayUsageController } from './gateway-usage.controller';
 
 /** Sends of the account's connected channels, their delivery report and the usage report. */
 @Module({
-  imports: [AccountsModule, ConnectionsModule, PixelModule],
+  imports: [AccountsModule, ConnectionsModule, PixelModule, ContactsModule],
   controllers: [GatewayMessagesController, GatewayUsageController],
   providers: [GatewayMessagesService],
   exports: [GatewayMessagesService],

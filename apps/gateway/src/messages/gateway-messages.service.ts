@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  FailoverStep,
   GATEWAY_MESSAGES_RPC,
   GatewaySendChannel,
   GatewaySendResult,
@@ -21,6 +22,7 @@ import {
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
+import { ContactsService } from '../contacts/contacts.service';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 
 /** Who a message can go to on each channel. */
@@ -66,6 +68,7 @@ export class GatewayMessagesService {
     private readonly rpc: RpcClient,
     private readonly pixels: PixelOpensService,
     private readonly targets: TargetPolicy,
+    private readonly contacts: ContactsService,
   ) {}
 
   async send(
@@ -73,8 +76,6 @@ export class GatewayMessagesService {
     dto: SendGatewayMessageDto,
     idempotency: { key: string; hash: string } | null,
   ): Promise<GatewaySendResult> {
-    const rule = RECIPIENTS[dto.channel];
-    if (!rule.pattern.test(dto.to)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
     if (dto.media_url) {
       // A channel (or the MAX connector itself) fetches it: https, no credentials, no internal IP
       // literal; the name's addresses are checked when the media is downloaded.
@@ -82,15 +83,8 @@ export class GatewayMessagesService {
       if (!media.ok) throw new ValidationProblem([{ field: 'media_url', message: `media_url ${media.reason}` }]);
     }
     const userId = this.billedUser(account);
+    const route = await this.routeOf(account, dto);
     const whatsapp = await this.connections.liveForAccount(account.id, 'whatsapp');
-    const own = dto.channel === 'whatsapp' ? whatsapp : await this.connections.liveForAccount(account.id, dto.channel);
-    if (!own || (dto.channel !== 'whatsapp' && !own.credential)) {
-      throw new UnprocessableProblem(
-        'not-connected',
-        'Channel not connected',
-        `The account has no ${dto.channel} connection: connect one with POST /v1/connections.`,
-      );
-    }
     if (!whatsapp?.appId) {
       throw new UnprocessableProblem(
         'no-template-source',
@@ -98,19 +92,21 @@ export class GatewayMessagesService {
         'Templates come from a linked WhatsApp app: link one with POST /v1/connections {"channel":"whatsapp","app_id":…}.',
       );
     }
+    const [first] = route;
     return this.rpc.call(
       GATEWAY_MESSAGES_RPC.send,
       {
         account_id: account.id,
         user_id: userId,
-        channel: dto.channel,
-        to: dto.to,
+        channel: first.channel,
+        to: first.to,
         template_app_id: whatsapp.appId,
         template: dto.template,
         ...(dto.language ? { language: dto.language } : {}),
         params: dto.params ?? [],
         ...(dto.media_url ? { media_url: dto.media_url } : {}),
-        ...(dto.channel !== 'whatsapp' ? { sender: { connection_id: own.id, credential: own.credential! } } : {}),
+        ...(first.sender ? { sender: first.sender } : {}),
+        ...(route.length > 1 ? { route } : {}),
         idempotency,
       },
       {
@@ -118,6 +114,60 @@ export class GatewayMessagesService {
         unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
       },
     );
+  }
+
+  /**
+   * Where a send goes: `channel` and `to` as given, or, for a `contact`, each of `channels` in
+   * order on which the contact has an identity and the account a live connection (docs/failover.md).
+   */
+  private async routeOf(account: AuthenticatedAccount, dto: SendGatewayMessageDto): Promise<FailoverStep[]> {
+    if (dto.contact === undefined) {
+      const errors = [
+        ...(dto.channel === undefined
+          ? [{ field: 'channel', message: 'channel (with to) or contact is required' }]
+          : []),
+        ...(dto.to === undefined ? [{ field: 'to', message: 'to (with channel) or contact is required' }] : []),
+        ...(dto.channels !== undefined ? [{ field: 'channels', message: 'channels go with contact' }] : []),
+      ];
+      if (errors.length) throw new ValidationProblem(errors);
+      const rule = RECIPIENTS[dto.channel!];
+      if (!rule.pattern.test(dto.to!)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
+      const step = await this.stepOn(account, dto.channel!, dto.to!);
+      if (!step) throw notConnected(dto.channel!);
+      return [step];
+    }
+    const errors = [
+      ...(dto.channel !== undefined ? [{ field: 'channel', message: 'a send names channel and to, or contact' }] : []),
+      ...(dto.to !== undefined ? [{ field: 'to', message: 'a send names channel and to, or contact' }] : []),
+      ...(dto.channels === undefined ? [{ field: 'channels', message: 'channels is required with contact' }] : []),
+    ];
+    if (errors.length) throw new ValidationProblem(errors);
+    const contact = await this.contacts.get(account, dto.contact);
+    const route: FailoverStep[] = [];
+    for (const channel of dto.channels!) {
+      const to = contact[channel];
+      const step = to ? await this.stepOn(account, channel, to) : null;
+      if (step) route.push(step);
+    }
+    if (!route.length) {
+      throw new UnprocessableProblem(
+        'no-route',
+        'No channel to send on',
+        `The contact has no identity on any of ${dto.channels!.join(', ')} that the account has a live connection of.`,
+      );
+    }
+    return route;
+  }
+
+  /** A step on a channel the account has a live connection of (a bot's with its token), or null. */
+  private async stepOn(account: AuthenticatedAccount, channel: GatewaySendChannel, to: string) {
+    const own = await this.connections.liveForAccount(account.id, channel);
+    if (!own || (channel !== 'whatsapp' && !own.credential)) return null;
+    return {
+      channel,
+      to,
+      ...(channel !== 'whatsapp' ? { sender: { connection_id: own.id, credential: own.credential! } } : {}),
+    };
   }
 
   async get(account: AuthenticatedAccount, id: string): Promise<GatewayMessageReport> {
@@ -198,6 +248,13 @@ export class GatewayMessagesService {
     return account.userId;
   }
 }
+
+const notConnected = (channel: string) =>
+  new UnprocessableProblem(
+    'not-connected',
+    'Channel not connected',
+    `The account has no ${channel} connection: connect one with POST /v1/connections.`,
+  );
 
 /** An ISO 8601 date or date-time as Unix seconds; an impossible date (2026-02-30) is a field error. */
 function unixSeconds(value: string, field: string): number {

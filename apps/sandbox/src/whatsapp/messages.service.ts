@@ -62,13 +62,26 @@ const REENGAGEMENT: WebhookStatusError = {
       'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
   },
 };
+const MARKETING_OPT_OUT: WebhookStatusError = {
+  code: 131050,
+  title:
+    'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+  message:
+    'Unable to deliver the message. This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+  error_data: {
+    details: 'The recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+  },
+};
 
 /**
  * The documented recipient rules (docs/sandbox.md): the last four digits pick what happens after
- * an accepted send.
+ * an accepted send (`5555`: a person who stopped marketing, so only marketing templates fail).
  */
-export function statusPlan(recipient: string): Step[] | 'reject' {
+export function statusPlan(recipient: string, category = 'utility'): Step[] | 'reject' {
   if (recipient.endsWith('3333')) return 'reject';
+  if (recipient.endsWith('5555') && category.startsWith('marketing')) {
+    return [{ status: 'failed', error: MARKETING_OPT_OUT }];
+  }
   if (recipient.endsWith('0000')) return [{ status: 'sent' }, { status: 'failed', error: UNDELIVERABLE }];
   if (recipient.endsWith('4444')) return [{ status: 'failed', error: REENGAGEMENT }];
   if (recipient.endsWith('1111')) return [{ status: 'sent' }, { status: 'delivered' }];
@@ -162,7 +175,7 @@ export class GraphMessagesService {
       } else if (endpoint === 'marketing_messages') {
         throw graphErrors.invalidParameter('Only template messages can be sent through marketing_messages');
       }
-      const p = statusPlan(msg.to);
+      const p = statusPlan(msg.to, category ?? undefined);
       if (p === 'reject') throw graphErrors.undeliverable();
       plan = p;
       wamid = newWamid();

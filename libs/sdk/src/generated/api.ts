@@ -521,6 +521,8 @@ export interface components {
         | 'template.updated'
         | 'app.updated'
         | 'endpoint.disabled'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
         | '*'
       )[];
       /** Format: uuid */
@@ -576,6 +578,8 @@ export interface components {
             | 'template.updated'
             | 'app.updated'
             | 'endpoint.disabled'
+            | 'contact.opted_out'
+            | 'contact.opted_in'
             | '*'
           )[];
       /**
@@ -947,6 +951,8 @@ export interface components {
         | 'template.updated'
         | 'app.updated'
         | 'endpoint.disabled'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
         | '*'
       )[];
       /** Format: uuid */
@@ -1192,6 +1198,8 @@ export interface components {
             | 'template.updated'
             | 'app.updated'
             | 'endpoint.disabled'
+            | 'contact.opted_out'
+            | 'contact.opted_in'
             | '*'
           )[];
       /**
@@ -2322,7 +2330,7 @@ export interface operations {
       200: {
         headers: {
           /** @description The next page: `<...>; rel="next"` (absent on the last page) */
-          Link?: unknown;
+          Link?: string;
           [name: string]: unknown;
         };
         content: {

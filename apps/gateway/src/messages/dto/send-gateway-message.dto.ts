@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  ArrayMinSize,
+  ArrayUnique,
   ArrayMaxSize,
   IsArray,
   IsIn,
@@ -21,19 +23,50 @@ export const MAX_TEMPLATE_PARAMS = 100;
 
 /** `POST /v1/messages`: one APPROVED template of the linked WhatsApp app, to one recipient of a channel. */
 export class SendGatewayMessageDto {
-  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS, example: 'telegram' })
+  @ApiPropertyOptional({
+    enum: GATEWAY_SEND_CHANNELS,
+    example: 'telegram',
+    description: 'With `to`; or `contact` and `channels`',
+  })
+  @IsOptional()
   @IsIn(GATEWAY_SEND_CHANNELS)
-  channel: GatewaySendChannel;
+  channel?: GatewaySendChannel;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: '79990001122',
     description:
       'whatsapp: the phone number, digits only (8 to 15, not starting with 0); telegram: the chat id (or @channel); max: the user or chat id',
   })
+  @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(64)
-  to: string;
+  to?: string;
+
+  @ApiPropertyOptional({
+    example: 'ext:crm-1042',
+    description:
+      'Instead of `to`: a contact (its id or ext:<external id>), sent over `channels` in order (docs/failover.md)',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(140)
+  contact?: string;
+
+  @ApiPropertyOptional({
+    enum: GATEWAY_SEND_CHANNELS,
+    isArray: true,
+    example: ['whatsapp', 'telegram'],
+    description: 'With `contact`: 1 to 3 channels, tried in order',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(3)
+  @ArrayUnique()
+  @IsIn(GATEWAY_SEND_CHANNELS, { each: true })
+  channels?: GatewaySendChannel[];
 
   @ApiProperty({ example: 'order_ready', description: 'Name of an APPROVED template of the linked WhatsApp app' })
   @IsString()

@@ -1,0 +1,56 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { CONTACT_LIMITS } from './contact-fields';
+import { ContactFilter, ContactRow, ContactsRepository } from './contacts.repository';
+import { LIST_SEPARATOR } from './imports/import-rows';
+
+/**
+ * Free text starting with = + - @ gets a leading ' so a spreadsheet does not run it as a formula
+ * (identities, ids and times never start so, except a negative chat id, which is left as it is).
+ */
+const text = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+
+/** Most distinct attribute keys exported as columns. */
+const EXPORT_ATTRIBUTE_KEYS = CONTACT_LIMITS.attributes * 4;
+
+/**
+ * The account's contacts as CSV, streamed a page at a time (never all in memory), in the import's
+ * columns (so an export imports back unchanged) with `id`, `created_at` and `updated_at` first.
+ */
+export async function contactsCsv(
+  contacts: ContactsRepository,
+  accountId: string,
+  filter: ContactFilter,
+  accountZone: string,
+): Promise<Readable> {
+  const keys = await contacts.attributeKeys(accountId, EXPORT_ATTRIBUTE_KEYS);
+  const columns = [
+    'id',
+    'external_id',
+    'name',
+    ...GATEWAY_SEND_CHANNELS,
+    'time_zone',
+    'language',
+    'lists',
+    ...keys.map((k) => `attr.${k}`),
+    'created_at',
+    'updated_at',
+  ];
+  const line = (c: ContactRow) => [
+    c.id,
+    text(c.external_id ?? ''),
+    text(c.name ?? ''),
+    ...GATEWAY_SEND_CHANNELS.map((ch) => c[ch] ?? ''),
+    c.time_zone ?? accountZone,
+    c.language ?? '',
+    text(c.lists.join(LIST_SEPARATOR)),
+    ...keys.map((k) => (c.attributes[k] === undefined ? '' : text(String(c.attributes[k])))),
+    new Date(c.created_at).toISOString(),
+    new Date(c.updated_at).toISOString(),
+  ];
+  async function* lines(): AsyncGenerator<string[]> {
+    for await (const page of contacts.all(accountId, filter)) for (const c of page) yield line(c);
+  }
+  return Readable.from(lines()).pipe(stringify({ header: true, columns }));
+}

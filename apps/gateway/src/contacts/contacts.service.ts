@@ -1,0 +1,289 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CONSENT_PURPOSES,
+  CONSENT_RPC,
+  CONSENT_STATES,
+  ConsentAddress,
+  ConsentChange,
+  ConsentHistoryEntry,
+  ConsentStateView,
+  GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
+  isUuid,
+} from '@app/contracts';
+import { isPgError, PG_ERROR } from '@app/database';
+import { RpcClient } from '@app/messaging';
+import {
+  ConflictProblem,
+  FieldError,
+  ForbiddenProblem,
+  NotFoundProblem,
+  UnprocessableProblem,
+  ValidationProblem,
+} from '@app/server';
+import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { Readable } from 'node:stream';
+import { AttributeValue, ContactInput, parseContactInput } from './contact-fields';
+import { contactsCsv } from './contacts-export';
+import { ContactFilter, ContactRow, ContactsRepository, ContactValues } from './contacts.repository';
+
+/** A contact as the API shows it. */
+export interface ContactView {
+  id: string;
+  external_id: string | null;
+  name: string | null;
+  identities: Record<GatewaySendChannel, string | null>;
+  /** The contact's own, or the account's when it names none. */
+  time_zone: string;
+  language: string | null;
+  attributes: Record<string, AttributeValue>;
+  lists: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactConsentView {
+  states: ConsentStateView[];
+  history: ConsentHistoryEntry[];
+}
+
+const CONSENT_RPC_TIMEOUT_MS = 5_000;
+const HISTORY_LIMIT = 100;
+/** `ext:<external id>` names a contact by the business's own id. */
+const EXTERNAL_PREFIX = 'ext:';
+
+/** A contact with no field set. */
+export const EMPTY_CONTACT: ContactValues = {
+  external_id: null,
+  name: null,
+  whatsapp: null,
+  telegram: null,
+  max: null,
+  time_zone: null,
+  language: null,
+  attributes: {},
+  lists: [],
+};
+
+/** The stored values after `input` is applied to `base` (absent fields kept, null cleared). */
+export function mergeContact(base: ContactValues, input: ContactInput): ContactValues {
+  const v: ContactValues = { ...base };
+  if (input.external_id !== undefined) v.external_id = input.external_id;
+  if (input.name !== undefined) v.name = input.name;
+  if (input.time_zone !== undefined) v.time_zone = input.time_zone;
+  if (input.language !== undefined) v.language = input.language;
+  if (input.attributes !== undefined) v.attributes = input.attributes;
+  if (input.lists !== undefined) v.lists = input.lists;
+  for (const channel of GATEWAY_SEND_CHANNELS) {
+    const id = input.identities?.[channel];
+    if (id !== undefined) v[channel] = id;
+  }
+  return v;
+}
+
+export const valuesOf = (row: ContactRow): ContactValues => ({
+  external_id: row.external_id,
+  name: row.name,
+  whatsapp: row.whatsapp,
+  telegram: row.telegram,
+  max: row.max,
+  time_zone: row.time_zone,
+  language: row.language,
+  attributes: row.attributes,
+  lists: row.lists,
+});
+
+/** Whether two contacts' fields are the same (attributes in any key order). */
+export function sameContact(a: ContactValues, b: ContactValues): boolean {
+  const canonical = (v: ContactValues) =>
+    JSON.stringify({ ...v, attributes: Object.entries(v.attributes).sort(([x], [y]) => (x < y ? -1 : 1)) });
+  return canonical(a) === canonical(b);
+}
+
+/** The channel addresses of a contact (its identities). */
+export const addressesOf = (v: ContactValues): ConsentAddress[] =>
+  GATEWAY_SEND_CHANNELS.filter((c) => v[c]).map((channel) => ({ channel, address: v[channel]! }));
+
+/** Which field a unique index of contacts guards. */
+const CONFLICT_FIELD: Record<string, string> = {
+  contacts_external_id: 'external_id',
+  contacts_whatsapp: 'identities.whatsapp',
+  contacts_telegram: 'identities.telegram',
+  contacts_max: 'identities.max',
+};
+
+/**
+ * Contacts of a gateway account (docs/contacts.md): create, read, page, update, erase, and their
+ * consent, which the api keeps per address (read and changed over request/reply).
+ */
+@Injectable()
+export class ContactsService {
+  constructor(
+    private readonly contacts: ContactsRepository,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  view(row: ContactRow, account: AuthenticatedAccount): ContactView {
+    return {
+      id: row.id,
+      external_id: row.external_id,
+      name: row.name,
+      identities: { whatsapp: row.whatsapp, telegram: row.telegram, max: row.max },
+      time_zone: row.time_zone ?? account.timeZone ?? 'UTC',
+      language: row.language,
+      attributes: row.attributes,
+      lists: row.lists,
+      created_at: new Date(row.created_at).toISOString(),
+      updated_at: new Date(row.updated_at).toISOString(),
+    };
+  }
+
+  async create(account: AuthenticatedAccount, body: unknown): Promise<ContactRow> {
+    const input = parsed(body);
+    return this.conflictsNamed(() => this.contacts.insert(account.id, mergeContact(EMPTY_CONTACT, input)));
+  }
+
+  async update(account: AuthenticatedAccount, ref: string, body: unknown): Promise<ContactRow> {
+    const input = parsed(body);
+    const row = await this.get(account, ref);
+    return this.conflictsNamed(() => this.contacts.update(row.id, mergeContact(valuesOf(row), input)));
+  }
+
+  /** Erases the contact; its opt-outs stay with the api, keyed by a hash of each address. */
+  async remove(account: AuthenticatedAccount, ref: string): Promise<void> {
+    const row = await this.get(account, ref);
+    await this.contacts.delete(row.id);
+  }
+
+  /** The account's contact by id or `ext:<external id>`: 404 when none, 403 when another account's. */
+  async get(account: AuthenticatedAccount, ref: string): Promise<ContactRow> {
+    let row: ContactRow | null = null;
+    if (ref.startsWith(EXTERNAL_PREFIX)) {
+      const external = ref.slice(EXTERNAL_PREFIX.length);
+      if (external) row = await this.contacts.findByExternalId(account.id, external);
+    } else if (isUuid(ref)) {
+      row = await this.contacts.findById(ref.toLowerCase());
+      if (row && row.account_id !== account.id) throw new ForbiddenProblem('The contact belongs to another account.');
+    }
+    if (!row) throw new NotFoundProblem('contact');
+    return row;
+  }
+
+  async list(
+    account: AuthenticatedAccount,
+    filter: ContactFilter,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ data: ContactRow[]; next_cursor: string | null }> {
+    const rows = await this.contacts.page(account.id, filter, cursor, limit + 1);
+    const data = rows.slice(0, limit);
+    return { data, next_cursor: rows.length > limit ? data[data.length - 1].id : null };
+  }
+
+  /** Every contact matching the filter as CSV, streamed (docs/contacts.md#export). */
+  exportCsv(account: AuthenticatedAccount, filter: ContactFilter): Promise<Readable> {
+    return contactsCsv(this.contacts, account.id, filter, account.timeZone ?? 'UTC');
+  }
+
+  /** The contact's consent on each of its addresses and the history of changes, newest first. */
+  async consent(account: AuthenticatedAccount, ref: string): Promise<ContactConsentView> {
+    const row = await this.get(account, ref);
+    const userId = ownerOf(account);
+    const addresses = addressesOf(valuesOf(row));
+    if (!addresses.length) return { states: [], history: [] };
+    const opts = { timeoutMs: CONSENT_RPC_TIMEOUT_MS, unavailable: 'Consent cannot be read right now; retry later.' };
+    const [read, history] = await Promise.all([
+      this.rpc.call(CONSENT_RPC.read, { user_id: userId, addresses }, opts),
+      this.rpc.call(CONSENT_RPC.history, { user_id: userId, addresses, limit: HISTORY_LIMIT }, opts),
+    ]);
+    return { states: read.states, history: history.entries };
+  }
+
+  /**
+   * `PUT /v1/contacts/{id}/consent`: one purpose's state on one channel of the contact, or on each
+   * of its channels when none is named. A change the rules refuse is 422 naming why.
+   */
+  async setConsent(account: AuthenticatedAccount, ref: string, body: unknown): Promise<ContactConsentView> {
+    const row = await this.get(account, ref);
+    const userId = ownerOf(account);
+    const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<
+      string,
+      unknown
+    >;
+    const errors: FieldError[] = Object.keys(b)
+      .filter((k) => !['channel', 'purpose', 'state', 'evidence'].includes(k))
+      .map((k) => ({ field: k, message: 'is not a field' }));
+    if (b.channel !== undefined && !(GATEWAY_SEND_CHANNELS as readonly unknown[]).includes(b.channel))
+      errors.push({ field: 'channel', message: `must be one of ${GATEWAY_SEND_CHANNELS.join(', ')}` });
+    if (!(CONSENT_PURPOSES as readonly unknown[]).includes(b.purpose))
+      errors.push({ field: 'purpose', message: `must be one of ${CONSENT_PURPOSES.join(', ')}` });
+    if (!(CONSENT_STATES as readonly unknown[]).includes(b.state))
+      errors.push({ field: 'state', message: `must be one of ${CONSENT_STATES.join(', ')}` });
+    if (b.evidence !== undefined && (typeof b.evidence !== 'string' || b.evidence.length > 500))
+      errors.push({ field: 'evidence', message: 'must be text of at most 500 characters' });
+    if (errors.length) throw new ValidationProblem(errors);
+    const addresses = addressesOf(valuesOf(row)).filter((a) => b.channel === undefined || a.channel === b.channel);
+    if (!addresses.length) {
+      throw new UnprocessableProblem(
+        'no-identity',
+        'No identity',
+        b.channel ? `The contact has no ${String(b.channel)} identity.` : 'The contact has no identity on any channel.',
+      );
+    }
+    const changes: ConsentChange[] = addresses.map((a) => ({
+      ...a,
+      purpose: b.purpose as ConsentChange['purpose'],
+      state: b.state as ConsentChange['state'],
+      source: 'api',
+      evidence: (b.evidence as string | undefined) ?? null,
+    }));
+    const result = await this.rpc.call(
+      CONSENT_RPC.apply,
+      { user_id: userId, changes },
+      { timeoutMs: CONSENT_RPC_TIMEOUT_MS, unavailable: 'Consent cannot be changed right now; nothing was changed.' },
+    );
+    const refused = result.outcomes.map((o, i) => (o.refused ? `${changes[i].channel}: ${o.refused}` : null));
+    if (refused.some(Boolean)) {
+      throw new UnprocessableProblem(
+        'consent-change-refused',
+        'Consent change refused',
+        refused.filter(Boolean).join('; '),
+      );
+    }
+    return this.consent(account, row.id);
+  }
+
+  private async conflictsNamed(write: () => Promise<ContactRow>): Promise<ContactRow> {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isPgError(err, PG_ERROR.uniqueViolation)) throw err;
+      const constraint = (err as { constraint?: string; driverError?: { constraint?: string } }).driverError
+        ?.constraint;
+      const field = CONFLICT_FIELD[constraint ?? ''] ?? 'body';
+      throw new ConflictProblem(
+        'contact-exists',
+        'Contact exists',
+        `Another contact of the account has this ${field.replace('identities.', '')}.`,
+      );
+    }
+  }
+}
+
+function parsed(body: unknown): ContactInput {
+  const { input, errors } = parseContactInput(body);
+  if (errors.length) throw new ValidationProblem(errors);
+  return input;
+}
+
+/** Consent belongs to the account's user (the business). */
+export function ownerOf(account: AuthenticatedAccount): string {
+  if (!account.userId) {
+    throw new UnprocessableProblem(
+      'account-not-linked',
+      'Account not linked',
+      'The account is not linked to a user of the API, so it has no consent records.',
+    );
+  }
+  return account.userId;
+}

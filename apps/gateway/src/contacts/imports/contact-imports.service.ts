@@ -1,0 +1,226 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { createWriteStream } from 'node:fs';
+import { mkdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ApplyConsentResult, CONSENT_RPC, ConsentChange, isUuid } from '@app/contracts';
+import { RpcClient } from '@app/messaging';
+import { ForbiddenProblem, NotFoundProblem, ProblemError } from '@app/server';
+import { AuthenticatedAccount } from '../../accounts/authenticated-account';
+import { GatewayConfig } from '../../config';
+import { ContactsRepository } from '../contacts.repository';
+import { ContactImportsRepository, ImportRecord, Rejection } from './contact-imports.repository';
+import { batchKeys, resolveBatch } from './import-batch';
+import { ImportFileError, ImportFormat, ImportRow, readImportRows } from './import-rows';
+
+/** Rows written per transaction (and consent changes per request to the api, at most). */
+export const IMPORT_BATCH_ROWS = 1000;
+/** Rejections shown per page of an import's report. */
+const REJECTIONS_PAGE = 1000;
+/** An import whose batches stopped this long ago belongs to a process that is gone. */
+const STALE_SECONDS = 120;
+const CONSENT_RPC_TIMEOUT_MS = 10_000;
+const CONSENT_TRIES = 3;
+
+/**
+ * An import as the API shows it: its state and counts (`consent_refused`: rows imported whose
+ * consent column the consent rules refused, listed among `rejections`), with a page of rejected rows.
+ */
+export type ImportView = Omit<ImportRecord, 'account_id' | 'created_at' | 'finished_at'> & {
+  created_at: string;
+  finished_at: string | null;
+  /** Rejected rows in order: the row's number, the field and why. */
+  rejections: Rejection[];
+  /** Pass as `after_row` for the next page of rejections; null on the last. */
+  next_after_row: number | null;
+};
+
+export class PayloadTooLargeProblem extends ProblemError {
+  constructor(detail: string) {
+    super(413, 'payload-too-large', 'Payload too large', detail);
+  }
+}
+
+/**
+ * Bulk imports of contacts (docs/contacts.md#imports). The upload streams to a file on local disk
+ * (never the whole file in memory), answered 202 once stored; the file is then read as a stream,
+ * a batch of rows per transaction with the import's counts and rejected rows, and deleted.
+ */
+@Injectable()
+export class ContactImportsService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('ContactImports');
+  private readonly running = new Set<Promise<void>>();
+  private stopping = false;
+
+  constructor(
+    private readonly imports: ContactImportsRepository,
+    private readonly contacts: ContactsRepository,
+    private readonly rpc: RpcClient,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const failed = await this.imports.failStale(STALE_SECONDS);
+    if (failed) this.logger.warn({ failed }, 'imports interrupted by a stop marked failed');
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.running]);
+  }
+
+  /** Stores the upload, answers once it is stored, and reads it afterwards. */
+  async start(
+    account: AuthenticatedAccount,
+    format: ImportFormat,
+    body: Readable,
+    declaredBytes?: number,
+  ): Promise<ImportView> {
+    const max = this.config.CONTACT_IMPORT_MAX_BYTES;
+    const tooLarge = () => new PayloadTooLargeProblem(`An import file may be at most ${max} bytes.`);
+    if (declaredBytes !== undefined && declaredBytes > max) throw tooLarge();
+    const record = await this.imports.create(account.id, format);
+    await mkdir(this.config.CONTACT_IMPORTS_DIR, { recursive: true });
+    const path = join(this.config.CONTACT_IMPORTS_DIR, `${record.id}.${format}`);
+    let bytes = 0;
+    // Past the limit the rest is read and dropped (nothing more is written), so the client, still
+    // sending, gets its 413 rather than a connection cut mid-upload.
+    const capped = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        done(null, bytes > max ? undefined : chunk);
+      },
+    });
+    try {
+      await pipeline(body, capped, createWriteStream(path));
+    } catch {
+      await unlink(path).catch(() => undefined);
+      await this.imports.setState(record.id, 'failed', 'the upload was cut off');
+      throw new ProblemError(400, 'bad-request', 'Upload incomplete', 'The upload was cut off; nothing was imported.');
+    }
+    if (bytes > max) {
+      await unlink(path).catch(() => undefined);
+      await this.imports.setState(record.id, 'failed', `the file is larger than ${max} bytes`);
+      throw tooLarge();
+    }
+    await this.imports.setState(record.id, 'processing');
+    const work = this.process(record.id, account, format, path).finally(() => this.running.delete(work));
+    this.running.add(work);
+    return this.view(account, record.id, 0);
+  }
+
+  /** The import's state and counts, with a page of its rejected rows. */
+  async view(account: AuthenticatedAccount, id: string, afterRow: number): Promise<ImportView> {
+    const record = isUuid(id) ? await this.imports.find(id.toLowerCase()) : null;
+    if (!record) throw new NotFoundProblem('import');
+    if (record.account_id !== account.id) throw new ForbiddenProblem('The import belongs to another account.');
+    const rejections = await this.imports.rejections(record.id, afterRow, REJECTIONS_PAGE + 1);
+    const page = rejections.slice(0, REJECTIONS_PAGE);
+    return {
+      id: record.id,
+      format: record.format,
+      state: record.state,
+      rows_read: record.rows_read,
+      created: record.created,
+      updated: record.updated,
+      unchanged: record.unchanged,
+      rejected: record.rejected,
+      consent_refused: record.consent_refused,
+      failure: record.failure,
+      created_at: new Date(record.created_at).toISOString(),
+      finished_at: record.finished_at ? new Date(record.finished_at).toISOString() : null,
+      rejections: page,
+      // A row may have several rejections: the next page starts after the last whole row shown.
+      next_after_row: rejections.length > REJECTIONS_PAGE ? lastWholeRow(page, rejections[REJECTIONS_PAGE]) : null,
+    };
+  }
+
+  /** Reads the stored file a batch at a time; any failure ends the import as failed, with why. */
+  private async process(id: string, account: AuthenticatedAccount, format: ImportFormat, path: string): Promise<void> {
+    const maxRows = this.config.CONTACT_IMPORT_MAX_ROWS;
+    try {
+      let batch: ImportRow[] = [];
+      for await (const row of readImportRows(path, format)) {
+        if (this.stopping) throw new Error('the gateway stopped; import the file again');
+        if (row.row > maxRows)
+          throw new ImportFileError(`more than ${maxRows} rows: the rows after ${maxRows} were not read`);
+        batch.push(row);
+        if (batch.length >= IMPORT_BATCH_ROWS) {
+          await this.applyBatch(id, account, batch);
+          batch = [];
+        }
+      }
+      if (batch.length) await this.applyBatch(id, account, batch);
+      await this.imports.setState(id, 'completed');
+    } catch (err) {
+      const reason =
+        err instanceof ImportFileError
+          ? err.message
+          : `the import stopped: ${String((err as Error).message ?? err).slice(0, 300)}`;
+      this.logger.warn({ importId: id, err: String(err) }, 'contact import failed');
+      await this.imports.setState(id, 'failed', reason).catch(() => undefined);
+    } finally {
+      await unlink(path).catch(() => undefined);
+    }
+  }
+
+  private async applyBatch(id: string, account: AuthenticatedAccount, rows: ImportRow[]): Promise<void> {
+    const resolved = await this.contacts.transaction(async (em) => {
+      const existing = await this.contacts.matching(account.id, batchKeys(rows), em);
+      const r = resolveBatch(rows, existing);
+      await this.contacts.writeMany(em, account.id, r.inserts, r.updates);
+      await this.imports.recordBatch(em, id, r.counts, r.rejections);
+      return r;
+    });
+    if (!resolved.consent.length) return;
+    if (!account.userId) {
+      await this.imports.recordConsentRefusals(
+        id,
+        resolved.consent.map((c) => ({ row: c.row, field: c.field, reason: 'the account is not linked to a user' })),
+      );
+      return;
+    }
+    const outcomes = await this.applyConsent(
+      account.userId,
+      resolved.consent.map((c) => c.change),
+    );
+    await this.imports.recordConsentRefusals(
+      id,
+      outcomes.flatMap((o, i) =>
+        o.refused ? [{ row: resolved.consent[i].row, field: resolved.consent[i].field, reason: o.refused }] : [],
+      ),
+    );
+  }
+
+  /** Records the batch's consent changes in the api (a few tries: the contacts are already written). */
+  private async applyConsent(userId: string, changes: ConsentChange[]): Promise<ApplyConsentResult['outcomes']> {
+    const outcomes: ApplyConsentResult['outcomes'] = [];
+    for (let i = 0; i < changes.length; i += IMPORT_BATCH_ROWS) {
+      outcomes.push(...(await this.consentCall(userId, changes.slice(i, i + IMPORT_BATCH_ROWS))));
+    }
+    return outcomes;
+  }
+
+  private async consentCall(userId: string, changes: ConsentChange[]): Promise<ApplyConsentResult['outcomes']> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.rpc.call(
+          CONSENT_RPC.apply,
+          { user_id: userId, changes },
+          { timeoutMs: CONSENT_RPC_TIMEOUT_MS, unavailable: 'consent could not be recorded' },
+        );
+        return result.outcomes;
+      } catch (err) {
+        if (attempt >= CONSENT_TRIES) throw err;
+        await new Promise((r) => setTimeout(r, 1000 * attempt));
+      }
+    }
+  }
+}
+
+/** The last row all of whose rejections are on the page (the page ends inside `next`'s row or before it). */
+function lastWholeRow(page: Rejection[], next: Rejection): number {
+  const whole = page.filter((r) => r.row !== next.row);
+  return whole.length ? whole[whole.length - 1].row : next.row - 1;
+}

@@ -1,0 +1,151 @@
+import { CONSENT_STATES, ConsentChange, ConsentPurpose, GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { parseContactInput } from '../contact-fields';
+import { newContactId } from '../contacts.repository';
+import type { ContactRow, ContactValues } from '../contacts.repository';
+import { addressesOf, EMPTY_CONTACT, mergeContact, sameContact, valuesOf } from '../contacts.service';
+import type { BatchCounts, Rejection } from './contact-imports.repository';
+import type { ImportRow } from './import-rows';
+
+type Stored = ContactValues & { id: string };
+
+/** What a batch of rows comes to: the writes, the counts, the rejected rows, the consent changes. */
+export interface ResolvedBatch {
+  inserts: Stored[];
+  updates: Stored[];
+  counts: BatchCounts;
+  rejections: Rejection[];
+  /** Consent changes, each with the row that asked for it. */
+  consent: { row: number; field: string; change: ConsentChange }[];
+}
+
+/** The external ids and identities a batch may match. */
+export function batchKeys(rows: ImportRow[]): {
+  externalIds: string[];
+  whatsapp: string[];
+  telegram: string[];
+  max: string[];
+} {
+  const keys = { externalIds: [] as string[], whatsapp: [] as string[], telegram: [] as string[], max: [] as string[] };
+  for (const r of rows) {
+    if (typeof r.contact.external_id === 'string') keys.externalIds.push(r.contact.external_id.trim());
+    const ids = r.contact.identities as Record<string, unknown> | undefined;
+    for (const c of GATEWAY_SEND_CHANNELS) if (typeof ids?.[c] === 'string') keys[c].push(ids[c] as string);
+  }
+  return keys;
+}
+
+const same = (a: Stored, b: Stored) => sameContact(a, b);
+
+/**
+ * Applies a batch's rows in order to the contacts they match (docs/contacts.md#imports): by
+ * external_id when the row has one, otherwise by identity; a row matching none creates a contact.
+ * A row that is invalid, names no external id or identity, matches two contacts, or gives an
+ * identity another contact holds is rejected whole. Attributes given are merged into the
+ * contact's; lists given replace them. A row that changes nothing counts as unchanged, so a
+ * repeated import changes nothing.
+ */
+export function resolveBatch(rows: ImportRow[], existing: ContactRow[]): ResolvedBatch {
+  const contacts = new Map<string, Stored>();
+  const byExternal = new Map<string, string>();
+  const byIdentity = new Map<string, string>();
+  const index = (c: Stored) => {
+    if (c.external_id) byExternal.set(c.external_id, c.id);
+    for (const ch of GATEWAY_SEND_CHANNELS) if (c[ch]) byIdentity.set(`${ch}:${c[ch]}`, c.id);
+  };
+  const unindex = (c: Stored) => {
+    if (c.external_id && byExternal.get(c.external_id) === c.id) byExternal.delete(c.external_id);
+    for (const ch of GATEWAY_SEND_CHANNELS)
+      if (c[ch] && byIdentity.get(`${ch}:${c[ch]}`) === c.id) byIdentity.delete(`${ch}:${c[ch]}`);
+  };
+  for (const row of existing) {
+    const c = { ...valuesOf(row), id: row.id };
+    contacts.set(c.id, c);
+    index(c);
+  }
+  const original = new Map([...contacts].map(([id, c]) => [id, { ...c }]));
+  const created = new Set<string>();
+  const out: ResolvedBatch = {
+    inserts: [],
+    updates: [],
+    counts: { rows: rows.length, created: 0, updated: 0, unchanged: 0, rejected: 0 },
+    rejections: [],
+    consent: [],
+  };
+  const reject = (row: number, errors: { field: string; message: string }[]) => {
+    out.counts.rejected += 1;
+    for (const e of errors) out.rejections.push({ row, field: e.field, reason: e.message });
+  };
+
+  for (const r of rows) {
+    if (r.error) {
+      reject(r.row, [r.error]);
+      continue;
+    }
+    const { input, errors } = parseContactInput(r.contact);
+    const consent: [ConsentPurpose, ConsentChange['state']][] = [];
+    for (const [purpose, state] of Object.entries(r.consent)) {
+      if (!(CONSENT_STATES as readonly unknown[]).includes(state)) {
+        errors.push({ field: `consent.${purpose}`, message: `must be one of ${CONSENT_STATES.join(', ')}` });
+      } else if (purpose !== 'marketing' && purpose !== 'all') {
+        errors.push({ field: `consent.${purpose}`, message: 'is not a purpose (marketing, all)' });
+      } else consent.push([purpose, state as ConsentChange['state']]);
+    }
+    const identities = GATEWAY_SEND_CHANNELS.filter((c) => input.identities?.[c]).map(
+      (c) => `${c}:${input.identities![c]}`,
+    );
+    if (!errors.length && !input.external_id && !identities.length) {
+      errors.push({ field: 'row', message: 'needs an external_id or an identity (whatsapp, telegram, max)' });
+    }
+    if (errors.length) {
+      reject(r.row, errors);
+      continue;
+    }
+    let id: string | undefined;
+    if (input.external_id) id = byExternal.get(input.external_id);
+    else {
+      const matched = new Set(identities.map((k) => byIdentity.get(k)).filter((x): x is string => !!x));
+      if (matched.size > 1) {
+        reject(r.row, [{ field: 'identities', message: 'match two different contacts' }]);
+        continue;
+      }
+      id = [...matched][0];
+    }
+    const taken = identities.find((k) => {
+      const holder = byIdentity.get(k);
+      return holder !== undefined && holder !== id;
+    });
+    if (taken) {
+      const channel = taken.slice(0, taken.indexOf(':'));
+      reject(r.row, [{ field: `identities.${channel}`, message: 'belongs to another contact of the account' }]);
+      continue;
+    }
+    const base = id ? contacts.get(id)! : null;
+    const merged = mergeContact(base ?? EMPTY_CONTACT, {
+      ...input,
+      ...(input.attributes && base ? { attributes: { ...base.attributes, ...input.attributes } } : {}),
+    });
+    const next: Stored = { ...merged, id: id ?? newContactId() };
+    if (base) unindex(base);
+    contacts.set(next.id, next);
+    index(next);
+    if (!id) {
+      created.add(next.id);
+      out.counts.created += 1;
+    } else if (same(base!, next)) out.counts.unchanged += 1;
+    else out.counts.updated += 1;
+    for (const [purpose, state] of consent) {
+      for (const a of addressesOf(next)) {
+        out.consent.push({
+          row: r.row,
+          field: `consent.${purpose}`,
+          change: { ...a, purpose, state, source: 'import', evidence: `import row ${r.row}` },
+        });
+      }
+    }
+  }
+  for (const [id, c] of contacts) {
+    if (created.has(id)) out.inserts.push(c);
+    else if (!same(original.get(id)!, c)) out.updates.push(c);
+  }
+  return out;
+}

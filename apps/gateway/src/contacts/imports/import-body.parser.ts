@@ -1,0 +1,32 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { problemForStatus } from '@app/server';
+import type { ImportFormat } from './import-rows';
+
+/** The path whose body is a contact import file. */
+export const IMPORTS_PATH = '/v1/contacts/imports';
+
+const FORMATS: Record<string, ImportFormat> = {
+  'text/csv': 'csv',
+  'application/x-ndjson': 'ndjson',
+  'application/ndjson': 'ndjson',
+};
+
+/** The import format a Content-Type names, or null. */
+export function importFormatOf(contentType: string | undefined): ImportFormat | null {
+  return FORMATS[(contentType ?? '').split(';')[0].trim().toLowerCase()] ?? null;
+}
+
+/**
+ * CSV and NDJSON bodies reach the import endpoint as the request stream itself (the import writes
+ * it to disk as it arrives, within its own size limit); on any other route they are 415.
+ */
+export function registerImportBodyParser(app: NestFastifyApplication): void {
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addContentTypeParser(Object.keys(FORMATS), (request, payload, done) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (request.method === 'POST' && path === IMPORTS_PATH) done(null, payload);
+      else done(problemForStatus(415, 'This route does not take that content type.'), undefined);
+    });
+}
