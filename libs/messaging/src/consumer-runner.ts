@@ -1,6 +1,7 @@
 import { JetStreamApiError, JetStreamClient } from '@nats-io/jetstream';
 import { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { toHeaders } from './publisher';
+import { contextFrom, inSpan, messagingAttributes, SpanKind } from './tracing';
 import { PulledMessage, pullNoWait } from './pulled-message';
 
 /** What a handler decided about one message. */
@@ -310,7 +311,16 @@ export class ConsumerRunner {
     try {
       let outcome: Settlement;
       try {
-        outcome = (await this.opts.handler(msg)) ?? settle.ack();
+        outcome =
+          (await inSpan(
+            `process ${msg.subject}`,
+            {
+              kind: SpanKind.CONSUMER,
+              parent: contextFrom(msg.headers),
+              attributes: messagingAttributes('process', msg.subject, msg.msgId),
+            },
+            () => this.opts.handler(msg),
+          )) ?? settle.ack();
       } catch (err) {
         this.opts.onError?.(err, { phase: 'handle', stream: source.stream, seq: msg.meta.streamSeq });
         outcome = settle.retry(err instanceof Error ? err.message : String(err));

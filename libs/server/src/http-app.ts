@@ -9,6 +9,7 @@ import { natsAuth, PrefixedServerNats } from '@app/messaging';
 import { startAdminServer } from './health';
 import { httpRequestDuration, startDefaultMetrics } from './metrics';
 import { ProblemFilter, sendClientErrorProblem, sendProblem } from './problem.filter';
+import { startTracing, traceHttpRequests } from './tracing';
 import { createValidationPipe } from './validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -45,6 +46,7 @@ export async function createHttpApp(
   opts: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   startDefaultMetrics(opts.name);
+  await startTracing(opts.name);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -78,6 +80,7 @@ export async function createHttpApp(
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
+  traceHttpRequests(fastify);
   // Bodies are JSON: without this, Fastify's built-in text/plain parser hands a string to the
   // handlers (a 400 at best) where docs/errors.md promises 415.
   fastify.removeContentTypeParser('text/plain');
