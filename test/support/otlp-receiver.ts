@@ -47,8 +47,13 @@ export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   /** The raw bodies received, to search for what must never be exported. */
   readonly bodies: string[] = [];
+  /** Spans received in all (kept or not). */
+  received = 0;
   private server?: Server;
   url = '';
+
+  /** `keep: false` only counts what arrives (a bench's receiver, which must not grow). */
+  constructor(private readonly opts: { keep: boolean } = { keep: true }) {}
 
   async open(): Promise<this> {
     this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -58,7 +63,7 @@ export class OtlpReceiver {
         try {
           const raw = Buffer.concat(chunks);
           const body = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
-          this.bodies.push(body);
+          if (this.opts.keep) this.bodies.push(body);
           this.collect(JSON.parse(body) as OtlpExport);
           res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         } catch {
@@ -81,6 +86,8 @@ export class OtlpReceiver {
       const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
       for (const ss of rs.scopeSpans ?? []) {
         for (const s of ss.spans ?? []) {
+          this.received++;
+          if (!this.opts.keep) continue;
           this.spans.push({
             service,
             traceId: s.traceId,
