@@ -1,4 +1,7 @@
+import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
+import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
+import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { client } from '../../apps/api/test/support/http';
 import { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { SpawnedPlatform, spawnPlatform } from '../../scripts/bench/spawned-platform';
@@ -57,6 +60,42 @@ describe('tracing', () => {
     await receiver?.close();
   });
 
+  /** The spans of the trace `root` is in, and the names of a span's exported ancestors (nearest first). */
+  const traceUnder = (root: () => ReceivedSpan | undefined) => {
+    const inTrace = (): ReceivedSpan[] => receiver.spans.filter((s) => s.traceId === root()?.traceId);
+    const find = (service: string, kind: number, name: RegExp, attrs: Record<string, unknown> = {}) =>
+      inTrace().find(
+        (s) =>
+          s.service === service &&
+          s.kind === kind &&
+          name.test(s.name) &&
+          Object.entries(attrs).every(([k, v]) => s.attributes[k] === v),
+      );
+    const ancestry = (span: ReceivedSpan): string[] => {
+      const byId = new Map(inTrace().map((t) => [t.spanId, t]));
+      const names: string[] = [];
+      for (let p = byId.get(span.parentSpanId); p; p = byId.get(p.parentSpanId)) names.push(`${p.service}:${p.name}`);
+      return names;
+    };
+    return { inTrace, find, ancestry };
+  };
+
+  /** Spans are exported in batches every 200 ms: the last ones follow the webhook shortly. */
+  const everyStepTraced = (
+    root: () => ReceivedSpan | undefined,
+    steps: () => Record<string, ReceivedSpan | undefined>,
+  ) =>
+    waitFor(
+      () => {
+        const missing = Object.entries(steps()).filter(([, span]) => !span);
+        if (root() && missing.length === 0) return true;
+        throw new Error(`not in the trace: ${root() ? missing.map(([k]) => k).join(', ') : 'its root'}`);
+      },
+      20_000,
+      'every step traced',
+      200,
+    );
+
   it('one send is one connected trace across the services, without personal data', async () => {
     const created = await api('POST', '/subscriptions', { url: endpoint.url(), events: '*' });
     expect(created.status).toBe(201);
@@ -80,15 +119,7 @@ describe('tracing', () => {
       receiver.spans.find(
         (s) => s.service === 'api' && s.kind === SERVER && /^POST \/api\/v1\/wa\/apps\/:\w+\/messages$/.test(s.name),
       );
-    const inTrace = (): ReceivedSpan[] => receiver.spans.filter((s) => s.traceId === accept()?.traceId);
-    const find = (service: string, kind: number, name: RegExp, attrs: Record<string, unknown> = {}) =>
-      inTrace().find(
-        (s) =>
-          s.service === service &&
-          s.kind === kind &&
-          name.test(s.name) &&
-          Object.entries(attrs).every(([k, v]) => s.attributes[k] === v),
-      );
+    const { inTrace, find, ancestry } = traceUnder(accept);
     const steps = () => ({
       publish: find('api', PRODUCER, /^send \S*outbound\.service\.whatsapp$/, { 'messaging.message.id': messageId }),
       consume: find('queue', CONSUMER, /^process \S*outbound\.service\.whatsapp$/),
@@ -97,31 +128,13 @@ describe('tracing', () => {
       statusUpdate: find('api', 1, /^message status update$/, { 'app.message.status': 'DELIVERED' }),
       webhook: find('webhooks', CLIENT, /^webhook delivery$/, { 'app.event.type': 'message.delivered' }),
     });
-    // Spans are exported in batches every 200 ms: the last ones follow the webhook shortly.
-    await waitFor(
-      () => {
-        const missing = Object.entries(steps()).filter(([, span]) => !span);
-        if (accept() && missing.length === 0) return true;
-        throw new Error(`not in the accept's trace: ${accept() ? missing.map(([k]) => k).join(', ') : 'the accept'}`);
-      },
-      20_000,
-      'every step traced',
-      200,
-    );
+    await everyStepTraced(accept, steps);
 
-    const trace = inTrace();
     const s = steps();
     // Connected: each step descends from the accept, through parents that were all exported.
-    const byId = new Map(trace.map((t) => [t.spanId, t]));
-    const ancestry = (span: ReceivedSpan): string[] => {
-      const names: string[] = [];
-      for (let p = byId.get(span.parentSpanId); p; p = byId.get(p.parentSpanId)) names.push(`${p.service}:${p.name}`);
-      return names;
-    };
-    for (const step of Object.values(s)) {
-      expect(ancestry(step!).at(-1)).toBe(`api:${accept()!.name}`);
-    }
-    for (const span of trace) if (span !== accept()) expect(byId.has(span.parentSpanId)).toBe(true);
+    for (const step of Object.values(s)) expect(ancestry(step!).at(-1)).toBe(`api:${accept()!.name}`);
+    const ids = new Set(inTrace().map((t) => t.spanId));
+    for (const span of inTrace()) if (span !== accept()) expect(ids.has(span.parentSpanId)).toBe(true);
     // The order of the way: publish < consume < channel call < callback < status update and webhook.
     expect(ancestry(s.consume!)).toContain(`api:${s.publish!.name}`);
     expect(ancestry(s.channelCall!)).toContain(`queue:${s.consume!.name}`);
@@ -136,5 +149,37 @@ describe('tracing', () => {
     // Nothing exported anywhere holds the number or the content.
     const exported = receiver.bodies.join('\n');
     for (const secret of [customer, `+${customer}`, ...values]) expect(exported).not.toContain(secret);
+  });
+
+  it('a send through the gateway is one trace from its accept, through the api, to the channel call', async () => {
+    const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
+    await gatewayDb.initialize();
+    const token = (await new AccountsRepository(gatewayDb).createAccount('tracing', user.userId)).token;
+    await gatewayDb.destroy();
+    const gateway = client(platform.urls.gateway);
+    const auth = `Bearer ${token}`;
+    const linked = await gateway('POST', '/v1/connections', { auth, body: { channel: 'whatsapp', app_id: app.id } });
+    expect(linked.status).toBe(201);
+    const sent = await gateway('POST', '/v1/messages', {
+      auth,
+      body: { channel: 'whatsapp', to: customer, template: 'order_ready', params: values },
+    });
+    expect(sent.status).toBe(202);
+    const messageId = sent.body.id as string;
+
+    const accept = () =>
+      receiver.spans.find((s) => s.service === 'gateway' && s.kind === SERVER && s.name === 'POST /v1/messages');
+    const { find, ancestry } = traceUnder(accept);
+    const steps = () => ({
+      rpc: find('api', SERVER, /messages\.gateway\.send$/),
+      publish: find('api', PRODUCER, /^send \S*outbound\.service\.whatsapp$/, { 'messaging.message.id': messageId }),
+      channelCall: find('queue', CLIENT, /^whatsapp send$/, { 'messaging.message.id': messageId }),
+    });
+    await everyStepTraced(accept, steps);
+    const s = steps();
+    expect(ancestry(s.channelCall!)).toEqual(
+      expect.arrayContaining([`api:${s.publish!.name}`, `api:${s.rpc!.name}`, `gateway:${accept()!.name}`]),
+    );
+    expect(ancestry(s.channelCall!).at(-1)).toBe(`gateway:${accept()!.name}`);
   });
 });
