@@ -17,7 +17,7 @@ import { SERVICE_NODE_FLAGS } from '@app/config';
 import { ApiFactory } from '../../test/support/factories';
 import { httpLoad, LoadResult, totalLoad as total } from './http-load';
 import { OtlpReceiver } from '../../test/support/otlp-receiver';
-import { Bench, BenchFigure } from './report';
+import { Bench } from './report';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const CONNECTIONS = 50;
@@ -358,24 +358,8 @@ export const sendBench: Bench = async (opts) => {
     if (traced) await stop(traced.child);
     const [base, fresh, busy] = (['baseline', 'fresh', 'busy'] as const).map((n) => total(slices[n]));
     const detail = (r: LoadResult) => ({ p50_ms: r.p50, p99_ms: r.p99, accepted: r.accepted, answers: r.statuses });
-    const tracing: BenchFigure[] = [];
-    if (traced && receiver) {
-      const on = total(slices.traced);
-      tracing.push({
-        bench: 'send',
-        figure: 'accepted template sends/s with tracing on (OTLP/HTTP to a local receiver), 50 connections',
-        value: on.perSecond,
-        unit: 'sends/s',
-        baseline: { name: 'the same api with tracing off, in turns, same run', value: fresh.perSecond },
-        ratio: Math.round((on.perSecond / Math.max(1, fresh.perSecond)) * 100) / 100,
-        detail: {
-          ...detail(on),
-          tracing_off_p50_ms: fresh.p50,
-          tracing_off_p99_ms: fresh.p99,
-          spans: receiver.received,
-        },
-      });
-    }
+    const ratio = (value: number, of: number) => Math.round((value / Math.max(1, of)) * 100) / 100;
+    const on = traced ? total(slices.traced) : null;
     return [
       {
         bench: 'send',
@@ -383,7 +367,7 @@ export const sendBench: Bench = async (opts) => {
         value: fresh.perSecond,
         unit: 'sends/s',
         baseline: { name: 'bare Fastify + pg + JetStream, same run', value: base.perSecond },
-        ratio: Math.round((fresh.perSecond / Math.max(1, base.perSecond)) * 100) / 100,
+        ratio: ratio(fresh.perSecond, base.perSecond),
         detail: { ...detail(fresh), baseline_p50_ms: base.p50, baseline_p99_ms: base.p99, rounds },
       },
       {
@@ -392,7 +376,7 @@ export const sendBench: Bench = async (opts) => {
         value: busy.perSecond,
         unit: 'sends/s',
         baseline: { name: 'the same api, an app with no messages today, same run', value: fresh.perSecond },
-        ratio: Math.round((busy.perSecond / Math.max(1, fresh.perSecond)) * 100) / 100,
+        ratio: ratio(busy.perSecond, fresh.perSecond),
         detail: detail(busy),
       },
       {
@@ -401,7 +385,19 @@ export const sendBench: Bench = async (opts) => {
         value: rss,
         unit: 'MiB',
       },
-      ...tracing,
+      ...(on
+        ? [
+            {
+              bench: 'send',
+              figure: 'accepted template sends/s with tracing on (OTLP/HTTP to a local receiver), 50 connections',
+              value: on.perSecond,
+              unit: 'sends/s',
+              baseline: { name: 'the same api with tracing off, in turns, same run', value: fresh.perSecond },
+              ratio: ratio(on.perSecond, fresh.perSecond),
+              detail: { ...detail(on), tracing_off_p99_ms: fresh.p99, spans: receiver?.received ?? 0 },
+            },
+          ]
+        : []),
     ];
   } finally {
     await Promise.all(children.map(stop));
