@@ -1,6 +1,6 @@
 import { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/nats-core';
-import { inSpan, messagingAttributes, SpanKind, traceHeaders } from './tracing';
+import { inSpan, messagingAttributes, SpanKind, traceHeaders, tracingEnabled } from './tracing';
 
 export interface PublishResult {
   stream: string;
@@ -28,17 +28,19 @@ export async function publishDurable(
   extraHeaders: Record<string, string> = {},
   timeoutMs = 5000,
 ): Promise<PublishResult> {
+  const publish = async (headers: Record<string, string>): Promise<PublishResult> => {
+    const ack: PubAck = await js.publish(subject, encodeJson(payload), {
+      msgID: msgId,
+      headers: toHeaders(headers),
+      timeout: timeoutMs,
+    });
+    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  };
+  if (!tracingEnabled()) return publish(extraHeaders);
   return inSpan(
     `send ${subject}`,
     { kind: SpanKind.PRODUCER, attributes: messagingAttributes('send', subject, msgId) },
-    async () => {
-      const ack: PubAck = await js.publish(subject, encodeJson(payload), {
-        msgID: msgId,
-        headers: toHeaders({ ...extraHeaders, ...traceHeaders() }),
-        timeout: timeoutMs,
-      });
-      return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
-    },
+    () => publish({ ...extraHeaders, ...traceHeaders() }),
   );
 }
 
