@@ -16,6 +16,7 @@ import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, publishDurable, 
 import { SERVICE_NODE_FLAGS } from '@app/config';
 import { ApiFactory } from '../../test/support/factories';
 import { httpLoad, LoadResult, totalLoad as total } from './http-load';
+import { OtlpReceiver } from '../../test/support/otlp-receiver';
 import { Bench } from './report';
 
 const REPO_ROOT = join(__dirname, '..', '..');
@@ -287,11 +288,16 @@ export async function startBuilt(
 }
 
 /** The api as deploy/Dockerfile runs it. */
-async function startApi(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function startApi(
+  f: Fixture,
+  natsUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const { child, port } = await startBuilt('api', {
     DATABASE_URL: f.databaseUrl,
     NATS_URL: natsUrl,
     NATS_PREFIX: f.prefix,
+    ...extraEnv,
   });
   return { child, url: `http://127.0.0.1:${port}/api/v1/wa/apps` };
 }
@@ -322,6 +328,7 @@ export const sendBench: Bench = async (opts) => {
   if (opts.smoke) SEEDED_MESSAGES = 20_000;
   const clients = await NatsClients.connect({ url: opts.natsUrl, name: 'bench-send' });
   const f = await setUp(opts, clients);
+  const receiver = process.env.BENCH_TRACING === 'on' ? await new OtlpReceiver({ keep: false }).open() : null;
   const children: ChildProcess[] = [];
   let offset = 0;
   // Recipients cycle over a pool: half known to the busy app's tier window, half new, as in a campaign.
@@ -341,23 +348,32 @@ export const sendBench: Bench = async (opts) => {
     children.push(baseline.child);
     const api = await startApi(f, opts.natsUrl);
     children.push(api.child);
+    // BENCH_TRACING=on: a second api exporting its spans over OTLP/HTTP to a receiver here, in turns with the first.
+    const traced = receiver ? await startApi(f, opts.natsUrl, receiver.env()) : null;
+    if (traced) children.push(traced.child);
     const cases = {
       baseline: { url: baseline.url, auth: f.fresh.auth },
       fresh: { url: `${api.url}/${f.fresh.appId}/messages`, auth: f.fresh.auth },
       busy: { url: `${api.url}/${f.busy.appId}/messages`, auth: f.busy.auth },
+      traced: traced ? { url: `${traced.url}/${f.fresh.appId}/messages`, auth: f.fresh.auth } : null,
     };
-    const slices: Record<keyof typeof cases, LoadResult[]> = { baseline: [], fresh: [], busy: [] };
+    const slices: Record<keyof typeof cases, LoadResult[]> = { baseline: [], fresh: [], busy: [], traced: [] };
     for (let round = 1; round <= rounds; round++) {
       for (const name of Object.keys(cases) as (keyof typeof cases)[]) {
+        if (!cases[name]) continue;
         process.stderr.write(`round ${round}/${rounds}: ${name}, ${slice} s\n`);
-        slices[name].push(await load(cases[name].url, cases[name].auth, slice, body));
+        const c = cases[name];
+        slices[name].push(await load(c.url, c.auth, slice, body));
       }
     }
     const rss = peakRssMiB(api.child.pid!);
     await stop(api.child);
     await stop(baseline.child);
+    if (traced) await stop(traced.child);
     const [base, fresh, busy] = (['baseline', 'fresh', 'busy'] as const).map((n) => total(slices[n]));
     const detail = (r: LoadResult) => ({ p50_ms: r.p50, p99_ms: r.p99, accepted: r.accepted, answers: r.statuses });
+    const ratio = (value: number, of: number) => Math.round((value / Math.max(1, of)) * 100) / 100;
+    const on = traced ? total(slices.traced) : null;
     return [
       {
         bench: 'send',
@@ -365,7 +381,7 @@ export const sendBench: Bench = async (opts) => {
         value: fresh.perSecond,
         unit: 'sends/s',
         baseline: { name: 'bare Fastify + pg + JetStream, same run', value: base.perSecond },
-        ratio: Math.round((fresh.perSecond / Math.max(1, base.perSecond)) * 100) / 100,
+        ratio: ratio(fresh.perSecond, base.perSecond),
         detail: { ...detail(fresh), baseline_p50_ms: base.p50, baseline_p99_ms: base.p99, rounds },
       },
       {
@@ -374,7 +390,7 @@ export const sendBench: Bench = async (opts) => {
         value: busy.perSecond,
         unit: 'sends/s',
         baseline: { name: 'the same api, an app with no messages today, same run', value: fresh.perSecond },
-        ratio: Math.round((busy.perSecond / Math.max(1, fresh.perSecond)) * 100) / 100,
+        ratio: ratio(busy.perSecond, fresh.perSecond),
         detail: detail(busy),
       },
       {
@@ -383,9 +399,23 @@ export const sendBench: Bench = async (opts) => {
         value: rss,
         unit: 'MiB',
       },
+      ...(on
+        ? [
+            {
+              bench: 'send',
+              figure: 'accepted template sends/s with tracing on (OTLP/HTTP to a local receiver), 50 connections',
+              value: on.perSecond,
+              unit: 'sends/s',
+              baseline: { name: 'the same api with tracing off, in turns, same run', value: fresh.perSecond },
+              ratio: ratio(on.perSecond, fresh.perSecond),
+              detail: { ...detail(on), tracing_off_p99_ms: fresh.p99, spans: receiver?.received ?? 0 },
+            },
+          ]
+        : []),
     ];
   } finally {
     await Promise.all(children.map(stop));
+    await receiver?.close();
     await f.pool.end();
     await deleteTopology(await clients.jsm(), new Topology(f.prefix)).catch(() => undefined);
     await clients.drain();

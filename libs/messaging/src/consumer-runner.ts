@@ -1,6 +1,7 @@
 import { JetStreamApiError, JetStreamClient } from '@nats-io/jetstream';
 import { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { toHeaders } from './publisher';
+import { contextFrom, inSpan, messagingAttributes, SpanKind, tracingEnabled } from './tracing';
 import { PulledMessage, pullNoWait } from './pulled-message';
 
 /** What a handler decided about one message. */
@@ -310,7 +311,7 @@ export class ConsumerRunner {
     try {
       let outcome: Settlement;
       try {
-        outcome = (await this.opts.handler(msg)) ?? settle.ack();
+        outcome = (await this.traced(msg)) ?? settle.ack();
       } catch (err) {
         this.opts.onError?.(err, { phase: 'handle', stream: source.stream, seq: msg.meta.streamSeq });
         outcome = settle.retry(err instanceof Error ? err.message : String(err));
@@ -322,6 +323,17 @@ export class ConsumerRunner {
     } finally {
       this.inFlight--;
     }
+  }
+
+  /** The handler; tracing on, in a consumer span that continues the trace the message's headers name. */
+  private traced(msg: PulledMessage): Promise<Settlement | void> {
+    if (!tracingEnabled()) return this.opts.handler(msg);
+    const attributes = messagingAttributes('process', msg.subject, msg.msgId);
+    return inSpan(
+      `process ${msg.subject}`,
+      { kind: SpanKind.CONSUMER, parent: contextFrom(msg.headers), attributes },
+      () => this.opts.handler(msg),
+    );
   }
 
   private async apply(source: ConsumerSource, msg: PulledMessage, outcome: Settlement): Promise<void> {

@@ -145,6 +145,21 @@ export class DeliveryStateStore {
     return this.kv.put(deliveryStateKey(messageId), encoder.encode(encodeDeliveryState(state)));
   }
 
+  /**
+   * Tracing on: the trace context of the message's channel call, under `trace_<id>` beside its
+   * state, so the provider's callbacks (separate requests that name only the message) join the
+   * message's trace. Expires with the bucket's keys.
+   */
+  async recordTrace(messageId: string, traceparent: string): Promise<void> {
+    await this.kv.put(`trace_${deliveryStateKey(messageId)}`, encoder.encode(traceparent));
+  }
+
+  /** The trace context `recordTrace` stored for the message; null when none. */
+  async readTrace(messageId: string): Promise<string | null> {
+    const e = await this.kv.get(`trace_${deliveryStateKey(messageId)}`);
+    return e && e.operation === 'PUT' && e.length > 0 ? decoder.decode(e.value) : null;
+  }
+
   /** For the side that receives provider callbacks: records that the message reached the channel. */
   recordObserved(messageId: string, providerMessageId: string): Promise<number> {
     return this.write(messageId, { status: 'observed', providerMessageId });

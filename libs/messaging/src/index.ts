@@ -55,3 +55,14 @@ export { MESSAGING_OPTIONS } from './options';
 export type { MessagingModuleOptions } from './options';
 export { MessagingModule, EventPublisher } from './messaging.module';
 export { natsReadiness, NATS_READINESS } from './readiness';
+export {
+  enableTracing,
+  tracingEnabled,
+  traceHeaders,
+  currentTraceparent,
+  contextFrom,
+  inSpan,
+  messagingAttributes,
+  SpanKind,
+} from './tracing';
+export type { SpanSpec } from './tracing';

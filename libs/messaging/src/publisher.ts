@@ -1,5 +1,6 @@
 import { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/nats-core';
+import { inSpan, messagingAttributes, SpanKind, traceHeaders, tracingEnabled } from './tracing';
 
 export interface PublishResult {
   stream: string;
@@ -17,6 +18,7 @@ export function encodeJson(payload: unknown): Uint8Array {
 /**
  * Publishes to a stream with `Nats-Msg-Id` set, so a retried publish is stored once. Resolves
  * only after the server has acknowledged storing it: callers answer their clients after that.
+ * With tracing on, the publish is a producer span and the message carries its `traceparent`.
  */
 export async function publishDurable(
   js: JetStreamClient,
@@ -26,12 +28,20 @@ export async function publishDurable(
   extraHeaders: Record<string, string> = {},
   timeoutMs = 5000,
 ): Promise<PublishResult> {
-  const ack: PubAck = await js.publish(subject, encodeJson(payload), {
-    msgID: msgId,
-    headers: toHeaders(extraHeaders),
-    timeout: timeoutMs,
-  });
-  return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  const publish = async (headers: Record<string, string>): Promise<PublishResult> => {
+    const ack: PubAck = await js.publish(subject, encodeJson(payload), {
+      msgID: msgId,
+      headers: toHeaders(headers),
+      timeout: timeoutMs,
+    });
+    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  };
+  if (!tracingEnabled()) return publish(extraHeaders);
+  return inSpan(
+    `send ${subject}`,
+    { kind: SpanKind.PRODUCER, attributes: messagingAttributes('send', subject, msgId) },
+    () => publish({ ...extraHeaders, ...traceHeaders() }),
+  );
 }
 
 export function toHeaders(h: Record<string, string>): MsgHdrs {

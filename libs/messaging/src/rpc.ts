@@ -1,9 +1,11 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ClientNats, NatsOptions, ServerNats } from '@nestjs/microservices';
+import { ClientNats, NatsOptions, NatsRecordBuilder, ServerNats } from '@nestjs/microservices';
+import { headers as natsHeaders } from 'nats';
 import { RpcProblem, RpcReply, RpcRequest, RpcResult, RpcSubject } from '@app/contracts';
 import { firstValueFrom, timeout as rxTimeout } from 'rxjs';
 import { natsAuth } from './nats-connection';
 import { MESSAGING_OPTIONS, MessagingModuleOptions } from './options';
+import { contextFrom, inSpan, SpanKind, traceHeaders, tracingEnabled } from './tracing';
 
 type NatsTransportOptions = NatsOptions['options'];
 
@@ -22,6 +24,15 @@ export class PrefixedServerNats extends ServerNats {
   // Handlers are stored (and so subscribed and looked up) by their prefixed subject.
   override addHandler(...[pattern, ...rest]: Parameters<ServerNats['addHandler']>): void {
     super.addHandler(underPrefix(this.prefix, this.normalizePattern(pattern)), ...rest);
+  }
+
+  /** Tracing on: each call is a server span, the child of the caller's `traceparent` header. */
+  override handleMessage(...[channel, msg]: Parameters<ServerNats['handleMessage']>): Promise<unknown> {
+    if (!tracingEnabled()) return super.handleMessage(channel, msg);
+    const attributes = { 'rpc.system': 'nats', 'rpc.method': channel };
+    return inSpan(channel, { kind: SpanKind.SERVER, parent: contextFrom(msg.headers), attributes }, () =>
+      super.handleMessage(channel, msg),
+    );
   }
 }
 
@@ -122,7 +133,7 @@ export class RpcClient implements OnApplicationShutdown {
     try {
       reply = await firstValueFrom(
         this.proxy
-          .send<RpcReply<RpcResult<S>>, RpcRequest<S>>(subject, request)
+          .send<RpcReply<RpcResult<S>>>(subject, withTraceparent(request))
           .pipe(rxTimeout(opts.timeoutMs ?? 5000)),
       );
     } catch (err) {
@@ -145,6 +156,15 @@ export class RpcClient implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.proxy.close();
   }
+}
+
+/** The request as it is sent: with the active span's `traceparent` header while tracing is on. */
+function withTraceparent<T>(request: T): unknown {
+  const trace = traceHeaders();
+  if (!trace.traceparent) return request;
+  const h = natsHeaders();
+  for (const [k, v] of Object.entries(trace)) h.set(k, v);
+  return new NatsRecordBuilder(request).setHeaders(h).build();
 }
 
 /**

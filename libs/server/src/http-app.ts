@@ -10,6 +10,7 @@ import { startAdminServer } from './health';
 import { httpRequestDuration, startDefaultMetrics } from './metrics';
 import { installJsonBodies } from './json-body';
 import { ProblemFilter, sendClientErrorProblem, sendProblem } from './problem.filter';
+import { startTracing, traceHttpRequests } from './tracing';
 import { createValidationPipe } from './validation';
 
 /**
@@ -52,6 +53,7 @@ export async function createHttpApp(
   opts: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   startDefaultMetrics(opts.name);
+  await startTracing(opts.name);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -89,6 +91,7 @@ export async function createHttpApp(
 
   const fastify = app.getHttpAdapter().getInstance();
   installJsonBodies(fastify);
+  traceHttpRequests(fastify);
   // Bodies are JSON: without this, Fastify's built-in text/plain parser hands a string to the
   // handlers (a 400 at best) where docs/errors.md promises 415.
   fastify.removeContentTypeParser('text/plain');

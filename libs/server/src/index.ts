@@ -2,6 +2,7 @@ export * from './problem';
 export { ProblemFilter, toProblem, sendProblem, rpcProblemOf, isDependencyOutage } from './problem.filter';
 export { createValidationPipe, flattenValidationErrors, findUnboundedInput, INPUT_LIMITS } from './validation';
 export { createHttpApp, listen, BODY_LIMIT_BYTES, ADMIN_PORT_OFFSET } from './http-app';
+export { startTracing, tracingRequested, traceHttpRequests, flushTraces } from './tracing';
 export type { BodyLimitConfig, HttpAppOptions } from './http-app';
 export {
   HealthModule,

@@ -1,5 +1,6 @@
 import { GroupCommit } from '@app/database';
 import { Clock } from '@app/server';
+import { inSpan } from '@app/messaging';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import {
   ChannelPricing,
@@ -88,9 +89,15 @@ export class MessageStatusService implements OnModuleInit {
 
   /** Resolves once the event is applied (or dropped as not ours); throws to have it retried. */
   async apply(event: EventEnvelope): Promise<void> {
-    if (!STATUS_OF[event.type]) return;
-    const failure = await this.groups.submit('status', event);
-    if (failure) throw failure;
+    const status = STATUS_OF[event.type];
+    if (!status) return;
+    // One span per event, in the trace its message headers named, though the group commits many.
+    const messageId = dataOf(event).message_id;
+    const attributes = { 'app.message.status': status, ...(messageId ? { 'messaging.message.id': messageId } : {}) };
+    await inSpan('message status update', { attributes }, async () => {
+      const failure = await this.groups.submit('status', event);
+      if (failure) throw failure;
+    });
   }
 
   /** Applies a group of status events in their order; per event, null or the error to retry it with. */

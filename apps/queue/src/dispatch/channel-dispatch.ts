@@ -4,13 +4,16 @@ import { Channel, DEAD_LETTERED, EventEnvelope, isChannel, OutboundMessage, Prio
 import {
   backoffDelay,
   BackoffOptions,
+  currentTraceparent,
   DeliveryMeta,
   DeliveryState,
   DeliveryStateConflictError,
   DeliveryStateEntry,
+  inSpan,
   isDelivered,
   settle,
   Settlement,
+  SpanKind,
 } from '@app/messaging';
 import { messageFailedEvent, messageSentEvent } from './dispatch-events';
 import { DeliveryOutcome, queueMessages, queuePacedWait, queueSendDuration } from './dispatch.metrics';
@@ -27,6 +30,8 @@ export interface DeliveryStates {
   read(messageId: string): Promise<DeliveryStateEntry>;
   claim(messageId: string, revision: number, state: DeliveryState): Promise<number>;
   write(messageId: string, state: DeliveryState): Promise<number>;
+  /** Tracing on: keeps the channel call's trace context for the provider's callbacks. */
+  recordTrace?(messageId: string, traceparent: string): Promise<void>;
 }
 
 /** Time as the decisions see it: injected so that specs run without waiting. */
@@ -186,7 +191,7 @@ export class ChannelDispatch {
       // 4. The channel call.
       const started = clock.now();
       try {
-        result = await connector.send(msg);
+        result = await this.channelCall(msg);
       } finally {
         queueSendDuration()
           .labels(this.deps.channel)
@@ -204,6 +209,26 @@ export class ChannelDispatch {
       return this.finishSent(msg, priority, result.provider_message_id, 'sent');
     }
     return this.settleFailure(item, msg, priority, result);
+  }
+
+  /**
+   * The channel call, in a client span of the message's trace. Its trace context is stored first
+   * (tracing on), so a callback that arrives before the call returns finds it.
+   */
+  private channelCall(msg: OutboundMessage) {
+    const { store, connector, channel } = this.deps;
+    const attributes = { 'app.channel': channel, 'messaging.message.id': msg.id };
+    return inSpan(`${channel} send`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const traceparent = currentTraceparent();
+      if (traceparent && store.recordTrace) {
+        await store.recordTrace(msg.id, traceparent).catch((err: unknown) => {
+          this.logger.debug({ err: String(err), id: msg.id }, 'trace context not stored');
+        });
+      }
+      const result = await connector.send(msg);
+      if (!result.ok) span?.setAttribute('error.type', result.code);
+      return result;
+    });
   }
 
   /** Settles a refusal from the connector's classification alone. */

@@ -6,6 +6,7 @@ import { Subscriptions1763720000000 } from './migrations/1763720000000-Subscript
 import { ParkedEndpointsAndSealedSecrets1763950000001 } from './migrations/1763950000001-ParkedEndpointsAndSealedSecrets';
 import { LeaseIndex1764100000000 } from './migrations/1764100000000-LeaseIndex';
 import { HeldDeliveries1764200000000 } from './migrations/1764200000000-HeldDeliveries';
+import { DeliveryTraceparent1764300000000 } from './migrations/1764300000000-DeliveryTraceparent';
 
 /** The webhooks service's schema: its entities and migrations, in order. */
 export const webhooksSchema: SchemaDefinition = {
@@ -16,5 +17,6 @@ export const webhooksSchema: SchemaDefinition = {
     ParkedEndpointsAndSealedSecrets1763950000001,
     LeaseIndex1764100000000,
     HeldDeliveries1764200000000,
+    DeliveryTraceparent1764300000000,
   ],
 };

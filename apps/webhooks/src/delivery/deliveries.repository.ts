@@ -17,6 +17,8 @@ export interface FanOutEvent {
   payload: string;
   /** Events with the same key (one message's) are delivered one after another; null: no order. */
   orderKey: string | null;
+  /** The event's W3C trace context (tracing on), kept with its deliveries. */
+  traceparent?: string | null;
 }
 
 /** What fanning out one event did. */
@@ -46,6 +48,8 @@ export interface ClaimedDelivery {
   secret_key_id: string | null;
   /** The subscription is parked and this attempt is its probe. */
   probing: boolean;
+  /** The W3C trace context of the event (tracing on), the parent of the attempt's span. */
+  traceparent?: string | null;
 }
 
 export interface ClaimLimits {
@@ -115,8 +119,8 @@ export class DeliveriesRepository {
     const rows = await sqlRows<{ event_id: string; n: number; ready: boolean }>(
       this.ds,
       `WITH e AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[])
-              WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, ord)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[], $9::text[])
+              WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, traceparent, ord)
        ), matched AS (
          SELECT e.*, s.id AS subscription_id, s.parked_until
            FROM e JOIN subscriptions s
@@ -134,15 +138,15 @@ export class DeliveriesRepository {
                            ORDER BY h.stream_seq LIMIT 1) IS NOT NULL) AS holds
            FROM matched m
        ), held AS (
-         INSERT INTO held_deliveries (subscription_id, stream_seq, id, seq, event_id, event_type, event_created_at, payload, order_key)
+         INSERT INTO held_deliveries (subscription_id, stream_seq, id, seq, event_id, event_type, event_created_at, payload, order_key, traceparent)
          SELECT p.subscription_id, p.stream_seq, gen_random_uuid(), nextval('deliveries_seq_seq'), p.event_id, p.type,
-                p.created_at, p.payload, p.order_key
+                p.created_at, p.payload, p.order_key, p.traceparent
            FROM pairs p WHERE p.holds
           ORDER BY p.ord, p.subscription_id
          ON CONFLICT (subscription_id, stream_seq) DO NOTHING
        ), created AS (
-         INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, next_attempt_at)
-         SELECT gen_random_uuid(), p.subscription_id, p.event_id, p.type, p.created_at, p.stream_seq, p.payload, p.order_key, now()
+         INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, traceparent, next_attempt_at)
+         SELECT gen_random_uuid(), p.subscription_id, p.event_id, p.type, p.created_at, p.stream_seq, p.payload, p.order_key, p.traceparent, now()
            FROM pairs p WHERE NOT p.holds
           ORDER BY p.ord, p.subscription_id
          ON CONFLICT (subscription_id, event_id) DO NOTHING
@@ -160,6 +164,7 @@ export class DeliveriesRepository {
         col('userId'),
         col('appId'),
         col('orderKey'),
+        events.map((e) => e.traceparent ?? null),
       ],
     );
     const count = (ready: boolean) => new Map(rows.filter((r) => r.ready === ready).map((r) => [r.event_id, r.n]));
@@ -241,9 +246,9 @@ export class DeliveriesRepository {
          RETURNING h.*, picked.error
        ), created AS (
          INSERT INTO deliveries (id, seq, subscription_id, event_id, event_type, event_created_at, stream_seq, payload,
-                                 order_key, status, next_attempt_at, finished_at, last_error, created_at)
+                                 order_key, traceparent, status, next_attempt_at, finished_at, last_error, created_at)
          SELECT id, seq, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key,
-                '${status}', ${due}, ${finished}, error, created_at
+                traceparent, '${status}', ${due}, ${finished}, error, created_at
            FROM moved ORDER BY subscription_id, stream_seq
          ON CONFLICT DO NOTHING
          RETURNING 1
@@ -359,7 +364,7 @@ export class DeliveriesRepository {
         WHERE d.id = picked.id AND s.id = d.subscription_id
        RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.event_created_at, d.payload, d.attempts,
                  d.retry_index, d.stream_seq, d.seq, s.user_id, s.url, s.secret, s.previous_secret,
-                 s.previous_secret_expires_at, s.secret_key_id, (s.parked_until IS NOT NULL) AS probing`,
+                 s.previous_secret_expires_at, s.secret_key_id, (s.parked_until IS NOT NULL) AS probing, d.traceparent`,
       [limits.max, limits.perSubscription, limits.perTenant, limits.leaseMs],
     );
     return rows.sort((a, b) => Number(a.stream_seq) - Number(b.stream_seq) || Number(a.seq) - Number(b.seq));

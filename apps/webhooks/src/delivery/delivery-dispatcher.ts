@@ -1,6 +1,7 @@
 import { GroupCommit } from '@app/database';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { newEventId } from '@app/contracts';
+import { contextFrom, inSpan, SpanKind } from '@app/messaging';
 import { PeriodicJob, Clock } from '@app/server';
 import { WebhooksConfig } from '../config';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
@@ -165,8 +166,27 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     });
   }
 
-  /** Sends one claimed delivery and settles it. */
-  async attempt(d: ClaimedDelivery): Promise<void> {
+  /**
+   * Sends one claimed delivery and settles it; tracing on, as a client span of the event's trace
+   * (its event id and type, never its body or URL).
+   */
+  attempt(d: ClaimedDelivery): Promise<void> {
+    const attributes = {
+      'app.webhook.event_id': d.event_id,
+      'app.event.type': d.event_type,
+      'app.webhook.attempt': d.attempts + 1,
+    };
+    return inSpan(
+      'webhook delivery',
+      { kind: SpanKind.CLIENT, parent: contextFrom(d.traceparent), attributes },
+      async (span) => {
+        const status = await this.attemptOnce(d);
+        if (status !== null) span?.setAttribute('http.response.status_code', status);
+      },
+    );
+  }
+
+  private async attemptOnce(d: ClaimedDelivery): Promise<number | null> {
     const startedAt = this.clock.now();
     const inGrace = d.previous_secret_expires_at !== null && d.previous_secret_expires_at > startedAt;
     const response: WebhookResponse =
@@ -190,7 +210,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
           );
     if (response.aborted) {
       await this.deliveries.release(d.id).catch(() => undefined);
-      return;
+      return null;
     }
     const verdict: Verdict = d.payload === null ? { kind: 'exhausted' } : judge(response, d.retry_index, this.schedule);
     const succeeded = verdict.kind === 'success';
@@ -226,6 +246,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       this.logger.warn({ subscription_id: d.subscription_id }, 'subscription disabled');
       await this.notices.flush();
     }
+    return response.status;
   }
 
   /**

@@ -32,6 +32,10 @@ export class DeliveryEntity {
   @Column('text', { name: 'order_key', nullable: true })
   orderKey: string | null;
 
+  /** The W3C trace context of the event it came from (tracing on), the parent of each attempt's span. */
+  @Column('text', { nullable: true })
+  traceparent: string | null;
+
   /** The exact bytes that are signed and sent; null once the retention period has passed. */
   @Column('text', { nullable: true })
   payload: string | null;

@@ -3,6 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { EventEnvelope, isEventType, isUuid, Topology } from '@app/contracts';
 import {
   ConsumerRunner,
+  currentTraceparent,
   DEFAULT_TOPOLOGY_OPTIONS,
   NatsClients,
   PulledMessage,
@@ -113,6 +114,8 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       streamSeq: msg.meta.streamSeq,
       payload: webhookBody(event),
       orderKey: orderKeyOf(event),
+      // This event's consumer span: each delivery's attempts become its children.
+      traceparent: currentTraceparent(),
     });
     if (toRelease > 0) this.dispatcher.requestRelease();
     else if (ready > 0) this.dispatcher.wake();

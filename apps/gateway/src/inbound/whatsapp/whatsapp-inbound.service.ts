@@ -1,7 +1,17 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { trace } from '@opentelemetry/api';
 import { constantTimeEqual } from '@app/auth';
 import { APPS_RPC, AppSignal, EventEnvelope, Topology } from '@app/contracts';
-import { DeliveryStateStore, EventPublisher, NatsClients, publishDurableWithin, RpcClient } from '@app/messaging';
+import {
+  contextFrom,
+  DeliveryStateStore,
+  EventPublisher,
+  inSpan,
+  NatsClients,
+  publishDurableWithin,
+  RpcClient,
+  tracingEnabled,
+} from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
 import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
 import { ChannelStatus } from '../../channel-status/channel-status';
@@ -87,9 +97,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {
       await Promise.all([
-        ...normalized.events.map((event) =>
-          publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id),
-        ),
+        ...normalized.events.map((event) => this.store(event)),
         ...normalized.signals.map((signal) =>
           publishDurableWithin(this.clients.js, this.topology.inboundSignalSubject('whatsapp'), signal, signal.id),
         ),
@@ -102,6 +110,35 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     await this.recordObserved(normalized.observed);
     webhooks().inc({ outcome: 'accepted' });
     return { events: normalized.events.length + normalized.signals.length };
+  }
+
+  /**
+   * Stores one event in INBOUND. Tracing on, an event about one of our messages is handled in a
+   * span of that message's trace (its context is the one the queue stored with the channel call),
+   * linked to the callback's request; the stored event carries it on to the relay, the api and
+   * the webhooks.
+   */
+  private async store(event: EventEnvelope): Promise<void> {
+    const publish = () =>
+      publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id);
+    const messageId = event.data.message_id;
+    if (!tracingEnabled() || typeof messageId !== 'string') {
+      await publish();
+      return;
+    }
+    const stored = await this.deliveryStore()
+      .then((store) => store?.readTrace(messageId))
+      .catch(() => null);
+    const callback = trace.getActiveSpan()?.spanContext();
+    await inSpan(
+      `whatsapp callback ${event.type}`,
+      {
+        parent: stored ? contextFrom(stored) : undefined,
+        links: callback ? [{ context: callback }] : [],
+        attributes: { 'app.channel': 'whatsapp', 'app.event.type': event.type, 'messaging.message.id': messageId },
+      },
+      publish,
+    );
   }
 
   /**
@@ -161,11 +198,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
    */
   private async recordObserved(observed: { messageId: string; providerMessageId: string }[]): Promise<void> {
     if (!observed.length) return;
-    const store = await (this.deliveryState ??= DeliveryStateStore.open(this.clients.js, this.topology).catch((err) => {
-      this.logger.warn({ err }, 'delivery state bucket unavailable; callbacks are not recorded there');
-      this.deliveryState = undefined;
-      return null;
-    }));
+    const store = await this.deliveryStore();
     if (!store) return;
     // A webhook may carry many messages' statuses (Meta aggregates them): recorded together.
     const unrecorded = new Map(observed.filter((o) => !this.recorded.has(o.messageId)).map((o) => [o.messageId, o]));
@@ -179,6 +212,15 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
           ),
       ),
     );
+  }
+
+  /** The delivery-state bucket, opened once; null while it is unavailable. */
+  private deliveryStore(): Promise<DeliveryStateStore | null> {
+    return (this.deliveryState ??= DeliveryStateStore.open(this.clients.js, this.topology).catch((err) => {
+      this.logger.warn({ err }, 'delivery state bucket unavailable; callbacks are not recorded there');
+      this.deliveryState = undefined;
+      return null;
+    }));
   }
 
   private remember(messageId: string): void {
