@@ -71,12 +71,13 @@ export function schemaOf(document: OpenAPIObject, ref: ReferenceObject): SchemaO
 /**
  * The checks every service's OpenAPI document passes, declared inside its `describe` once
  * `state()` can give the document and the controllers' routes: every route is documented and
- * nothing else; bodies are schemas with properties; every operation has a summary, a credential
+ * nothing else; bodies are schemas with properties (those named in `streamedBodies`, read from the
+ * request stream, are non-JSON text); every operation has a summary, a credential
  * (but those named in `withoutCredential`), a success answer with content, and problem answers.
  */
 export function itDocumentsEveryRoute(
   state: () => { document: OpenAPIObject; routes: DocumentedRoute[] },
-  options: { minRoutes: number; withoutCredential?: string[] },
+  options: { minRoutes: number; withoutCredential?: string[]; streamedBodies?: string[] },
 ): void {
   it('documents every route of the controllers, and nothing else', () => {
     const { document, routes } = state();
@@ -90,6 +91,14 @@ export function itDocumentsEveryRoute(
     for (const route of routes) {
       const op = operations.get(route.operationId) as OperationObject;
       const body = op.requestBody as { content?: Record<string, { schema?: SchemaObject | ReferenceObject }> };
+      if ((options.streamedBodies ?? []).includes(route.operationId)) {
+        const types = Object.entries(body?.content ?? {}).map(([type, c]) => [type, (c.schema as SchemaObject)?.type]);
+        expect({
+          op: route.operationId,
+          streamed: types.length > 0 && types.every(([t, s]) => t !== 'application/json' && s === 'string'),
+        }).toEqual({ op: route.operationId, streamed: true });
+        continue;
+      }
       if (!route.takesBody) {
         expect({ op: route.operationId, body: op.requestBody }).toEqual({ op: route.operationId, body: undefined });
         continue;

@@ -1,12 +1,14 @@
 import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CONSENT_RPC, ConsentSettings } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
 import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
 import { ownerOf } from './contacts.service';
-import { ApiAccountToken } from '../openapi/gateway-problems.decorator';
+import { UpdateConsentSettingsDto } from './dto/contact-body.dto';
+import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
+import { ConsentSettingsDto } from '../openapi/responses.dto';
 
 const SETTINGS_RPC_TIMEOUT_MS = 5_000;
 
@@ -20,6 +22,8 @@ export class ConsentSettingsController {
 
   @Get()
   @ApiOperation({ summary: 'Whether marketing needs opt-in, and the opt-out and opt-in keywords' })
+  @ApiOkResponse({ type: ConsentSettingsDto })
+  @ApiProblems(422)
   get(@CurrentAccount() account: AuthenticatedAccount): Promise<ConsentSettings> {
     return this.rpc.call(
       CONSENT_RPC.settings,
@@ -30,6 +34,9 @@ export class ConsentSettingsController {
 
   @Put()
   @ApiOperation({ summary: 'Change some of the consent settings' })
+  @ApiBody({ type: UpdateConsentSettingsDto })
+  @ApiOkResponse({ type: ConsentSettingsDto, description: 'The settings after the change' })
+  @ApiProblems(400, 422)
   update(@CurrentAccount() account: AuthenticatedAccount, @Body() body: unknown): Promise<ConsentSettings> {
     return this.rpc.call(
       CONSENT_RPC.updateSettings,

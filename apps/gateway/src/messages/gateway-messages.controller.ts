@@ -27,7 +27,7 @@ export class GatewayMessagesController {
   @ApiOperation({ summary: 'Send a template on a connected channel; 202 once it is queued' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Repeats return the first answer' })
   @ApiAcceptedResponse({ type: SendGatewayMessageResponseDto })
-  @ApiProblems(422)
+  @ApiProblems(400, 403, 404, 409, 422)
   async send(
     @CurrentAccount() account: AuthenticatedAccount,
     @Body() dto: SendGatewayMessageDto,

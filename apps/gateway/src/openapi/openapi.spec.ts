@@ -20,7 +20,12 @@ describe("the gateway's OpenAPI document", () => {
   });
 
   // The tracking pixel is loaded by a recipient's reader: the token in its path is the credential.
-  itDocumentsEveryRoute(() => ({ document, routes }), { minRoutes: 13, withoutCredential: ['Pixel_open'] });
+  // A contact import's CSV or NDJSON file is read from the request stream, never parsed as JSON.
+  itDocumentsEveryRoute(() => ({ document, routes }), {
+    minRoutes: 13,
+    withoutCredential: ['Pixel_open'],
+    streamedBodies: ['ContactImports_start'],
+  });
 
   const answer = (operationId: string, status: string) => {
     const response = operationsOf(document).get(operationId)?.responses[status] as {
@@ -32,7 +37,8 @@ describe("the gateway's OpenAPI document", () => {
   it('documents the send, the delivery report and its pages, without the channel callbacks', () => {
     expect(Object.keys(document.paths)).not.toContainEqual(expect.stringMatching(/inbound|course\/events\/|whatsapp/));
     const send = schemaOf(document, { $ref: '#/components/schemas/SendGatewayMessageDto' });
-    expect(send.required).toEqual(['channel', 'to', 'template']);
+    // channel and to, or contact and channels: the service names whichever is missing.
+    expect(send.required).toEqual(['template']);
     const idempotency = operationsOf(document)
       .get('GatewayMessages_send')
       ?.parameters?.find((p) => 'name' in p && p.name === 'Idempotency-Key');
@@ -45,5 +51,40 @@ describe("the gateway's OpenAPI document", () => {
       items: { $ref: '#/components/schemas/ConnectionDto' },
     });
     expect(document.components?.securitySchemes?.account).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it("documents the contacts, their consent and imports, and a send's failover fields", () => {
+    const responses = (operationId: string) => operationsOf(document).get(operationId)?.responses ?? {};
+    const content = (operationId: string, status: string) =>
+      (responses(operationId)[status] as { content: Record<string, { schema: SchemaObject | ReferenceObject }> })
+        .content;
+    expect(answer('Contacts_create', '201')).toEqual({ $ref: '#/components/schemas/ContactDto' });
+    expect(Object.keys(responses('Contacts_create'))).toEqual(expect.arrayContaining(['400', '409', '413', '415']));
+    expect(Object.keys(responses('Contacts_update'))).toEqual(expect.arrayContaining(['400', '403', '404', '409']));
+    expect(content('Contacts_list', '200')).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/ContactPageDto' } },
+      'text/csv': { schema: { type: 'string' } },
+    });
+    expect(answer('Contacts_setConsent', '200')).toEqual({ $ref: '#/components/schemas/ContactConsentDto' });
+    expect(Object.keys(responses('Contacts_setConsent'))).toEqual(expect.arrayContaining(['400', '403', '404', '422']));
+    expect(answer('ConsentSettings_update', '200')).toEqual({ $ref: '#/components/schemas/ConsentSettingsDto' });
+    const start = operationsOf(document).get('ContactImports_start');
+    expect(Object.keys((start?.requestBody as { content: object }).content)).toEqual([
+      'text/csv',
+      'application/x-ndjson',
+    ]);
+    expect(answer('ContactImports_start', '202')).toEqual({ $ref: '#/components/schemas/ContactImportDto' });
+    expect(Object.keys(responses('ContactImports_start'))).toEqual(expect.arrayContaining(['400', '413', '415']));
+    const send = schemaOf(document, { $ref: '#/components/schemas/SendGatewayMessageDto' });
+    expect(Object.keys(send.properties ?? {})).toEqual(expect.arrayContaining(['contact', 'channels']));
+    expect(Object.keys(responses('GatewayMessages_send'))).toEqual(
+      expect.arrayContaining(['403', '404', '409', '422']),
+    );
+    const report = schemaOf(document, { $ref: '#/components/schemas/MessageReportDto' });
+    expect(report.properties?.attempts).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/MessageAttemptDto' },
+      description: expect.any(String),
+    });
   });
 });

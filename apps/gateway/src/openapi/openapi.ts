@@ -15,7 +15,8 @@ export function buildGatewayOpenApiDocument(app: INestApplication, publicUrl: st
     title: 'Messaging Gateway API',
     description:
       'One send endpoint and one delivery report for WhatsApp, Telegram and MAX; the account’s channel ' +
-      'connections, its usage report, course-platform rules and events, and the tracking pixel. Every ' +
+      'connections, its usage report, its contacts (their consent, imports and export), course-platform ' +
+      'rules and events, and the tracking pixel. Every ' +
       'error is an RFC 9457 application/problem+json body; see docs/errors.md for the problem types.',
     serverUrl: publicUrl,
     configure: (builder) =>

@@ -1,8 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  CONSENT_PURPOSES,
+  CONSENT_SOURCES,
+  CONSENT_STATES,
+  ConsentHistoryEntry,
+  ConsentPurpose,
+  ConsentSettings,
+  ConsentSource,
+  ConsentState,
+  ConsentStateView,
   GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
   MESSAGE_CATEGORIES,
   MESSAGE_STATUSES,
+  MessageAttempt,
   MessageCategory,
   MessageStatus,
 } from '@app/contracts';
@@ -11,6 +22,10 @@ import { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from '@a
 import { ConnectionView } from '../connections/connections.service';
 import { COURSE_EVENT_STATUSES } from '../course/course.repository';
 import { CourseEventView, CourseRuleView } from '../course/course.service';
+import { ContactConsentView, ContactView } from '../contacts/contacts.service';
+import { ImportState, Rejection } from '../contacts/imports/contact-imports.repository';
+import { ImportFormat } from '../contacts/imports/import-rows';
+import { ImportView } from '../contacts/imports/contact-imports.service';
 import { GatewayMessageReport } from '../messages/gateway-messages.service';
 
 /**
@@ -64,12 +79,33 @@ export class ConnectionDto implements ConnectionView {
   updated_at: number;
 }
 
+/** One attempt of a message sent over a failover route. */
+export class MessageAttemptDto implements MessageAttempt {
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
+  channel: string;
+
+  @ApiProperty({ enum: MESSAGE_STATUSES })
+  status: MessageStatus;
+
+  @ApiProperty({ type: MessageFailureDto, nullable: true })
+  failure: MessageFailureDto | null;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  created_at: number;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  updated_at: number;
+}
+
 /** The one delivery report of a message, whatever its channel: never its content. */
 export class MessageReportDto extends MessageChargeDto implements GatewayMessageReport {
   @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
   id: string;
 
-  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
+  @ApiProperty({
+    enum: GATEWAY_SEND_CHANNELS,
+    description: 'The channel it went on; over a failover route, the one that carried it (the last attempt)',
+  })
   channel: string;
 
   @ApiProperty({ enum: MESSAGE_STATUSES })
@@ -101,6 +137,12 @@ export class MessageReportDto extends MessageChargeDto implements GatewayMessage
 
   @ApiProperty({ description: "The message's tracking pixel: loading it marks the message READ (once)" })
   pixel_url: string;
+
+  @ApiPropertyOptional({
+    type: [MessageAttemptDto],
+    description: 'A send to a contact over a failover route: every attempt, in order (docs/failover.md)',
+  })
+  attempts?: MessageAttemptDto[];
 }
 
 export class MessageReportPageDto {
@@ -176,4 +218,186 @@ export class CourseEventPageDto {
 
   @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last' })
   next_cursor: string | null;
+}
+
+/** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
+export class ContactIdentitiesDto implements Record<GatewaySendChannel, string | null> {
+  @ApiProperty({ type: String, nullable: true, example: '79990001122' })
+  whatsapp: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: '7012345678' })
+  telegram: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  max: string | null;
+}
+
+export class ContactDto implements ContactView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'crm-1042', description: "The business's own id" })
+  external_id: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Anna Petrova' })
+  name: string | null;
+
+  @ApiProperty({ type: ContactIdentitiesDto })
+  identities: ContactIdentitiesDto;
+
+  @ApiProperty({ example: 'Europe/Moscow', description: "The contact's own, or the account's when it names none" })
+  time_zone: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'ru' })
+  language: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    example: { plan: 'pro', orders: 3 },
+  })
+  attributes: Record<string, string | number>;
+
+  @ApiProperty({ type: [String], example: ['customers'] })
+  lists: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+}
+
+export class ContactPageDto {
+  @ApiProperty({ type: [ContactDto] })
+  data: ContactDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last' })
+  next_cursor: string | null;
+}
+
+/** One purpose's consent on one channel address of a contact. */
+export class ConsentStateDto implements ConsentStateView {
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
+  channel: GatewaySendChannel;
+
+  @ApiProperty({ example: '79990001122' })
+  address: string;
+
+  @ApiProperty({ enum: CONSENT_PURPOSES })
+  purpose: ConsentPurpose;
+
+  @ApiProperty({ enum: CONSENT_STATES })
+  state: ConsentState;
+
+  @ApiProperty({ enum: CONSENT_SOURCES, nullable: true, description: 'Where the last change came from' })
+  source: ConsentSource | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Unix seconds; null when never set' })
+  since: number | null;
+}
+
+/** One recorded change of consent. */
+export class ConsentHistoryEntryDto implements ConsentHistoryEntry {
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
+  channel: GatewaySendChannel;
+
+  @ApiProperty({ enum: CONSENT_PURPOSES })
+  purpose: ConsentPurpose;
+
+  @ApiProperty({ enum: CONSENT_STATES })
+  state: ConsentState;
+
+  @ApiProperty({ enum: CONSENT_SOURCES })
+  source: ConsentSource;
+
+  @ApiProperty({ type: String, nullable: true })
+  evidence: string | null;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  at: number;
+}
+
+export class ContactConsentDto implements ContactConsentView {
+  @ApiProperty({ type: [ConsentStateDto], description: "Both purposes of each of the contact's channels" })
+  states: ConsentStateDto[];
+
+  @ApiProperty({ type: [ConsentHistoryEntryDto], description: 'Changes, newest first (at most 100)' })
+  history: ConsentHistoryEntryDto[];
+}
+
+/** The business's consent settings (docs/consent.md#settings). */
+export class ConsentSettingsDto implements ConsentSettings {
+  @ApiProperty({ description: 'Marketing needs an explicit opted_in; unknown is refused like opted_out' })
+  marketing_requires_opt_in: boolean;
+
+  @ApiProperty({ type: [String], example: ['STOP', 'UNSUBSCRIBE'], description: 'Inbound texts that opt out' })
+  opt_out_keywords: string[];
+
+  @ApiProperty({ type: [String], example: ['START'], description: 'Inbound texts that opt back in' })
+  opt_in_keywords: string[];
+}
+
+/** A rejected row of an import. */
+export class ImportRejectionDto implements Rejection {
+  @ApiProperty({ example: 7, description: 'The row number (1 is the first row of data)' })
+  row: number;
+
+  @ApiProperty({ example: 'identities.whatsapp' })
+  field: string;
+
+  @ApiProperty({ example: 'must be a phone number: 8 to 15 digits, no plus or spaces, not starting with 0' })
+  reason: string;
+}
+
+/** A contact import: its state, counts and a page of rejected rows. */
+export class ContactImportDto implements ImportView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['csv', 'ndjson'] })
+  format: ImportFormat;
+
+  @ApiProperty({ enum: ['receiving', 'processing', 'completed', 'failed'] })
+  state: ImportState;
+
+  @ApiProperty({ example: 1000 })
+  rows_read: number;
+
+  @ApiProperty({ example: 990 })
+  created: number;
+
+  @ApiProperty({ example: 0 })
+  updated: number;
+
+  @ApiProperty({ example: 0 })
+  unchanged: number;
+
+  @ApiProperty({ example: 10 })
+  rejected: number;
+
+  @ApiProperty({
+    example: 0,
+    description: 'Rows imported whose consent column the consent rules refused (listed among rejections)',
+  })
+  consent_refused: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why a failed import stopped' })
+  failure: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  finished_at: string | null;
+
+  @ApiProperty({ type: [ImportRejectionDto], description: 'Rejected rows in order, a page at a time' })
+  rejections: ImportRejectionDto[];
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Pass as after_row for the next page of rejections; null on the last',
+  })
+  next_after_row: number | null;
 }

@@ -305,6 +305,197 @@ export interface components {
       /** @description Unix seconds */
       updated_at: number;
     };
+    ConsentHistoryEntryDto: {
+      /** @description Unix seconds */
+      at: number;
+      /** @enum {string} */
+      channel: 'whatsapp' | 'telegram' | 'max';
+      evidence: string | null;
+      /** @enum {string} */
+      purpose: 'marketing' | 'all';
+      /** @enum {string} */
+      source: 'api' | 'import' | 'keyword' | 'channel';
+      /** @enum {string} */
+      state: 'opted_in' | 'opted_out' | 'unknown';
+    };
+    ConsentSettingsDto: {
+      /** @description Marketing needs an explicit opted_in; unknown is refused like opted_out */
+      marketing_requires_opt_in: boolean;
+      /**
+       * @description Inbound texts that opt back in
+       * @example [
+       *       "START"
+       *     ]
+       */
+      opt_in_keywords: string[];
+      /**
+       * @description Inbound texts that opt out
+       * @example [
+       *       "STOP",
+       *       "UNSUBSCRIBE"
+       *     ]
+       */
+      opt_out_keywords: string[];
+    };
+    ConsentStateDto: {
+      /** @example 79990001122 */
+      address: string;
+      /** @enum {string} */
+      channel: 'whatsapp' | 'telegram' | 'max';
+      /** @enum {string} */
+      purpose: 'marketing' | 'all';
+      /** @description Unix seconds; null when never set */
+      since: number | null;
+      /**
+       * @description Where the last change came from
+       * @enum {string|null}
+       */
+      source: 'api' | 'import' | 'keyword' | 'channel' | null;
+      /** @enum {string} */
+      state: 'opted_in' | 'opted_out' | 'unknown';
+    };
+    ContactBodyDto: {
+      /**
+       * @description At most 50 keys of letters, digits, _ . - (the whole set is replaced)
+       * @example {
+       *       "plan": "pro",
+       *       "orders": 3
+       *     }
+       */
+      attributes?: {
+        [key: string]: string | number;
+      };
+      /**
+       * @description The business's own id, unique in the account (409 when taken)
+       * @example crm-1042
+       */
+      external_id?: string | null;
+      /** @description Its identity on each channel (whatsapp, telegram, max), each unique in the account (409 when taken) */
+      identities?: components['schemas']['ContactIdentitiesBodyDto'];
+      /**
+       * @description A language code such as en or pt_BR
+       * @example ru
+       */
+      language?: string | null;
+      /**
+       * @description At most 20 list names (the whole set is replaced)
+       * @example [
+       *       "customers"
+       *     ]
+       */
+      lists?: string[];
+      /** @example Anna Petrova */
+      name?: string | null;
+      /**
+       * @description An IANA time zone
+       * @example Europe/Moscow
+       */
+      time_zone?: string | null;
+    };
+    ContactConsentDto: {
+      /** @description Changes, newest first (at most 100) */
+      history: components['schemas']['ConsentHistoryEntryDto'][];
+      /** @description Both purposes of each of the contact's channels */
+      states: components['schemas']['ConsentStateDto'][];
+    };
+    ContactDto: {
+      /**
+       * @example {
+       *       "plan": "pro",
+       *       "orders": 3
+       *     }
+       */
+      attributes: {
+        [key: string]: string | number;
+      };
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * @description The business's own id
+       * @example crm-1042
+       */
+      external_id: string | null;
+      /** Format: uuid */
+      id: string;
+      identities: components['schemas']['ContactIdentitiesDto'];
+      /** @example ru */
+      language: string | null;
+      /**
+       * @example [
+       *       "customers"
+       *     ]
+       */
+      lists: string[];
+      /** @example Anna Petrova */
+      name: string | null;
+      /**
+       * @description The contact's own, or the account's when it names none
+       * @example Europe/Moscow
+       */
+      time_zone: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    ContactIdentitiesBodyDto: {
+      /** @description A MAX user id */
+      max?: string | null;
+      /**
+       * @description A Telegram chat id
+       * @example 7012345678
+       */
+      telegram?: string | null;
+      /**
+       * @description A phone number: 8 to 15 digits, no plus or spaces, not starting with 0; null clears it
+       * @example 79990001122
+       */
+      whatsapp?: string | null;
+    };
+    ContactIdentitiesDto: {
+      /** @example null */
+      max: string | null;
+      /** @example 7012345678 */
+      telegram: string | null;
+      /** @example 79990001122 */
+      whatsapp: string | null;
+    };
+    ContactImportDto: {
+      /**
+       * @description Rows imported whose consent column the consent rules refused (listed among rejections)
+       * @example 0
+       */
+      consent_refused: number;
+      /** @example 990 */
+      created: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @description Why a failed import stopped */
+      failure: string | null;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @enum {string} */
+      format: 'csv' | 'ndjson';
+      /** Format: uuid */
+      id: string;
+      /** @description Pass as after_row for the next page of rejections; null on the last */
+      next_after_row: number | null;
+      /** @example 10 */
+      rejected: number;
+      /** @description Rejected rows in order, a page at a time */
+      rejections: components['schemas']['ImportRejectionDto'][];
+      /** @example 1000 */
+      rows_read: number;
+      /** @enum {string} */
+      state: 'receiving' | 'processing' | 'completed' | 'failed';
+      /** @example 0 */
+      unchanged: number;
+      /** @example 0 */
+      updated: number;
+    };
+    ContactPageDto: {
+      data: components['schemas']['ContactDto'][];
+      /** @description Pass as cursor for the next page; null on the last */
+      next_cursor: string | null;
+    };
     CourseEventDto: {
       /** Format: uuid */
       connection_id: string;
@@ -398,12 +589,36 @@ export interface components {
       /** @example name must be longer than or equal to 5 characters */
       message: string;
     };
+    ImportRejectionDto: {
+      /** @example identities.whatsapp */
+      field: string;
+      /** @example must be a phone number: 8 to 15 digits, no plus or spaces, not starting with 0 */
+      reason: string;
+      /**
+       * @description The row number (1 is the first row of data)
+       * @example 7
+       */
+      row: number;
+    };
+    MessageAttemptDto: {
+      /** @enum {string} */
+      channel: 'whatsapp' | 'telegram' | 'max';
+      /** @description Unix seconds */
+      created_at: number;
+      failure: components['schemas']['MessageFailureDto'] | null;
+      /** @enum {string} */
+      status: 'QUEUED' | 'SENT' | 'DELIVERED' | 'READ' | 'FAILED';
+      /** @description Unix seconds */
+      updated_at: number;
+    };
     MessageFailureDto: {
       /** @example recipient_unreachable */
       code: string | null;
       reason: string | null;
     };
     MessageReportDto: {
+      /** @description A send to a contact over a failover route: every attempt, in order (docs/failover.md) */
+      attempts?: components['schemas']['MessageAttemptDto'][];
       /**
        * @description Once charged: the category the charge followed (what the channel billed, else `category`)
        * @example UTILITY
@@ -420,7 +635,10 @@ export interface components {
       /** @enum {string} */
       category:
         'MARKETING' | 'MARKETING_LITE' | 'UTILITY' | 'SERVICE' | 'AUTHENTICATION' | 'AUTHENTICATION_INTERNATIONAL';
-      /** @enum {string} */
+      /**
+       * @description The channel it went on; over a failover route, the one that carried it (the last attempt)
+       * @enum {string}
+       */
       channel: 'whatsapp' | 'telegram' | 'max';
       /**
        * @description The amount charged; null until charged
@@ -536,6 +754,37 @@ export interface components {
       id: string;
       /** @example QUEUED */
       status: string;
+    };
+    SetContactConsentDto: {
+      /**
+       * @description Absent: each of the contact's channels
+       * @enum {string}
+       */
+      channel?: 'whatsapp' | 'telegram' | 'max';
+      /** @description How the consent was given or withdrawn */
+      evidence?: string;
+      /** @enum {string} */
+      purpose: 'marketing' | 'all';
+      /** @enum {string} */
+      state: 'opted_in' | 'opted_out' | 'unknown';
+    };
+    UpdateConsentSettingsDto: {
+      /** @description Marketing needs an explicit opted_in */
+      marketing_requires_opt_in?: boolean;
+      /**
+       * @description Words of letters or digits
+       * @example [
+       *       "START"
+       *     ]
+       */
+      opt_in_keywords?: string[];
+      /**
+       * @description Words of letters or digits
+       * @example [
+       *       "STOP"
+       *     ]
+       */
+      opt_out_keywords?: string[];
     };
     UsageReportDto: {
       data: components['schemas']['UsageRowDto'][];
@@ -896,10 +1145,21 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ConsentSettingsDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -934,16 +1194,59 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateConsentSettingsDto'];
+      };
+    };
     responses: {
+      /** @description The settings after the change */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ConsentSettingsDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -990,11 +1293,24 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description A page of contacts; with Accept: text/csv, every contact matching the filters as a CSV file */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactPageDto'];
+          'text/csv': string;
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
@@ -1032,16 +1348,58 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ContactBodyDto'];
+      };
+    };
     responses: {
       201: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1084,10 +1442,30 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -1126,6 +1504,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description Erased */
       204: {
         headers: {
           [name: string]: unknown;
@@ -1134,6 +1513,24 @@ export interface operations {
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -1170,16 +1567,76 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ContactBodyDto'];
+      };
+    };
     responses: {
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1222,10 +1679,39 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactConsentDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -1262,16 +1748,77 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetContactConsentDto'];
+      };
+    };
     responses: {
+      /** @description The contact's consent after the change */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactConsentDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -1306,17 +1853,52 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    /** @description CSV with a header row, or one JSON object a line: external_id, name, whatsapp, telegram, max, time_zone, language, lists, attr.<key>, consent.<purpose> (docs/contacts.md#imports) */
+    requestBody: {
+      content: {
+        'application/x-ndjson': string;
+        'text/csv': string;
+      };
+    };
     responses: {
       /** @description The import, state processing */
       202: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactImportDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1346,8 +1928,9 @@ export interface operations {
   };
   ContactImports_get: {
     parameters: {
-      query: {
-        after_row: string;
+      query?: {
+        /** @description The next_after_row of the previous page: rejections after this row */
+        after_row?: string;
       };
       header?: never;
       path: {
@@ -1361,10 +1944,39 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ContactImportDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -1797,7 +2409,7 @@ export interface operations {
           'application/json': components['schemas']['SendGatewayMessageResponseDto'];
         };
       };
-      /** @description Invalid request: not JSON, or a field is invalid (each named in errors[]) */
+      /** @description Invalid request, validation error */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1808,6 +2420,33 @@ export interface operations {
       };
       /** @description Authentication error: missing, malformed, unknown or revoked account token */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
