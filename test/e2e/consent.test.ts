@@ -239,7 +239,7 @@ describe('consent and failover across channels', () => {
       expect.objectContaining({ channel: 'telegram', status: 'SENT', failure: null }),
     ]);
     // Held for the attempt in flight, released for the failed one, captured once: Telegram's price.
-    await waitFor(async () => Math.abs((await balance()) - (before - 0.01)) < 1e-9, 10_000, 'one charge of 0.01');
+    await waitFor(async () => Math.abs((await balance()) - (before - 0.01)) < 1e-9, 30_000, 'one charge of 0.01');
     const calls = (await (
       await fetch(`${platform.urls.sandbox}/_sandbox/telegram/calls?bot_id=${bot.id}`)
     ).json()) as Json[];
