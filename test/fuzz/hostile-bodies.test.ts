@@ -1,14 +1,12 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { SERVICE_NODE_FLAGS } from '@app/config';
+import { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { ADMIN_PORT_OFFSET } from '@app/server';
 import { createDataSource, migrateSchema } from '@app/database';
-import { killHard, REPO_ROOT, startTestInfra, TestInfra, waitFor } from '@app/testing';
+import { killHard, startTestInfra, TestInfra, waitFor } from '@app/testing';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { ALL_SCHEMAS } from '../../scripts/schemas';
-import { compileServices } from '../../scripts/stack';
+import { compileServicesBuild, spawnBuiltService } from '../support/compiled-service';
 import { ApiFactory } from '../support/factories';
 import { platformEnv, ServiceName } from '../support/platform-env';
 
@@ -57,10 +55,7 @@ describe('hostile bodies never take a service down', () => {
   let accountAuth = '';
 
   beforeAll(async () => {
-    const cache = join(REPO_ROOT, 'node_modules', '.cache');
-    mkdirSync(cache, { recursive: true });
-    build = mkdtempSync(join(cache, 'fuzz-build-'));
-    compileServices(build);
+    build = compileServicesBuild('fuzz');
     infra = await startTestInfra({ suite: 'hostile-bodies' });
     for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
     const env = await platformEnv(infra, { LOG_LEVEL: 'info', NODE_ENV: 'test' });
@@ -71,11 +66,7 @@ describe('hostile bodies never take a service down', () => {
       sandbox: `http://127.0.0.1:${Number(new URL(urls.sandbox).port) + ADMIN_PORT_OFFSET}`,
     };
     for (const name of SERVICES) {
-      const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(build, 'apps', name, 'src', 'main.js')], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...env.env, ADMIN_PORT: String(env.adminPorts[name]) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawnBuiltService(build, name, { ...env.env, ADMIN_PORT: String(env.adminPorts[name]) });
       logs[name] = '';
       const keep = (d: Buffer) => (logs[name] = (logs[name] + d.toString()).slice(-200_000));
       child.stdout?.on('data', keep);

@@ -15,20 +15,34 @@ export interface CompiledService {
 }
 
 /**
- * Compiles the services (swc, as `pnpm stack` does) and starts `name` from the build with
- * SERVICE_NODE_FLAGS: memory figures and heap limits are those of production, which the on-the-fly
- * TypeScript loader of `spawnTs` would distort (it keeps the compiler and source maps in the heap).
+ * Compiles every service (swc, as `pnpm stack` does) into a fresh folder under node_modules/.cache,
+ * named after `prefix`; the caller removes it.
  */
-export function startCompiledService(name: ServiceName, env: Record<string, string>): CompiledService {
+export function compileServicesBuild(prefix: string): string {
   const cache = join(REPO_ROOT, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
-  const build = mkdtempSync(join(cache, `${name}-build-`));
+  const build = mkdtempSync(join(cache, `${prefix}-build-`));
   compileServices(build);
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(build, 'apps', name, 'src', 'main.js')], {
+  return build;
+}
+
+/**
+ * Starts `name` from a build with SERVICE_NODE_FLAGS: memory figures and heap limits are those of
+ * production, which the on-the-fly TypeScript loader of `spawnTs` would distort (it keeps the
+ * compiler and source maps in the heap). Its stdout and stderr are pipes for the caller to read.
+ */
+export function spawnBuiltService(build: string, name: ServiceName, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(build, 'apps', name, 'src', 'main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/** Compiles the services and starts `name` from the build (compileServicesBuild, spawnBuiltService). */
+export function startCompiledService(name: ServiceName, env: Record<string, string>): CompiledService {
+  const build = compileServicesBuild(name);
+  const child = spawnBuiltService(build, name, env);
   let tail = '';
   child.stdout?.resume();
   child.stderr?.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-4000)));

@@ -47,6 +47,7 @@ export {
   RAW_BODY,
   rawBodyOf,
   jsonBodyOf,
+  mediaTypeOf,
   scanJson,
   parsedCost,
   installJsonBodies,

@@ -168,8 +168,9 @@ function parseJson(req: BodyRequest, raw: Buffer): unknown {
  * Bodies declared larger than 64 KiB also reserve their bytes before they are read. Parsing keeps
  * Fastify's own rules (prototype poisoning refused, an empty body is 400).
  */
-function isJsonType(contentType: string | undefined): boolean {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+/** The media type of a Content-Type header, lower case, without its parameters ('' when absent). */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
 export function installJsonBodies(fastify: FastifyInstance, budget: BodyBudget = PROCESS_BODY_BUDGET): void {
@@ -191,7 +192,7 @@ export function installJsonBodies(fastify: FastifyInstance, budget: BodyBudget =
     req[PARSE] = parse;
     // Only JSON is parsed onto the heap here; a route that takes another type (a contact import's
     // CSV) reads its own stream within its own limit.
-    if (!isJsonType(request.headers['content-type'])) return done(null, payload);
+    if (mediaTypeOf(request.headers['content-type']) !== 'application/json') return done(null, payload);
     const declared = Number(request.headers['content-length']);
     const limit = request.routeOptions.bodyLimit ?? Infinity;
     const reading = Number.isNaN(declared)

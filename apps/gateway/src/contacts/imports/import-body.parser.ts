@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { problemForStatus } from '@app/server';
+import { mediaTypeOf, problemForStatus } from '@app/server';
 import type { ImportFormat } from './import-rows';
 
 /** The path whose body is a contact import file. */
@@ -13,7 +13,7 @@ const FORMATS: Record<string, ImportFormat> = {
 
 /** The import format a Content-Type names, or null. */
 export function importFormatOf(contentType: string | undefined): ImportFormat | null {
-  return FORMATS[(contentType ?? '').split(';')[0].trim().toLowerCase()] ?? null;
+  return FORMATS[mediaTypeOf(contentType)] ?? null;
 }
 
 /**
