@@ -14,6 +14,9 @@ export const EVENT_TYPES = [
   'endpoint.disabled',
   'contact.opted_out',
   'contact.opted_in',
+  'campaign.started',
+  'campaign.paused',
+  'campaign.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -67,6 +70,8 @@ export interface MessageStatusData {
    */
   pricing?: ChannelPricing | null;
   error?: { code: string; title: string; retryable?: boolean } | null;
+  /** The campaign the message belongs to (docs/campaigns.md); absent for other sends. */
+  campaign_id?: string | null;
   /** Unix seconds at which the channel observed the transition. */
   timestamp: number;
 }

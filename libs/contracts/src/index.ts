@@ -13,3 +13,4 @@ export * from './usage';
 export * from './sandbox';
 export * from './retry-after';
 export * from './consent';
+export * from './campaigns';

@@ -30,6 +30,8 @@ export interface OutboundMessage {
   content: OutboundContent;
   /** Unix milliseconds at intake. */
   queued_at: number;
+  /** The campaign the message belongs to; its sent and failed events carry it. */
+  campaign_id?: string | null;
 }
 
 /** A template send, resolved by the intake against the stored template. */

@@ -19,6 +19,24 @@ import {
 } from './gateway-messages';
 import type { GetUsageRequest, UsageReport } from './usage';
 import {
+  CAMPAIGNS_RPC,
+  CampaignConsentRequest,
+  CampaignConsentResult,
+  CampaignQuote,
+  CampaignQuoteRequest,
+  CampaignRef,
+  CampaignView,
+  CreateCampaignRequest,
+  LaunchCampaignRequest,
+  ListCampaignRecipientsRequest,
+  ListCampaignRecipientsResult,
+  ListCampaignsRequest,
+  ListCampaignsResult,
+  LoadCampaignRequest,
+  LoadCampaignResult,
+  UpdateCampaignRequest,
+} from './campaigns';
+import {
   ApplyConsentRequest,
   ApplyConsentResult,
   CONSENT_RPC,
@@ -103,6 +121,19 @@ export interface RpcMethods {
   [CONSENT_RPC.history]: { request: ConsentHistoryRequest; result: ConsentHistoryResult };
   [CONSENT_RPC.settings]: { request: GetConsentSettingsRequest; result: ConsentSettings };
   [CONSENT_RPC.updateSettings]: { request: UpdateConsentSettingsRequest; result: ConsentSettings };
+  [CAMPAIGNS_RPC.create]: { request: CreateCampaignRequest; result: CampaignView };
+  [CAMPAIGNS_RPC.get]: { request: CampaignRef; result: CampaignView };
+  [CAMPAIGNS_RPC.list]: { request: ListCampaignsRequest; result: ListCampaignsResult };
+  [CAMPAIGNS_RPC.update]: { request: UpdateCampaignRequest; result: CampaignView };
+  [CAMPAIGNS_RPC.delete]: { request: CampaignRef; result: null };
+  [CAMPAIGNS_RPC.quote]: { request: CampaignQuoteRequest; result: CampaignQuote };
+  [CAMPAIGNS_RPC.consent]: { request: CampaignConsentRequest; result: CampaignConsentResult };
+  [CAMPAIGNS_RPC.load]: { request: LoadCampaignRequest; result: LoadCampaignResult };
+  [CAMPAIGNS_RPC.launch]: { request: LaunchCampaignRequest; result: CampaignView };
+  [CAMPAIGNS_RPC.pause]: { request: CampaignRef; result: CampaignView };
+  [CAMPAIGNS_RPC.resume]: { request: CampaignRef; result: CampaignView };
+  [CAMPAIGNS_RPC.cancel]: { request: CampaignRef; result: CampaignView };
+  [CAMPAIGNS_RPC.recipients]: { request: ListCampaignRecipientsRequest; result: ListCampaignRecipientsResult };
   [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
   [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
   [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };

@@ -1,0 +1,257 @@
+import type { MessageStatus } from './events';
+import type { FailoverStep, GatewaySendChannel } from './gateway-messages';
+
+/**
+ * Campaigns (docs/campaigns.md): one template to an audience of a gateway account's contacts. The
+ * gateway serves the resource (it owns the contacts the audience is drawn from); the api keeps each
+ * campaign and runs it (it owns the one send path: consent, lanes, tier, holds, prices), so a
+ * recipient's message and the mark that it was sent commit in one transaction.
+ */
+export const CAMPAIGNS_RPC = {
+  create: 'campaigns.create',
+  get: 'campaigns.get',
+  list: 'campaigns.list',
+  /** Replaces a draft's definition (the gateway merges a PATCH into the stored one first). */
+  update: 'campaigns.update',
+  delete: 'campaigns.delete',
+  /** What an estimate needs of the api: the template's category, prices, balance, tier and pacing. */
+  quote: 'campaigns.quote',
+  /** Which channel of each route consent allows first (the estimate's dry run of the send's check). */
+  consent: 'campaigns.consent',
+  /** One page of a draft's recipients, resolved by the gateway from its contacts, before launch. */
+  load: 'campaigns.load',
+  launch: 'campaigns.launch',
+  pause: 'campaigns.pause',
+  resume: 'campaigns.resume',
+  cancel: 'campaigns.cancel',
+  /** The recipients report, a page at a time. */
+  recipients: 'campaigns.recipients',
+} as const;
+
+export const CAMPAIGN_STATES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
+export type CampaignState = (typeof CAMPAIGN_STATES)[number];
+
+/**
+ * Why a campaign paused: the business asked, the balance does not cover the next message, the
+ * campaign's budget is spent, the app's marketing is paused (quality RED or a restriction), or the
+ * template can no longer be sent (paused, rejected, deleted).
+ */
+export const CAMPAIGN_PAUSE_REASONS = [
+  'requested',
+  'insufficient_balance',
+  'budget_reached',
+  'marketing_paused',
+  'template_unavailable',
+] as const;
+export type CampaignPauseReason = (typeof CAMPAIGN_PAUSE_REASONS)[number];
+
+/**
+ * A recipient's place in the report: `pending` (not sent yet), `skipped` (never will be: see its
+ * reason), else the status of its message (the last attempt's, over a failover route).
+ */
+export const CAMPAIGN_RECIPIENT_STATUSES = ['pending', 'skipped', 'queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export type CampaignRecipientStatus = (typeof CAMPAIGN_RECIPIENT_STATUSES)[number];
+
+/**
+ * Why a recipient is skipped: excluded when the audience was resolved (`no_identity` on any
+ * allowed channel, `duplicate` contact, `missing_param`: a field a param refers to is empty), or
+ * when its turn came (`opted_out`, `consent_required`, `cancelled`, `end_by_passed`), or refused
+ * by a rule no retry changes (`refused`, with the problem's detail).
+ */
+export const CAMPAIGN_SKIP_REASONS = [
+  'no_identity',
+  'duplicate',
+  'missing_param',
+  'opted_out',
+  'consent_required',
+  'cancelled',
+  'end_by_passed',
+  'refused',
+] as const;
+export type CampaignSkipReason = (typeof CAMPAIGN_SKIP_REASONS)[number];
+
+/** Who the campaign goes to: one list, some contacts, or every contact matching a filter. */
+export type CampaignAudience =
+  | { list: string }
+  | { contact_ids: string[] }
+  | { filter: { lists?: string[]; attributes?: Record<string, string | number> } };
+
+/** What a business defines (POST, PATCH while a draft). */
+export interface CampaignDefinition {
+  name: string;
+  template: string;
+  language?: string | null;
+  /** One per template variable: text, with `{{contact.name}}`, `{{contact.external_id}}`, `{{contact.attributes.<key>}}` references. */
+  params: string[];
+  media_url?: string | null;
+  audience: CampaignAudience;
+  /** 1 to 3 distinct channels, tried in order (failover as a send to a contact). */
+  channels: GatewaySendChannel[];
+  schedule?: { start_at?: string | null; end_by?: string | null } | null;
+  /** Local times `HH:MM` in each recipient's time zone: no message from `start` until `end`. */
+  quiet_hours?: { start: string; end: string } | null;
+  /** Messages per second at most (never above the channels' pacing). */
+  rate?: number | null;
+  /** The most the campaign may spend (held and captured), in the balance's currency. */
+  budget?: number | null;
+}
+
+export type CampaignCounts = Record<CampaignRecipientStatus, number>;
+
+/** A campaign as the gateway answers it. */
+export interface CampaignView extends CampaignDefinition {
+  id: string;
+  state: CampaignState;
+  pause_reason: CampaignPauseReason | null;
+  /** Human words for the pause (the problem that caused it). */
+  pause_detail: string | null;
+  /** Recipients loaded at launch (every contact of the audience, excluded ones included). */
+  recipients: number;
+  counts: CampaignCounts;
+  /** Recipients by the channel that carried (or is carrying) their message. */
+  channels_used: Partial<Record<GatewaySendChannel, number>>;
+  money: { currency: string | null; held: number; spent: number; committed: number };
+  /** Messages accepted per second over the last minute. */
+  current_rate: number;
+  /** ISO 8601: when the pending recipients should all be sent at the current pace; null when not running. */
+  estimated_finish_at: string | null;
+  created_at: string;
+  updated_at: string;
+  launched_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface CampaignRef {
+  account_id: string;
+  id: string;
+}
+
+export interface CreateCampaignRequest {
+  account_id: string;
+  user_id: string;
+  definition: CampaignDefinition;
+}
+
+export interface UpdateCampaignRequest extends CampaignRef {
+  definition: CampaignDefinition;
+}
+
+export interface ListCampaignsRequest {
+  account_id: string;
+  state?: CampaignState;
+  cursor?: string | null;
+  limit: number;
+}
+
+export interface ListCampaignsResult {
+  data: CampaignView[];
+  next_cursor: string | null;
+}
+
+export interface CampaignQuoteRequest extends CampaignRef {
+  /** The linked WhatsApp app whose templates the account sends. */
+  template_app_id: number;
+}
+
+/** Pacing the api's campaign runner keeps to, per sender (a WhatsApp number, a bot), messages per second. */
+export type ChannelPacing = Record<GatewaySendChannel, number>;
+
+export interface CampaignQuote {
+  category: string;
+  currency: string;
+  /** The price of one message on each channel (what a send holds). */
+  prices: Record<GatewaySendChannel, number>;
+  /** What the balance can still hold. */
+  balance: number;
+  /** The WhatsApp app's tier: unique template recipients per 24 hours, and how many are still free now. */
+  tier: { cap: number; label: string; remaining: number } | null;
+  pacing: ChannelPacing;
+}
+
+export interface CampaignConsentRequest {
+  user_id: string;
+  /** The template's category (from the quote): it decides the purpose checked. */
+  category: string;
+  /** At most 5,000 routes. */
+  routes: { channel: GatewaySendChannel; to: string }[][];
+}
+
+/** Per route: the index of the first channel consent allows, or -1 with the first refusal's reason. */
+export interface CampaignConsentResult {
+  allowed: { index: number; reason?: 'opted_out' | 'consent_required' }[];
+}
+
+/** One recipient of a campaign, resolved by the gateway at launch. */
+export interface CampaignRecipientInput {
+  /** Audience order, from 1. */
+  seq: number;
+  contact_id: string;
+  external_id: string | null;
+  /** IANA zone for quiet hours. */
+  time_zone: string;
+  /** The allowed channels the contact has an identity on (and the account a connection of), in order. */
+  route: FailoverStep[];
+  /** The params with the contact's fields filled in. */
+  params: string[];
+  /** Excluded when resolved: the recipient is recorded as skipped with this reason. */
+  skip?: 'no_identity' | 'duplicate' | 'missing_param';
+}
+
+export interface LoadCampaignRequest extends CampaignRef {
+  /** True on the first page: recipients of an earlier, interrupted launch are dropped first. */
+  reset: boolean;
+  recipients: CampaignRecipientInput[];
+}
+
+export interface LoadCampaignResult {
+  loaded: number;
+}
+
+export interface LaunchCampaignRequest extends CampaignRef {
+  template_app_id: number;
+  /** Every recipient was loaded: this many in all (a check against an interrupted load). */
+  total: number;
+}
+
+export interface ListCampaignRecipientsRequest extends CampaignRef {
+  status?: CampaignRecipientStatus;
+  channel?: GatewaySendChannel;
+  /** The last `seq` of the previous page. */
+  after?: number | null;
+  /** 1 to 1,000. */
+  limit: number;
+}
+
+export interface CampaignRecipientView {
+  seq: number;
+  contact_id: string;
+  external_id: string | null;
+  status: CampaignRecipientStatus;
+  skip_reason: CampaignSkipReason | null;
+  /** The channel that carried the message (the last attempt's). */
+  channel: GatewaySendChannel | null;
+  message_id: string | null;
+  failure_code: string | null;
+  /** ISO 8601. */
+  queued_at: string | null;
+  updated_at: string | null;
+  /** When a pending recipient is due (quiet hours, the tier). */
+  next_attempt_at: string | null;
+}
+
+export interface ListCampaignRecipientsResult {
+  data: CampaignRecipientView[];
+  next_after: number | null;
+}
+
+/** `data` of `campaign.started`, `campaign.paused`, `campaign.completed`. */
+export interface CampaignEventData {
+  campaign_id: string;
+  account_id: string;
+  name: string;
+  state: CampaignState;
+  reason: CampaignPauseReason | null;
+  detail: string | null;
+  counts: CampaignCounts;
+}
