@@ -23,6 +23,7 @@ import {
   chooseTemplate,
   renderTemplate,
   resolveTemplate,
+  ResolvedTemplate,
   SendableTemplate,
   templateSendOf,
 } from './template-message';
@@ -38,6 +39,22 @@ function gatewayField(field: string): string {
 
 const refused = (errors: FieldError[]) =>
   new ValidationProblem(errors.map((e) => ({ field: gatewayField(e.field), message: e.message })));
+
+/**
+ * The template's content and category for these params: the gateway's field errors (`params`,
+ * `media_url`) when they do not fit it.
+ */
+export function resolvedSend(
+  template: SendableTemplate,
+  params: string[] | undefined,
+  mediaUrl: string | null | undefined,
+): ResolvedTemplate {
+  const request = templateSendOf(template, params ?? [], mediaUrl ?? undefined);
+  if (Array.isArray(request)) throw refused(request);
+  const resolved = resolveTemplate(template, request, { requested: false, supported: false });
+  if (Array.isArray(resolved)) throw refused(resolved);
+  return resolved;
+}
 
 /** One recipient of a campaign for `sendForCampaign`: its app and template resolved for the batch. */
 export interface CampaignSend {
@@ -105,7 +122,10 @@ export class GatewaySendsService {
    * gateway's field errors (`template`, `language`) when there is none to send.
    */
   async templateOf(app: AppEntity, name: string, language: string | null | undefined): Promise<SendableTemplate> {
-    const chosen = chooseTemplate(await this.messages.findTemplates(app.id, name), { name, language: language ?? undefined });
+    const chosen = chooseTemplate(await this.messages.findTemplates(app.id, name), {
+      name,
+      language: language ?? undefined,
+    });
     if (Array.isArray(chosen)) throw refused(chosen);
     return chosen;
   }
@@ -163,10 +183,7 @@ export class GatewaySendsService {
     mediaUrl: string | null | undefined,
   ): Promise<string> {
     const { app, template: chosen } = base;
-    const request = templateSendOf(chosen, params ?? [], mediaUrl ?? undefined);
-    if (Array.isArray(request)) throw refused(request);
-    const resolved = resolveTemplate(chosen, request, { requested: false, supported: false });
-    if (Array.isArray(resolved)) throw refused(resolved);
+    const resolved = resolvedSend(chosen, params, mediaUrl);
     const attempt = (step: FailoverStep): RouteAttempt => {
       const bot = step.channel !== 'whatsapp';
       if (bot && !step.sender) {

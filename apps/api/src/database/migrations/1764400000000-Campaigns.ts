@@ -56,7 +56,9 @@ export class Campaigns1764400000000 implements MigrationInterface {
     await q.query(`
       CREATE INDEX campaign_recipients_due ON campaign_recipients (campaign_id, first_channel, next_at, seq)
       WHERE state = 'pending'`);
-    await q.query(`CREATE INDEX campaign_recipients_queued ON campaign_recipients (campaign_id, queued_at) WHERE state = 'queued'`);
+    await q.query(
+      `CREATE INDEX campaign_recipients_queued ON campaign_recipients (campaign_id, queued_at) WHERE state = 'queued'`,
+    );
     await q.query(`ALTER TABLE messages ADD COLUMN campaign_id uuid`);
     await q.query(`CREATE INDEX messages_campaign ON messages (campaign_id) WHERE campaign_id IS NOT NULL`);
   }
