@@ -270,12 +270,15 @@ export class CampaignsRepository {
   ): Promise<ClaimedRecipient[]> {
     return sqlRows<ClaimedRecipient>(
       em,
-      `UPDATE campaign_recipients r SET claimed_until = now() + make_interval(secs => $4)
-         FROM (SELECT seq FROM campaign_recipients
-                WHERE campaign_id = $1 AND state = 'pending' AND first_channel = $2 AND next_at <= now()
-                  AND (claimed_until IS NULL OR claimed_until < now())
-                ORDER BY next_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED) due
-        WHERE r.campaign_id = $1 AND r.seq = due.seq
+      // Materialized: the due rows are chosen once (a subquery may be scanned again and take more than its limit).
+      `WITH due AS MATERIALIZED (
+         SELECT seq FROM campaign_recipients
+          WHERE campaign_id = $1 AND state = 'pending' AND first_channel = $2 AND next_at <= now()
+            AND (claimed_until IS NULL OR claimed_until < now())
+          ORDER BY next_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE campaign_recipients r SET claimed_until = now() + make_interval(secs => $4)
+         FROM due WHERE r.campaign_id = $1 AND r.seq = due.seq
         RETURNING r.seq, r.time_zone, r.route, r.params, r.first_channel`,
       [id, channel, limit, claimSeconds],
     );
