@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CAMPAIGNS_RPC, CampaignDefinition, CampaignRecipientInput, CampaignView, newMessageId } from '@app/contracts';
-import { RpcClient } from '@app/messaging';
-import { rpcProblem } from '@app/testing';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connectNats, RpcClient } from '@app/messaging';
+import { rpcProblem, waitFor } from '@app/testing';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { CampaignRunner } from '../src/campaigns/campaign-runner';
@@ -20,6 +21,12 @@ describe('campaign runner', () => {
   let rpc: RpcClient;
   let user: TestUser;
   let runner: CampaignRunner;
+  let nats: NatsConnection;
+  /** Every campaign event published, in order. */
+  const events: {
+    type: string;
+    data: { campaign_id: string; state: string; reason: string | null; counts: Record<string, number> };
+  }[] = [];
   const accountId = randomUUID();
 
   beforeAll(async () => {
@@ -32,9 +39,18 @@ describe('campaign runner', () => {
     rpc = new RpcClient({ url: platform.infra.natsUrl, prefix: platform.infra.prefix, name: 'campaigns-test' });
     user = await factory.user('system', { balance: 100 });
     runner = platform.apps.api!.get(CampaignRunner);
+    nats = await connectNats({ url: platform.infra.natsUrl, name: 'campaigns-test-events' });
+    for (const type of ['campaign.started', 'campaign.paused', 'campaign.completed'] as const) {
+      nats.subscribe(platform.infra.topology.eventSubject(type), {
+        callback: (_err, msg) => {
+          events.push(msg.json());
+        },
+      });
+    }
   });
 
   afterAll(async () => {
+    await nats?.close();
     await rpc?.onApplicationShutdown();
     await factory?.close();
     await platform?.stop();
@@ -149,13 +165,17 @@ describe('campaign runner', () => {
     });
     expect(skipped.data.map((r) => r.seq)).toEqual([7, 51]);
 
-    // The completion was told once, through the outbox, with the counts.
-    const [event] = await sql<{ payload: { data: { counts: Record<string, number> } } }>(
-      `SELECT payload FROM outbox WHERE payload->>'type' = 'campaign.completed' AND payload->'data'->>'campaign_id' = $1
-       UNION ALL SELECT NULL WHERE false`,
-      [started.id],
-    );
-    if (event) expect(event.payload.data.counts.queued).toBe(49);
+    // The start and the completion were each told once, with the counts.
+    const told = await waitFor(() => {
+      const mine = events.filter((e) => e.data.campaign_id === started.id);
+      return mine.length >= 2 && mine;
+    });
+    expect(told.map((e) => e.type)).toEqual(['campaign.started', 'campaign.completed']);
+    expect(told[1].data).toMatchObject({
+      state: 'completed',
+      reason: null,
+      counts: { queued: 49, skipped: 2, pending: 0 },
+    });
   });
 
   it('a pause stops taking recipients; a resume finishes them', async () => {
@@ -227,6 +247,105 @@ describe('campaign runner', () => {
     const rows = await rowsOf(started.id);
     expect(rows[0]).toMatchObject({ seq: 200, state: 'queued', message_id: first.id });
     expect(rows[1].state).toBe('queued');
+  });
+
+  it('sends over a failover route: the allowed channel carries it, every attempt names the campaign', async () => {
+    const app = await sendableApp({ message_limit: 'TIER_10K' });
+    await platform.apps
+      .api!.get(ConsentService)
+      .apply(user.userId, [
+        { channel: 'whatsapp', address: phone(600), purpose: 'all', state: 'opted_out', source: 'api' },
+      ]);
+    const bot = { connection_id: 'bot-1', credential: 'sealed-credential' };
+    const started = await launched(
+      app,
+      [
+        recipient(600, {
+          route: [
+            { channel: 'whatsapp', to: phone(600) },
+            { channel: 'telegram', to: '600', sender: bot },
+          ],
+        }),
+        recipient(601, {
+          route: [
+            { channel: 'whatsapp', to: phone(601) },
+            { channel: 'telegram', to: '601', sender: bot },
+          ],
+        }),
+      ],
+      { channels: ['whatsapp', 'telegram'] },
+    );
+    const done = await tickUntil(started.id, 'completed');
+    expect(done.channels_used).toEqual({ whatsapp: 1, telegram: 1 });
+    const rows = await sql<{ seq: number; channel: string; message_id: string }>(
+      `SELECT seq, channel, message_id FROM campaign_recipients WHERE campaign_id = $1 ORDER BY seq`,
+      [started.id],
+    );
+    expect(rows.map((r) => r.channel)).toEqual(['telegram', 'whatsapp']);
+    const [first] = await sql<{ channel: string; campaign_id: string }>(
+      `SELECT channel, campaign_id FROM messages WHERE id = $1`,
+      [rows[0].message_id],
+    );
+    expect(first).toEqual({ channel: 'telegram', campaign_id: started.id });
+    // The step kept for a later attempt carries the campaign, so that attempt's message names it too.
+    const [kept] = await sql<{ step: { campaignId: string; channel: string } }>(
+      `SELECT step FROM failover_steps WHERE parent_id = $1`,
+      [rows[1].message_id],
+    );
+    expect(kept.step).toMatchObject({ channel: 'telegram', campaignId: started.id });
+    // Each recipient's price counts once, at the channel that took it.
+    expect(done.money.committed).toBeGreaterThan(0);
+  });
+
+  it('pauses at its budget, and at the balance, telling each pause once', async () => {
+    const app = await sendableApp({ message_limit: 'TIER_10K' });
+    // UTILITY on WhatsApp costs 0.02: a budget of 0.05 holds two messages.
+    const started = await launched(
+      app,
+      Array.from({ length: 5 }, (_, i) => recipient(700 + i)),
+      { budget: 0.05 },
+    );
+    await runner.tick();
+    const paused = await get(started.id);
+    expect(paused).toMatchObject({ state: 'paused', pause_reason: 'budget_reached', money: { committed: 0.04 } });
+    expect(await messagesOf(started.id)).toHaveLength(2);
+    const told = await waitFor(() =>
+      events.find((e) => e.data.campaign_id === started.id && e.type === 'campaign.paused'),
+    );
+    expect(told.data).toMatchObject({ state: 'paused', reason: 'budget_reached', counts: { queued: 2, pending: 3 } });
+
+    // Raising the budget is a new campaign's matter; a poor tenant's campaign pauses at its balance.
+    const poor = await factory.user('system', { balance: 0.03 });
+    const poorApp = await factory.activeApp(poor.userId, { message_limit: 'TIER_10K' });
+    await factory.sendableTemplate(poorApp.id, { name: 'camp_tpl', body: 'Hello {{1}}', category: 'UTILITY' });
+    const draft = await rpc.call(CAMPAIGNS_RPC.create, {
+      account_id: accountId,
+      user_id: poor.userId,
+      definition: {
+        name: 'Poor',
+        template: 'camp_tpl',
+        params: ['x'],
+        audience: { list: 'a' },
+        channels: ['whatsapp'],
+      },
+    });
+    const ref = { account_id: accountId, id: draft.id };
+    await rpc.call(CAMPAIGNS_RPC.load, { ...ref, reset: true, recipients: [recipient(1), recipient(2), recipient(3)] });
+    await rpc.call(CAMPAIGNS_RPC.launch, { ...ref, template_app_id: poorApp.id, total: 3 });
+    await runner.tick();
+    const stopped = await get(draft.id);
+    expect(stopped).toMatchObject({
+      state: 'paused',
+      pause_reason: 'insufficient_balance',
+      counts: { queued: 1, pending: 2 },
+    });
+    expect(stopped.pause_detail).toContain('balance');
+    // Nothing was left claimed: a resume takes them up at once (and pauses again, the balance unchanged).
+    const [{ claimed }] = await sql<{ claimed: number }>(
+      `SELECT count(*)::int AS claimed FROM campaign_recipients WHERE campaign_id = $1 AND claimed_until IS NOT NULL`,
+      [draft.id],
+    );
+    expect(claimed).toBe(0);
   });
 
   it('quiet hours defer a recipient where it is night now, not one where it is day', async () => {

@@ -177,13 +177,6 @@ export class CampaignRunner extends PeriodicService<number> {
       }
       due.push(r);
     }
-    if (overBudget) {
-      await this.campaigns.pauseCampaign(
-        c.id,
-        'budget_reached',
-        `The next message could take the campaign past its budget of ${c.definition.budget}.`,
-      );
-    }
     const results = await Promise.allSettled(due.map((r) => this.sendOne(c, sendable, r)));
     let pause: Extract<SendOutcome, { kind: 'pause' }> | null = null;
     for (let i = 0; i < due.length; i++) {
@@ -223,6 +216,14 @@ export class CampaignRunner extends PeriodicService<number> {
       }
     }
     if (pause) await this.campaigns.pauseCampaign(c.id, pause.reason, pause.detail);
+    // After the sends within the budget, so the pause counts them.
+    if (overBudget && !pause) {
+      await this.campaigns.pauseCampaign(
+        c.id,
+        'budget_reached',
+        `The next message could take the campaign past its budget of ${c.definition.budget}.`,
+      );
+    }
   }
 
   private async sendOne(

@@ -381,26 +381,28 @@ export class CampaignsRepository {
 
   /** Counts per status and channel, money held and spent, and the last minute's pace: two aggregate reads. */
   async totals(id: string, em: EntityManager | DataSource = this.ds): Promise<CampaignTotals> {
+    // Grouped on the raw columns (the status is named in JS); only failover attempts are sorted.
     const groups = await sqlRows<{
-      status: CampaignRecipientStatus;
+      state: 'pending' | 'queued' | 'skipped';
+      status: string | null;
       channel: GatewaySendChannel | null;
       n: number;
       recent: number;
     }>(
       em,
-      `WITH last AS (
-         SELECT DISTINCT ON (coalesce(a.parent_id, m.id)) coalesce(a.parent_id, m.id) AS parent, m.status, m.channel
-           FROM messages m LEFT JOIN message_attempts a ON a.message_id = m.id
-          WHERE m.campaign_id = $1
-          ORDER BY coalesce(a.parent_id, m.id), a.position DESC NULLS LAST
+      `WITH l AS (
+         SELECT DISTINCT ON (a.parent_id) a.parent_id, lm.status, lm.channel
+           FROM messages lm JOIN message_attempts a ON a.message_id = lm.id
+          WHERE lm.campaign_id = $1
+          ORDER BY a.parent_id, a.position DESC
        )
-       SELECT CASE WHEN r.state = 'queued' THEN lower(coalesce(last.status, 'QUEUED')) ELSE r.state END AS status,
-              CASE WHEN r.state = 'queued' THEN coalesce(last.channel, r.channel) END AS channel,
-              count(*)::int AS n,
-              (count(*) FILTER (WHERE r.queued_at > now() - interval '60 seconds'))::int AS recent
-         FROM campaign_recipients r LEFT JOIN last ON last.parent = r.message_id
+       SELECT r.state, coalesce(l.status, m.status) AS status, coalesce(l.channel, m.channel, r.channel) AS channel,
+              count(*)::int AS n, (count(*) FILTER (WHERE r.queued_at > now() - interval '60 seconds'))::int AS recent
+         FROM campaign_recipients r
+         LEFT JOIN messages m ON m.id = r.message_id AND m.campaign_id = $1
+         LEFT JOIN l ON l.parent_id = r.message_id
         WHERE r.campaign_id = $1
-        GROUP BY 1, 2`,
+        GROUP BY 1, 2, 3`,
       [id],
     );
     const [money] = await sqlRows<{ held: string; spent: string }>(
@@ -414,8 +416,9 @@ export class CampaignsRepository {
     const channelsUsed: Partial<Record<GatewaySendChannel, number>> = {};
     let lastMinute = 0;
     for (const g of groups) {
-      if (g.status in counts) counts[g.status] += g.n;
-      if (g.channel) channelsUsed[g.channel] = (channelsUsed[g.channel] ?? 0) + g.n;
+      const status = g.state === 'queued' ? ((g.status ?? 'QUEUED').toLowerCase() as CampaignRecipientStatus) : g.state;
+      if (status in counts) counts[status] += g.n;
+      if (g.state === 'queued' && g.channel) channelsUsed[g.channel] = (channelsUsed[g.channel] ?? 0) + g.n;
       lastMinute += g.recent;
     }
     return { counts, channelsUsed, held: Number(money.held), spent: Number(money.spent), lastMinute };
