@@ -157,26 +157,29 @@ export class CampaignRunner extends PeriodicService<number> {
     const category = sendable.template.category;
     const now = this.clock.now();
     const due: ClaimedRecipient[] = [];
+    // Recipients inside quiet hours, by the instant their quiet hours end; those past the budget.
+    const quiet = new Map<number, number[]>();
+    const overBudget: number[] = [];
     let reserved = 0;
-    let overBudget = false;
     for (const r of recipients) {
       const zone = isTimeZone(r.time_zone) ? r.time_zone : 'UTC';
       const quietEnd = c.definition.quiet_hours ? quietHoursEnd(now, zone, c.definition.quiet_hours) : null;
       if (quietEnd) {
-        await this.repo.release(c.id, [r.seq], quietEnd);
+        quiet.set(quietEnd.getTime(), [...(quiet.get(quietEnd.getTime()) ?? []), r.seq]);
         continue;
       }
       if (c.definition.budget !== null && c.definition.budget !== undefined) {
         const most = Math.max(...r.route.map((s) => this.prices.priceOf(category, s.channel)));
-        if (overBudget || Number(c.committed) + reserved + most > c.definition.budget) {
-          overBudget = true;
-          await this.repo.release(c.id, [r.seq]);
+        if (overBudget.length || Number(c.committed) + reserved + most > c.definition.budget) {
+          overBudget.push(r.seq);
           continue;
         }
         reserved += most;
       }
       due.push(r);
     }
+    for (const [at, seqs] of quiet) await this.repo.release(c.id, seqs, new Date(at));
+    await this.repo.release(c.id, overBudget);
     const results = await Promise.allSettled(due.map((r) => this.sendOne(c, sendable, r)));
     let pause: Extract<SendOutcome, { kind: 'pause' }> | null = null;
     for (let i = 0; i < due.length; i++) {
@@ -217,7 +220,7 @@ export class CampaignRunner extends PeriodicService<number> {
     }
     if (pause) await this.campaigns.pauseCampaign(c.id, pause.reason, pause.detail);
     // After the sends within the budget, so the pause counts them.
-    if (overBudget && !pause) {
+    if (overBudget.length && !pause) {
       await this.campaigns.pauseCampaign(
         c.id,
         'budget_reached',

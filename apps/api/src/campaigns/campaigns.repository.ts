@@ -326,14 +326,13 @@ export class CampaignsRepository {
   ): Promise<boolean> {
     await em.query(`SAVEPOINT campaign_recipient_sent`);
     try {
+      // The campaign row first, then the recipient's: the order every transaction on both takes.
+      await em.query(`UPDATE campaigns SET committed = committed + $2 WHERE id = $1`, [mark.campaignId, mark.price]);
       await em.query(
-        `WITH r AS (
-           UPDATE campaign_recipients SET state = 'queued', message_id = $3, channel = $4, queued_at = now(),
-                  claimed_until = NULL, updated_at = now()
-            WHERE campaign_id = $1 AND seq = $2 AND state = 'pending'
-         )
-         UPDATE campaigns SET committed = committed + $5 WHERE id = $1`,
-        [mark.campaignId, mark.seq, mark.messageId, mark.channel, mark.price],
+        `UPDATE campaign_recipients SET state = 'queued', message_id = $3, channel = $4, queued_at = now(),
+                claimed_until = NULL, updated_at = now()
+          WHERE campaign_id = $1 AND seq = $2 AND state = 'pending'`,
+        [mark.campaignId, mark.seq, mark.messageId, mark.channel],
       );
       await em.query(`RELEASE SAVEPOINT campaign_recipient_sent`);
       return true;
