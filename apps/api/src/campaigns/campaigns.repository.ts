@@ -218,13 +218,16 @@ export class CampaignsRepository {
 
   /** Pending recipients skipped for `reason` (cancelled, end_by passed). */
   async skipPending(em: EntityManager, id: string, reason: CampaignSkipReason): Promise<number> {
-    const rows = await sqlRows<{ seq: number }>(
+    const [row] = await sqlRows<{ n: number }>(
       em,
-      `UPDATE campaign_recipients SET state = 'skipped', skip_reason = $2, claimed_until = NULL, updated_at = now()
-        WHERE campaign_id = $1 AND state = 'pending' RETURNING seq`,
+      `WITH s AS (
+         UPDATE campaign_recipients SET state = 'skipped', skip_reason = $2, claimed_until = NULL, updated_at = now()
+          WHERE campaign_id = $1 AND state = 'pending' RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM s`,
       [id, reason],
     );
-    return rows.length;
+    return row.n;
   }
 
   /** Scheduled campaigns whose start came: running now (each by one caller). */
