@@ -3,10 +3,14 @@ import { CAMPAIGNS_RPC, CampaignDefinition, CampaignRecipientInput, CampaignView
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, RpcClient } from '@app/messaging';
 import { rpcProblem, waitFor } from '@app/testing';
+import { Clock } from '@app/server';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { CampaignRunner } from '../src/campaigns/campaign-runner';
 import { CampaignsRepository } from '../src/campaigns/campaigns.repository';
+import { CampaignsService } from '../src/campaigns/campaigns.service';
+import { MessagePrices } from '../src/billing/message-prices';
+import { ApiConfig } from '../src/config';
 import { ConsentService } from '../src/consent/consent.service';
 import { GatewaySendsService } from '../src/messages/gateway-sends';
 import type { AppEntity } from '../src/wa-apps/app.entity';
@@ -346,6 +350,31 @@ describe('campaign runner', () => {
       [draft.id],
     );
     expect(claimed).toBe(0);
+  });
+
+  it('two runners (replicas) share a campaign: each recipient is sent once', async () => {
+    const api = platform.apps.api!;
+    const second = new CampaignRunner(
+      api.get(CampaignsRepository),
+      api.get(CampaignsService),
+      api.get(GatewaySendsService),
+      api.get(MessagePrices),
+      api.get(Clock),
+      api.get(ApiConfig),
+    );
+    const app = await sendableApp({ message_limit: 'TIER_10K' });
+    const started = await launched(
+      app,
+      Array.from({ length: 200 }, (_, i) => recipient(1000 + i)),
+    );
+    for (let i = 0; i < 40 && (await get(started.id)).state !== 'completed'; i++) {
+      await Promise.all([runner.tick(), second.tick()]);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await get(started.id)).state).toBe('completed');
+    const messages = await messagesOf(started.id);
+    expect(messages).toHaveLength(200);
+    expect(new Set(messages.map((m) => m.recipient)).size).toBe(200);
   });
 
   it('quiet hours defer a recipient where it is night now, not one where it is day', async () => {
