@@ -490,6 +490,18 @@ describe('campaign runner', () => {
       }),
     );
     expect(badZone).toMatchObject({ status: 400 });
+    const otherChannel = await rpcProblem(
+      rpc.call(CAMPAIGNS_RPC.load, {
+        account_id: accountId,
+        id: draft.id,
+        reset: false,
+        recipients: [
+          recipient(2, { route: [{ channel: 'max', to: '2', sender: { connection_id: 'b', credential: 'c' } }] }),
+        ],
+      }),
+    );
+    expect(otherChannel).toMatchObject({ status: 400 });
+    expect(JSON.stringify(otherChannel)).toContain('recipients[0].route');
     // A template that does not resolve is the gateway's field error.
     const unknown = await rpc.call(CAMPAIGNS_RPC.create, {
       account_id: accountId,

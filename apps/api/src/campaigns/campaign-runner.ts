@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
 import { Clock, PeriodicService, ProblemError } from '@app/server';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
@@ -120,12 +119,8 @@ export class CampaignRunner extends PeriodicService<number> {
     let left = allowance.total;
     const claimed: ClaimedRecipient[] = [];
     const waiting = c.whatsapp_wait_until && new Date(c.whatsapp_wait_until) > now;
-    // A recipient's first channel is one of the campaign's, or a later one when the contact has no identity on the first.
-    const channels = [
-      ...c.definition.channels,
-      ...GATEWAY_SEND_CHANNELS.filter((ch) => !c.definition.channels.includes(ch)),
-    ];
-    for (const channel of channels) {
+    // A recipient's route is the campaign's channels it has an identity on, so it starts on one of them.
+    for (const channel of c.definition.channels) {
       if (left <= 0) break;
       if (channel === 'whatsapp' && waiting) continue;
       const n = Math.min(left, allowance.perChannel[channel] || 0);

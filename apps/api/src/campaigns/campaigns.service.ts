@@ -255,6 +255,16 @@ export class CampaignsService {
     const loaded = await this.repo.transaction(async (em) => {
       const c = await this.owned(req, em, true);
       if (c.state !== 'draft') throw notDraft(c.state);
+      // The runner takes recipients by the campaign's channels: a route may only use them.
+      const outside = page.findIndex((r) => r.route.some((s) => !c.definition.channels.includes(s.channel)));
+      if (outside >= 0) {
+        throw new ValidationProblem([
+          {
+            field: `recipients[${outside}].route`,
+            message: `must use only the campaign's channels (${c.definition.channels.join(', ')})`,
+          },
+        ]);
+      }
       if (req.reset) await this.repo.deleteRecipients(em, c.id);
       return this.repo.insertRecipients(em, c.id, page);
     });
