@@ -377,6 +377,31 @@ describe('campaign runner', () => {
     expect(new Set(messages.map((m) => m.recipient)).size).toBe(200);
   });
 
+  it('a template that stops being sendable pauses the campaign with its reason', async () => {
+    const app = await sendableApp({ message_limit: 'TIER_10K' });
+    const started = await launched(
+      app,
+      Array.from({ length: 3 }, (_, i) => recipient(800 + i)),
+      { rate: 1 },
+    );
+    expect(await runner.tick()).toBe(1);
+    await sql(`UPDATE templates SET status = 'PAUSED' WHERE app_id = $1`, [app.id]);
+    await new Promise((r) => setTimeout(r, 1100));
+    await runner.tick();
+    const view = await get(started.id);
+    expect(view).toMatchObject({
+      state: 'paused',
+      pause_reason: 'template_unavailable',
+      counts: { queued: 1, pending: 2 },
+    });
+    expect(view.pause_detail).toBeTruthy();
+    const [{ claimed }] = await sql<{ claimed: number }>(
+      `SELECT count(*)::int AS claimed FROM campaign_recipients WHERE campaign_id = $1 AND claimed_until IS NOT NULL`,
+      [started.id],
+    );
+    expect(claimed).toBe(0);
+  });
+
   it('quiet hours defer a recipient where it is night now, not one where it is day', async () => {
     const app = await sendableApp({ message_limit: 'TIER_10K' });
     const hhmm = (d: Date) => d.toISOString().slice(11, 16);

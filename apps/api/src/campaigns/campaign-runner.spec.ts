@@ -38,4 +38,15 @@ describe('campaign send outcomes', () => {
     expect(outcomeOf(new ProblemError(503, 'service-unavailable', 'Service unavailable'))).toEqual({ kind: 'retry' });
     expect(outcomeOf(new Error('connection reset'))).toEqual({ kind: 'retry' });
   });
+
+  it("a recipient's own params that do not fit skip it as refused; a refusal no retry changes too", () => {
+    expect(outcomeOf(new ValidationProblem([{ field: 'params', message: 'too long' }]))).toEqual({
+      kind: 'skipped',
+      reason: 'refused',
+    });
+    expect(outcomeOf(new UnprocessableProblem('not-connected', 'Channel not connected'))).toEqual({
+      kind: 'skipped',
+      reason: 'refused',
+    });
+  });
 });

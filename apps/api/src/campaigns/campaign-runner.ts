@@ -48,6 +48,11 @@ export function outcomeOf(err: unknown): SendOutcome {
     case 'idempotency-key-reuse':
       return { kind: 'skipped', reason: 'refused' };
   }
+  // This recipient's own params do not fit the template (the campaign's were checked for the batch).
+  const fields = ((err.extensions.errors ?? []) as { field: string }[]).map((e) => e.field);
+  if (err.status === 400 && fields.length > 0 && fields.every((f) => f === 'params')) {
+    return { kind: 'skipped', reason: 'refused' };
+  }
   // The template (or the app sending it) refused: every recipient would be, so the campaign waits.
   if (err.status === 400 || err.status === 403 || err.status === 404) {
     return { kind: 'pause', reason: 'template_unavailable', detail };
@@ -145,8 +150,17 @@ export class CampaignRunner extends PeriodicService<number> {
         c.id,
         recipients.map((r) => r.seq),
       );
-      if (outcome.kind === 'pause') await this.campaigns.pauseCampaign(c.id, outcome.reason, outcome.detail);
-      else this.logger.warn({ err, campaignId: c.id }, 'campaign template not resolved; retrying');
+      if (outcome.kind === 'retry') {
+        this.logger.warn({ err, campaignId: c.id }, 'campaign template not resolved; retrying');
+      } else {
+        // The definition itself no longer sends (its template, its params, its app).
+        const detail = err instanceof ProblemError ? (err.detail ?? err.title) : 'The template cannot be sent.';
+        await this.campaigns.pauseCampaign(
+          c.id,
+          outcome.kind === 'pause' ? outcome.reason : 'template_unavailable',
+          detail,
+        );
+      }
       return;
     }
     const category = sendable.template.category;
