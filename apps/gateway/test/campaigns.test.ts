@@ -188,6 +188,40 @@ describe('gateway campaigns', () => {
     expect([unlinked.status, unlinked.body.type]).toEqual([422, '/problems/account-not-linked']);
   });
 
+  it('answers a body that is no definition with a 4xx problem, never a 500', async () => {
+    const raw = async (body: string, contentType = 'application/json') => {
+      const res = await fetch(`${platform.urls.gateway}/v1/campaigns`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+        body,
+      });
+      return [res.status, res.headers.get('content-type')?.split(';')[0]];
+    };
+    expect(await raw('')).toEqual([400, 'application/problem+json']);
+    expect(await raw('{"name":')).toEqual([400, 'application/problem+json']);
+    expect(await raw('[1,2]')).toEqual([400, 'application/problem+json']);
+    expect(await raw('null')).toEqual([400, 'application/problem+json']);
+    expect(await raw('name=x', 'text/plain')).toEqual([415, 'application/problem+json']);
+    expect(await raw(JSON.stringify(definition({ name: 'x'.repeat(3 * 1024 * 1024) })))).toEqual([
+      413,
+      'application/problem+json',
+    ]);
+    expect(
+      fields(await call('/v1/campaigns', { body: definition({ audience: { contact_ids: [...Array(200).keys()] } }) })),
+    ).toEqual(['audience.contact_ids[0]']);
+    expect(fields(await call('/v1/campaigns', { body: definition({ audience: { list: [['deep']] } }) }))).toEqual([
+      'audience.list',
+    ]);
+  });
+
+  it('needs a linked WhatsApp app to estimate or launch', async () => {
+    const theirs = await call('/v1/campaigns', { token: otherToken, body: definition() });
+    for (const action of ['estimate', 'launch']) {
+      const res = await call(`/v1/campaigns/${theirs.body.id}/${action}`, { token: otherToken, method: 'POST' });
+      expect([res.status, res.body.type]).toEqual([422, '/problems/no-template-source']);
+    }
+  });
+
   it('resolves a list audience: routes on live connections, params from each contact, its zone or the account’s', async () => {
     const anna = await contact({ name: 'Anna', whatsapp: '79990000001', telegram: '1001', lists: ['list-a'] });
     const boris = await contact({ name: 'Boris', telegram: '1002', time_zone: 'Asia/Tokyo', lists: ['list-a'] });
