@@ -4,8 +4,8 @@ import { UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { AudienceContact, ContactFilter, ContactRow, ContactsRepository } from '../contacts/contacts.repository';
+import { EXTERNAL_PREFIX } from '../contacts/contacts.service';
 import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
-import { EXTERNAL_PREFIX } from './campaign-definition';
 import { CompiledParam, compileParams, fillParams, usesAttributes } from './campaign-params';
 
 /** Contacts read per query: the audience is paged by id, never held whole. */
