@@ -26,16 +26,28 @@ export interface ContactRow {
   updated_at: Date;
 }
 
+/** What a campaign needs of each contact of its audience: who, where, and what its params may use. */
+export type AudienceContact = Pick<
+  ContactRow,
+  'id' | 'external_id' | 'name' | 'whatsapp' | 'telegram' | 'max' | 'time_zone' | 'language' | 'attributes'
+>;
+
 /** The stored columns a create or an update writes (every one, after merging with what was there). */
 export type ContactValues = Omit<ContactRow, 'id' | 'account_id' | 'created_at' | 'updated_at'>;
 
 export interface ContactFilter {
   list?: string;
+  /** In every one of these lists. */
+  lists?: string[];
+  /** With every one of these attributes equal (a number matches a number, text matches text). */
+  attributes?: Record<string, AttributeValue>;
   q?: string;
   channel?: GatewaySendChannel;
 }
 
 const COLUMNS = `id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists, created_at, updated_at`;
+/** AudienceContact's columns; attributes are read only when a param refers to them (they cost the most to parse). */
+const AUDIENCE_COLUMNS = `id, external_id, name, whatsapp, telegram, max, time_zone, language`;
 const VALUE_COLUMNS = ['external_id', 'name', 'whatsapp', 'telegram', 'max', 'time_zone', 'language'] as const;
 
 /** `%` and `_` of a search term taken literally in LIKE. */
@@ -93,19 +105,64 @@ export class ContactsRepository {
 
   /** A page of the account's contacts in id order (creation order), after `cursor`. */
   page(accountId: string, filter: ContactFilter, cursor: string | null, limit: number): Promise<ContactRow[]> {
+    return this.select<ContactRow>(COLUMNS, accountId, filter, cursor, limit);
+  }
+
+  private select<T>(
+    columns: string,
+    accountId: string,
+    filter: ContactFilter,
+    cursor: string | null,
+    limit: number,
+  ): Promise<T[]> {
     const where = ['account_id = $1'];
     const params: unknown[] = [accountId];
     if (cursor) where.push(`id > $${params.push(cursor)}`);
     if (filter.list) where.push(`lists @> ARRAY[$${params.push(filter.list)}]::text[]`);
+    if (filter.lists?.length) where.push(`lists @> $${params.push(filter.lists)}::text[]`);
+    if (filter.attributes && Object.keys(filter.attributes).length) {
+      where.push(`attributes @> $${params.push(JSON.stringify(filter.attributes))}::jsonb`);
+    }
     if (filter.channel) where.push(`${filter.channel} IS NOT NULL`);
     if (filter.q) {
       const n = params.push(`%${likeLiteral(filter.q)}%`);
       where.push(`(name ILIKE $${n} OR external_id ILIKE $${n})`);
     }
+    return sqlRows<T>(
+      this.ds,
+      `SELECT ${columns} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
+      params,
+    );
+  }
+
+  /**
+   * A campaign's audience: the account's contacts matching the filter in id order, `pageSize` at a
+   * time, with only the fields a campaign uses (attributes when asked: `{}` otherwise).
+   */
+  async *audience(
+    accountId: string,
+    filter: ContactFilter,
+    withAttributes: boolean,
+    pageSize: number,
+  ): AsyncGenerator<AudienceContact[]> {
+    const columns = withAttributes ? `${AUDIENCE_COLUMNS}, attributes` : AUDIENCE_COLUMNS;
+    let cursor: string | null = null;
+    for (;;) {
+      const page: AudienceContact[] = await this.select<AudienceContact>(columns, accountId, filter, cursor, pageSize);
+      if (!withAttributes) for (const c of page) c.attributes = {};
+      if (page.length) yield page;
+      if (page.length < pageSize) return;
+      cursor = page[page.length - 1].id;
+    }
+  }
+
+  /** The account's contacts among these ids and external ids (a campaign's named audience, a chunk at a time). */
+  findByRefs(accountId: string, ids: string[], externalIds: string[]): Promise<ContactRow[]> {
     return sqlRows<ContactRow>(
       this.ds,
-      `SELECT ${COLUMNS} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
-      params,
+      `SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND id = ANY($2::uuid[])
+       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND external_id = ANY($3::text[])`,
+      [accountId, ids, externalIds],
     );
   }
 
