@@ -557,7 +557,7 @@ describe('campaign runner', () => {
     expect(quote).toMatchObject({
       category: 'UTILITY',
       currency: 'USD',
-      tier: { cap: 250, label: 'TIER_250', remaining: 250 },
+      tier: { cap: 250, label: '250', remaining: 250 },
       pacing: { whatsapp: 80, telegram: 30, max: 30 },
     });
     expect(quote.prices.whatsapp).toBe(0.02);

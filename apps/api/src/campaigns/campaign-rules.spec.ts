@@ -1,5 +1,12 @@
 import { CHANNEL_SEND_RATES } from '@app/contracts';
-import { checkDefinition, inQuietWindow, localMinutes, quietHoursEnd, sendAllowance } from './campaign-rules';
+import {
+  checkDefinition,
+  inQuietWindow,
+  localMinutes,
+  quietHoursEnd,
+  sendAllowance,
+  tierLabel,
+} from './campaign-rules';
 
 const valid = {
   name: 'Spring sale',
@@ -119,5 +126,19 @@ describe('send allowance', () => {
       30,
     );
     expect(sendAllowance({ elapsedMs: 0, pacing, channels: ['telegram'], rate: null, batchMax: 500 }).total).toBe(0);
+  });
+});
+
+describe('tier label', () => {
+  it('names a cap as people say it', () => {
+    expect([50, 250, 1000, 2000, 10_000, 100_000, 1500].map(tierLabel)).toEqual([
+      '50',
+      '250',
+      '1K',
+      '2K',
+      '10K',
+      '100K',
+      '1500',
+    ]);
   });
 });

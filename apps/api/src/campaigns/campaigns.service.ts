@@ -46,7 +46,7 @@ import { Outbox, OutboxEntry, OutboxRepository } from '../messages/outbox';
 import type { SendableTemplate } from '../messages/template-message';
 import { TierWindowRepository } from '../messages/tier-window';
 import type { AppEntity } from '../wa-apps/app.entity';
-import { checkDefinition, instantOf, isTimeZone } from './campaign-rules';
+import { checkDefinition, instantOf, isTimeZone, tierLabel } from './campaign-rules';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
 
 /** Most routes one consent request asks about. */
@@ -160,7 +160,7 @@ export class CampaignsService {
     const tier =
       cap === null
         ? null
-        : { cap, label: app.messageLimit, remaining: Math.max(0, cap - (await this.tiers.liveRecipients(app.id))) };
+        : { cap, label: tierLabel(cap), remaining: Math.max(0, cap - (await this.tiers.liveRecipients(app.id))) };
     return {
       category,
       currency: balance?.currency ?? 'USD',
