@@ -19,6 +19,7 @@ describe('campaign delivery end to end', () => {
   let nats: NatsConnection;
   let user: TestUser;
   const sent: { data: { message_id: string; campaign_id?: string } }[] = [];
+  const delivered: { data: { message_id: string; campaign_id?: string } }[] = [];
   const accountId = randomUUID();
 
   beforeAll(async () => {
@@ -35,6 +36,11 @@ describe('campaign delivery end to end', () => {
         sent.push(msg.json());
       },
     });
+    nats.subscribe(platform.infra.topology.eventSubject('message.delivered'), {
+      callback: (_err, msg) => {
+        delivered.push(msg.json());
+      },
+    });
     user = await factory.user('system', { balance: 10 });
   });
 
@@ -45,7 +51,7 @@ describe('campaign delivery end to end', () => {
     await platform?.stop();
   });
 
-  it('every recipient is delivered, charged, and its sent event names the campaign', async () => {
+  it('every recipient is delivered, charged, and its sent and delivered events name the campaign', async () => {
     const app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
     await registerSandboxNumber(platform.urls.sandbox, app);
     await factory.sendableTemplate(app.id, { name: 'camp_e2e', body: 'Hello {{1}}', category: 'MARKETING' });
@@ -93,6 +99,11 @@ describe('campaign delivery end to end', () => {
     await waitFor(() => ids.every((id) => sent.some((e) => e.data.message_id === id)), 10_000, 'sent events');
     for (const id of ids) {
       expect(sent.find((e) => e.data.message_id === id)!.data.campaign_id).toBe(draft.id);
+    }
+    // The channel's own callbacks name it too (it rides in biz_opaque_callback_data).
+    await waitFor(() => ids.every((id) => delivered.some((e) => e.data.message_id === id)), 10_000, 'delivered events');
+    for (const id of ids) {
+      expect(delivered.find((e) => e.data.message_id === id)!.data.campaign_id).toBe(draft.id);
     }
   });
 });

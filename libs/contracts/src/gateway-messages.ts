@@ -151,4 +151,6 @@ export type ReadTargetResult =
       user_id: string;
       recipient: string;
       category: MessageCategory;
+      /** The campaign it belongs to (its events name it); absent for other sends. */
+      campaign_id?: string | null;
     };

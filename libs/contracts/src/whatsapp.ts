@@ -183,3 +183,24 @@ export interface MessageReactionData {
   emoji: string;
   timestamp: number;
 }
+
+/** Our ids (UUIDs): anything that could not be a delivery-state key is not one of ours. */
+const OUR_ID = /^[-_=A-Za-z0-9]{1,200}$/;
+
+/**
+ * What a WhatsApp send carries in `biz_opaque_callback_data` (at most 512 characters), which Meta
+ * returns in every status callback of the message: our message id, then `:` and its campaign's id
+ * when it belongs to one, so that callbacks name both.
+ */
+export function callbackDataOf(messageId: string, campaignId?: string | null): string {
+  return campaignId ? `${messageId}:${campaignId}` : messageId;
+}
+
+/** Our message (and campaign) named by a callback's `biz_opaque_callback_data`; null when not ours. */
+export function messageOfCallbackData(data: unknown): { messageId: string; campaignId: string | null } | null {
+  if (typeof data !== 'string') return null;
+  const [messageId, campaignId, ...rest] = data.split(':');
+  if (rest.length || !OUR_ID.test(messageId)) return null;
+  if (campaignId === undefined) return { messageId, campaignId: null };
+  return OUR_ID.test(campaignId) ? { messageId, campaignId } : null;
+}

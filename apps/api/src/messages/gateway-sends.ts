@@ -251,6 +251,7 @@ export class GatewaySendsService {
       user_id: message.userId,
       recipient: message.recipient,
       category: message.category,
+      campaign_id: message.campaignId,
     };
   }
 

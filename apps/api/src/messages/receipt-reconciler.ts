@@ -106,6 +106,7 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
         recipient: message.recipient,
         status: 'FAILED',
         error: { code: NO_RECEIPT, title: reason, retryable: false },
+        ...(message.campaignId ? { campaign_id: message.campaignId } : {}),
         timestamp: now,
       },
     };

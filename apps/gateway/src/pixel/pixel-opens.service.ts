@@ -104,6 +104,7 @@ export class PixelOpensService {
         status: 'READ',
         provider_message_id: null,
         category: target.category,
+        ...(target.campaign_id ? { campaign_id: target.campaign_id } : {}),
         timestamp: open.opened_at,
       } satisfies MessageStatusData,
     };

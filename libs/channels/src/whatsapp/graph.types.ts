@@ -182,7 +182,7 @@ export interface WebhookStatus {
   /** Unix seconds, as a string. */
   timestamp: string;
   recipient_id: string;
-  /** What the send carried in `biz_opaque_callback_data` (our message id). */
+  /** What the send carried in `biz_opaque_callback_data` (our message id, and its campaign's). */
   biz_opaque_callback_data?: string;
   conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
   pricing?: WebhookPricing;

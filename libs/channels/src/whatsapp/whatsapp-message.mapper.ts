@@ -1,4 +1,4 @@
-import { OutboundMessage, TemplateContent } from '@app/contracts';
+import { callbackDataOf, OutboundMessage, TemplateContent } from '@app/contracts';
 import { GraphMessageBody, GraphTemplateMessage, GraphTemplateMessageComponent } from './graph.types';
 
 /** A work item whose content does not fit its kind: no retry can send it. */
@@ -16,12 +16,12 @@ export function messagesEndpoint(msg: OutboundMessage): 'messages' | 'marketing_
 
 /** Maps an outbound work item to the Graph API messages body for its kind. */
 export function toGraphMessage(msg: OutboundMessage): GraphMessageBody {
-  // Our message id rides along and comes back in the status webhooks, so callbacks name our message.
+  // Our message id (and its campaign's) rides along and comes back in the status webhooks, so callbacks name our message.
   const base = {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
     to: msg.recipient,
-    biz_opaque_callback_data: msg.id,
+    biz_opaque_callback_data: callbackDataOf(msg.id, msg.campaign_id),
   } as const;
   const c = msg.content;
   switch (msg.kind) {

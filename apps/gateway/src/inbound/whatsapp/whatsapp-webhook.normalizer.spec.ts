@@ -112,6 +112,29 @@ describe('normalizeWhatsAppWebhook', () => {
     ]);
   });
 
+  it("names a campaign message's campaign in its status events", () => {
+    const out = normalizeWhatsAppWebhook(
+      messages({
+        statuses: [
+          {
+            id: 'wamid.C',
+            status: 'delivered',
+            timestamp: '1',
+            recipient_id: '7999',
+            biz_opaque_callback_data: '0192f0c8-0000-7000-8000-000000000001:0192f0c8-0000-7000-8000-00000000c0de',
+          },
+        ],
+      }),
+      now,
+    );
+    expect(out.observed).toEqual([{ messageId: '0192f0c8-0000-7000-8000-000000000001', providerMessageId: 'wamid.C' }]);
+    expect(out.events[0].data).toMatchObject({
+      message_id: '0192f0c8-0000-7000-8000-000000000001',
+      campaign_id: '0192f0c8-0000-7000-8000-00000000c0de',
+      status: 'DELIVERED',
+    });
+  });
+
   it('maps a disabled template to FAILED with a reason, and ignores foreign payloads', () => {
     const out = normalizeWhatsAppWebhook(
       {

@@ -11,6 +11,7 @@ import {
   EventType,
   MessageReactionData,
   MessageReceivedData,
+  messageOfCallbackData,
   messageStatusEventId,
   MessageStatus,
   MessageStatusData,
@@ -46,9 +47,6 @@ const STATUS: Record<string, { type: EventType; status: MessageStatus }> = {
   read: { type: 'message.read', status: 'READ' },
   failed: { type: 'message.failed', status: 'FAILED' },
 };
-
-/** Our message ids are UUIDs; anything that could not be a delivery-state key is not one of ours. */
-const OUR_ID = /^[-_=A-Za-z0-9]{1,200}$/;
 
 /**
  * The event id is derived from what the channel says, not drawn at random: a callback delivered
@@ -216,8 +214,8 @@ function messagesChange(
       continue;
     }
     out.events.push(event);
-    const ours = s.biz_opaque_callback_data;
-    if (typeof ours === 'string' && OUR_ID.test(ours)) out.observed.push({ messageId: ours, providerMessageId: s.id });
+    const ours = messageOfCallbackData(s.biz_opaque_callback_data);
+    if (ours) out.observed.push({ messageId: ours.messageId, providerMessageId: s.id });
   }
   const contacts = Array.isArray(value.contacts) ? value.contacts : [];
   for (const m of Array.isArray(value.messages) ? value.messages : []) {
@@ -264,10 +262,10 @@ function statusEvent(
   // Own keys only: `constructor` or `toString` would find Object.prototype's.
   const kind = Object.hasOwn(STATUS, s.status) ? STATUS[s.status] : undefined;
   if (!kind) return null; // played, deleted: no delivery state change
-  const ours = typeof s.biz_opaque_callback_data === 'string' && OUR_ID.test(s.biz_opaque_callback_data);
+  const ours = messageOfCallbackData(s.biz_opaque_callback_data);
   const err = Array.isArray(s.errors) ? s.errors[0] : undefined;
   const data: MessageStatusData = {
-    message_id: ours ? (s.biz_opaque_callback_data as string) : s.id,
+    message_id: ours ? ours.messageId : s.id,
     recipient: String(s.recipient_id ?? ''),
     status: kind.status,
     provider_message_id: s.id,
@@ -283,6 +281,7 @@ function statusEvent(
             retryable: false,
           }
         : null,
+    ...(ours?.campaignId ? { campaign_id: ours.campaignId } : {}),
     timestamp: seconds(s.timestamp, createdAt),
   };
   // A status of one of our messages shares its id with the queue's report of the same step, so
