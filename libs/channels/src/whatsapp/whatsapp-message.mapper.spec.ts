@@ -34,7 +34,10 @@ describe('toGraphMessage', () => {
   });
 
   it("carries a campaign message's campaign with its id, for the status callbacks", () => {
-    const msg = { ...message('TEXT', { text: { body: 'Hello' } }), campaign_id: '0192f0c8-0000-7000-8000-00000000c0de' };
+    const msg = {
+      ...message('TEXT', { text: { body: 'Hello' } }),
+      campaign_id: '0192f0c8-0000-7000-8000-00000000c0de',
+    };
     expect(toGraphMessage(msg).biz_opaque_callback_data).toBe(
       '0192f0c8-0000-7000-8000-000000000001:0192f0c8-0000-7000-8000-00000000c0de',
     );
