@@ -326,7 +326,7 @@ export class ApiConfig extends PublicApiConfig {
   @Max(10_000)
   CAMPAIGN_PACING_MAX: number = CHANNEL_SEND_RATES.max;
 
-  /** Most recipients the runner takes of one campaign in one tick. */
+  /** Most recipients one runner takes in one tick, over all the campaigns it serves (its sends in flight at once). */
   @IsInt()
   @Min(1)
   @Max(10_000)

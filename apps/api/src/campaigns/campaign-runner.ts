@@ -93,6 +93,9 @@ export class CampaignRunner extends PeriodicService<number> {
         events.push(await this.campaigns.record(em, started, 'campaign.started'));
       }
       const taken: TakenCampaign[] = [];
+      // One tick's sends are in flight together: their number is bounded over all campaigns, not
+      // per campaign (the campaigns not served go first next tick: they are locked by last tick).
+      let room = this.config.CAMPAIGN_BATCH_MAX;
       for (const c of await this.repo.lockRunning(em, CAMPAIGNS_PER_TICK)) {
         const now = new Date(c.now);
         const endBy = instantOf(c.definition.schedule?.end_by);
@@ -102,7 +105,9 @@ export class CampaignRunner extends PeriodicService<number> {
           events.push(await this.campaigns.record(em, done, 'campaign.completed'));
           continue;
         }
-        const recipients = await this.claim(em, c, now);
+        if (room <= 0) continue;
+        const recipients = await this.claim(em, c, now, room);
+        room -= recipients.length;
         if (recipients.length) taken.push({ campaign: c, recipients });
       }
       return { taken, events };
@@ -113,13 +118,13 @@ export class CampaignRunner extends PeriodicService<number> {
   }
 
   /** The recipients this tick may take of one campaign, by first channel in the campaign's order. */
-  private async claim(em: EntityManager, c: CampaignRow, now: Date): Promise<ClaimedRecipient[]> {
+  private async claim(em: EntityManager, c: CampaignRow, now: Date, room: number): Promise<ClaimedRecipient[]> {
     const allowance = sendAllowance({
       elapsedMs: c.last_tick_at ? now.getTime() - new Date(c.last_tick_at).getTime() : null,
       pacing: this.config.campaignPacing,
       channels: c.definition.channels,
       rate: c.definition.rate ?? null,
-      batchMax: this.config.CAMPAIGN_BATCH_MAX,
+      batchMax: room,
     });
     let left = allowance.total;
     const claimed: ClaimedRecipient[] = [];
