@@ -30,6 +30,8 @@ export class BodyBudget {
     readonly capacity: number,
     private readonly maxWaiters: number,
     private readonly maxWaitMs: number,
+    /** The refusal of one that could not wait (the body budget's 503 unless told). */
+    private readonly refusal: () => Error = () => new BodyBudgetSpentProblem(),
   ) {}
 
   /** Bytes held now (for metrics and tests). */
@@ -43,14 +45,14 @@ export class BodyBudget {
       this.used += cost;
       return undefined;
     }
-    if (this.queue.length >= this.maxWaiters) return Promise.reject(new BodyBudgetSpentProblem());
+    if (this.queue.length >= this.maxWaiters) return Promise.reject(this.refusal());
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         cost,
         grant: resolve,
         timer: setTimeout(() => {
           this.queue.splice(this.queue.indexOf(waiter), 1);
-          reject(new BodyBudgetSpentProblem());
+          reject(this.refusal());
           // The head left: the next in line may fit now.
           this.drain();
         }, this.maxWaitMs),
@@ -62,6 +64,16 @@ export class BodyBudget {
   release(cost: number): void {
     this.used -= cost;
     this.drain();
+  }
+
+  /** Runs `work` holding `cost` (waiting in line for it first), released however it ends. */
+  async holding<T>(cost: number, work: () => Promise<T>): Promise<T> {
+    await this.acquire(cost);
+    try {
+      return await work();
+    } finally {
+      this.release(cost);
+    }
   }
 
   private fits(cost: number): boolean {

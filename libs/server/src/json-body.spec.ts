@@ -174,4 +174,27 @@ describe('BodyBudget', () => {
     budget.release(100);
     expect(budget.held).toBe(0);
   });
+
+  it('runs work holding its share, one at a time past the capacity, releasing it however the work ends', async () => {
+    const line = new BodyBudget(1, 4, 1000, () => new Error('busy'));
+    let running = 0;
+    let most = 0;
+    const work = (fail: boolean) =>
+      line.holding(1, async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        if (fail) throw new Error('failed');
+        return 'done';
+      });
+    const results = await Promise.allSettled([work(false), work(true), work(false)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(most).toBe(1);
+    expect(line.held).toBe(0);
+    const full = new BodyBudget(1, 0, 1000, () => new Error('busy'));
+    const first = full.holding(1, () => new Promise((r) => setTimeout(r, 20)));
+    await expect(full.holding(1, async () => 'never')).rejects.toThrow('busy');
+    await first;
+  });
 });

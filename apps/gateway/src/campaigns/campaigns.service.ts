@@ -17,7 +17,7 @@ import {
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
 import { RpcCallOptions, RpcClient } from '@app/messaging';
-import { Clock, ConflictProblem, NotFoundProblem } from '@app/server';
+import { BodyBudget, Clock, ConflictProblem, NotFoundProblem, ServiceUnavailableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
@@ -34,6 +34,10 @@ export const LOAD_PAGE_RECIPIENTS = 1_000;
 export const LOAD_PAGE_BYTES = 512 * 1024;
 /** Recipients per page of the CSV report. */
 const REPORT_PAGE = 1_000;
+/** Estimates and launches one gateway process resolves at once; how many more may wait, and how long. */
+const AUDIENCES_AT_ONCE = 2;
+const AUDIENCES_WAITING = 50;
+const AUDIENCE_WAIT_MS = 60_000;
 
 const READ: RpcCallOptions = { timeoutMs: 5_000, unavailable: 'Campaigns cannot be read right now; retry later.' };
 const WRITE: RpcCallOptions = {
@@ -76,6 +80,19 @@ export interface RecipientsQuery {
  */
 @Injectable()
 export class CampaignsService {
+  /**
+   * Estimates and launches under way in this process: each holds a page of contacts and a page of
+   * recipients (a few MiB at most), so only a few run at once and the rest wait their turn (a
+   * launch of 100,000 takes seconds), then get 503; the heap never holds more than those few.
+   */
+  private readonly audienceWork = new BodyBudget(
+    AUDIENCES_AT_ONCE,
+    AUDIENCES_WAITING,
+    AUDIENCE_WAIT_MS,
+    () =>
+      new ServiceUnavailableProblem('The gateway is resolving as many audiences as it can at once; retry shortly.', 5),
+  );
+
   constructor(
     private readonly rpc: RpcClient,
     private readonly audience: CampaignAudienceResolver,
@@ -132,7 +149,11 @@ export class CampaignsService {
    * A dry run: the audience resolved as a launch would, consent asked for each route without
    * sending, the cost against the balance and budget, and how long it would take.
    */
-  async estimate(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
+  estimate(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
+    return this.audienceWork.holding(1, () => this.estimateNow(account, id));
+  }
+
+  private async estimateNow(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
     const campaign = await this.get(account, id);
     const userId = billedUser(account);
     const templateAppId = await templateAppOf(this.connections, account.id);
@@ -188,7 +209,11 @@ export class CampaignsService {
    * Loads the resolved audience into the draft a page at a time (the first page drops what an
    * interrupted launch loaded), then launches it with the count loaded.
    */
-  async launch(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+  launch(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+    return this.audienceWork.holding(1, () => this.launchNow(account, id));
+  }
+
+  private async launchNow(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
     const campaign = await this.get(account, id);
     if (campaign.state !== 'draft') {
       throw new ConflictProblem(
