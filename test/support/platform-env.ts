@@ -25,7 +25,10 @@ export const BALANCED_SERVICES: ServiceName[] = ['api', 'gateway'];
  */
 export function parseReplicas(spec: string | undefined): Replicas {
   const replicas: Replicas = {};
-  for (const entry of (spec ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (spec ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const m = /^(api|gateway|queue|webhooks):([1-9][0-9]?)$/.exec(entry);
     if (!m) throw new Error(`replicas: "${entry}" is not <api|gateway|queue|webhooks>:<1-99>`);
     replicas[m[1] as keyof Replicas] = Number(m[2]);
