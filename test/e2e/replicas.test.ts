@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { CAMPAIGNS_RPC, CampaignRecipientInput } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import { waitFor } from '@app/testing';
+import { SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber } from '../support/sandbox';
+import { commitTemplateSend } from '../support/send-records';
 import { Endpoint } from '../support/webhook-endpoint';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -40,6 +42,7 @@ describe('two replicas of every service', () => {
         SANDBOX_STATUS_DELAY_MS: '50',
         WEBHOOK_POLL_INTERVAL_MS: '100',
         SETTLEMENT_INTERVAL_MS: '500',
+        OUTBOX_RELAY_AFTER_MS: '1000',
         CAMPAIGN_TICK_MS: '100',
       },
     });
@@ -74,6 +77,16 @@ describe('two replicas of every service', () => {
     await registerSandboxNumber(platform.urls.sandbox, app);
     return app;
   }
+  /** How many times the channel accepted each of these messages (the sandbox records our id with each send). */
+  const channelCalls = async (ids: string[]) => {
+    const sends = await new SandboxWhatsApp(platform.urls.sandbox).sends();
+    const calls = new Map(ids.map((id) => [id, 0]));
+    for (const s of sends) {
+      const id = s.body.biz_opaque_callback_data as string | undefined;
+      if (s.outcome === 'accepted' && id !== undefined && calls.has(id)) calls.set(id, calls.get(id)! + 1);
+    }
+    return calls;
+  };
   const balanceOf = async (userId: string) => {
     const [row] = await sql<{ available: string; held: string }>(
       `SELECT available, held FROM balances WHERE user_id = $1`,
@@ -146,6 +159,49 @@ describe('two replicas of every service', () => {
     );
     expect(Number(charges.n)).toBe(covered);
     expect(Number(charges.total)).toBeCloseTo(-3, 4);
+    const calls = await channelCalls(accepted.map((r) => r.body.message.id as string));
+    expect([...calls.values()]).toEqual(accepted.map(() => 1));
+  });
+
+  it('sends whose publish was lost are relayed from the outbox by the two api replicas, each reaching the channel once', async () => {
+    const user = await factory.user('system', { balance: 100 });
+    const app = await sendingApp(user, { message_limit: 'TIER_UNLIMITED' });
+    // Committed (message, hold, outbox row) without the publish, as an api killed right after its commit leaves them.
+    const lost = [];
+    for (let i = 0; i < 40; i++) {
+      lost.push(
+        await commitTemplateSend(platform.replicaApps.api![i % 2]!, platform.infra.topology, {
+          userId: user.userId,
+          app,
+          recipient: `4915${String(i).padStart(6, '0')}1111`,
+          category: 'UTILITY',
+          price: PRICE,
+          template: 'notice',
+        }),
+      );
+    }
+    const ids = lost.map((m) => m.id);
+    await waitFor(
+      async () => {
+        const [row] = await sql<{ n: string }>(
+          `SELECT count(*) AS n FROM messages WHERE id = ANY($1) AND status = 'DELIVERED'`,
+          [ids],
+        );
+        return Number(row.n) === ids.length;
+      },
+      60_000,
+      'every relayed message delivered',
+      200,
+    );
+    // Both relays run every 500 ms: a second publish would have reached the channel by now.
+    await new Promise((r) => setTimeout(r, 1500));
+    const calls = await channelCalls(ids);
+    expect([...calls.values()]).toEqual(ids.map(() => 1));
+    const [charged] = await sql<{ n: string }>(
+      `SELECT count(*) AS n FROM transactions WHERE message_id = ANY($1) AND amount < 0`,
+      [ids],
+    );
+    expect(Number(charged.n)).toBe(ids.length);
   });
 
   it('the messaging tier at its edge: of 80 new recipients sent to at once over both replicas, exactly 50 are accepted', async () => {
