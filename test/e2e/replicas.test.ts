@@ -342,4 +342,17 @@ describe('two replicas of every service', () => {
       await rpc.onApplicationShutdown();
     }
   });
+
+  it('with one api replica stopped the other answers every request, and the restarted one is back in rotation', async () => {
+    const user = await factory.user('system');
+    const balances = () => call(platform.urls.api, user, 'GET', `/users/${user.userId}/balances`);
+    await platform.stopService('api', 1);
+    const before = platform.balancers.api!.counts();
+    for (let i = 0; i < 4; i++) expect((await balances()).status).toBe(200);
+    expect(platform.balancers.api!.counts()[1]).toBe(before[1]);
+    await platform.startService('api', 1);
+    const restarted = platform.balancers.api!.counts();
+    for (let i = 0; i < 4; i++) expect((await balances()).status).toBe(200);
+    expect(platform.balancers.api!.counts().map((n, i) => n - restarted[i])).toEqual([2, 2]);
+  });
 });

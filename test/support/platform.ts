@@ -7,6 +7,10 @@ import { createApiApp } from '../../apps/api/src/api.app';
 import { ApiConfig } from '../../apps/api/src/config';
 import { GatewayConfig } from '../../apps/gateway/src/config';
 import { createGatewayApp } from '../../apps/gateway/src/gateway.app';
+import { AccountBearerStrategy } from '../../apps/gateway/src/accounts/account-bearer.strategy';
+import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
+import { BearerStrategy } from '../../apps/api/src/auth/bearer.strategy';
+import { UsersRepository } from '../../apps/api/src/users/users.repository';
 import { QueueConfig } from '../../apps/queue/src/config';
 import { createQueueApp } from '../../apps/queue/src/queue.app';
 import { SandboxConfig } from '../../apps/sandbox/src/config';
@@ -70,6 +74,17 @@ const builders: Record<ServiceName, (env: NodeJS.ProcessEnv) => Promise<{ app: I
 };
 
 /**
+ * Passport keeps its strategies in one registry per process, by name: each in-process replica's
+ * strategy replaces the previous one's, so every replica checks tokens with the last one started
+ * (and its database pool). When that replica stops, a strategy on a running replica's repository
+ * is registered in its place (constructing one registers it). Deployed, each replica is its own process.
+ */
+const PROCESS_WIDE_STRATEGIES: Partial<Record<ServiceName, (app: INestApplication) => void>> = {
+  api: (app) => new BearerStrategy(app.get(UsersRepository)),
+  gateway: (app) => new AccountBearerStrategy(app.get(AccountsRepository)),
+};
+
+/**
  * Boots the named services in this process against the suite's own database and stream prefix,
  * each on a free port, wired to each other as in the local stack. `env` overrides any variable
  * (compressed retry schedules, sandbox rules, ...). `replicas` runs a service as several instances
@@ -97,6 +112,7 @@ export async function startPlatform(opts: {
     await listen(app, port, adminPort, '127.0.0.1');
     (replicaApps[name] ??= [])[i] = app;
     apps[name] = replicaApps[name].find(Boolean);
+    balancers[name]?.setReady(i, true);
   };
   const replicasOf = (name: ServiceName, replica?: number) =>
     replica === undefined ? replicaPorts[name].map((_, i) => i) : [replica];
@@ -106,6 +122,8 @@ export async function startPlatform(opts: {
   const stopReplica = async (name: ServiceName, i: number) => {
     const app = replicaApps[name]?.[i];
     if (!app) return;
+    // Out of the balancer's rotation first, as a pod that stops passes no readiness check.
+    balancers[name]?.setReady(i, false);
     replicaApps[name]![i] = undefined;
     apps[name] = replicaApps[name]!.find(Boolean);
     if (!apps[name]) delete apps[name];
@@ -120,6 +138,7 @@ export async function startPlatform(opts: {
     } finally {
       clearTimeout(timer);
     }
+    if (apps[name]) PROCESS_WIDE_STRATEGIES[name]?.(apps[name]);
   };
   const stopService = async (name: ServiceName, replica?: number) => {
     for (const i of replicasOf(name, replica)) await stopReplica(name, i);
