@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CAMPAIGNS_RPC, CampaignRecipientInput } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
+import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
+import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
+import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
@@ -222,29 +225,49 @@ describe('two replicas of every service', () => {
     expect((await send(user, app, late)).status).toBe(429);
   });
 
-  it("one token's rate limit is counted across both api replicas", async () => {
-    const user = await factory.user('system');
+  /**
+   * RATE_BURST + 100 requests of one token, eight at a time, each to the next replica directly (no
+   * balancer between): the answers of each replica and how long it took.
+   */
+  async function burstAcross(replicas: string[], path: string, auth: string) {
+    const statuses: number[][] = replicas.map(() => []);
     const total = RATE_BURST + 100;
     const started = Date.now();
-    const statuses: number[][] = [[], []];
-    const replicas = platform.replicaUrls.api!.map((r) => r.url);
-    // Eight at a time, each request to the next replica directly (no balancer between).
     let next = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         for (let k = next++; k < total; k = next++) {
-          const res = await call(replicas[k % 2], user, 'GET', `/users/${user.userId}/balances`);
-          statuses[k % 2].push(res.status);
+          const res = await fetch(`${replicas[k % replicas.length]}${path}`, { headers: { authorization: auth } });
+          await res.arrayBuffer();
+          statuses[k % replicas.length].push(res.status);
         }
       }),
     );
-    const seconds = (Date.now() - started) / 1000;
+    return { statuses, seconds: (Date.now() - started) / 1000 };
+  }
+  const expectLimitedAcross = ({ statuses, seconds }: { statuses: number[][]; seconds: number }) => {
     const allowed = statuses.flat().filter((s) => s === 200).length;
     expect(statuses.flat().filter((s) => s !== 200 && s !== 429)).toEqual([]);
     // Per process, each replica would allow its own burst: all 300 requests would pass.
     expect(allowed).toBeGreaterThanOrEqual(RATE_BURST);
     expect(allowed).toBeLessThanOrEqual(RATE_BURST + Math.ceil(seconds * RATE_PER_SECOND) + 1);
     for (const mine of statuses) expect(mine).toContain(429);
+  };
+
+  it("one token's rate limit is counted across both api replicas", async () => {
+    const user = await factory.user('system');
+    const replicas = platform.replicaUrls.api!.map((r) => r.url);
+    expectLimitedAcross(await burstAcross(replicas, `/api/v1/users/${user.userId}/balances`, user.auth));
+  });
+
+  it("one account token's rate limit is counted across both gateway replicas", async () => {
+    const user = await factory.user('system');
+    const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
+    await gatewayDb.initialize();
+    const { token } = await new AccountsRepository(gatewayDb).createAccount('replicas', user.userId);
+    await gatewayDb.destroy();
+    const replicas = platform.replicaUrls.gateway!.map((r) => r.url);
+    expectLimitedAcross(await burstAcross(replicas, '/v1/connections', `Bearer ${token}`));
   });
 
   it("a subscriber gets each message's events in lifecycle order from two webhooks replicas", async () => {
