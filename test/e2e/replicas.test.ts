@@ -46,6 +46,7 @@ describe('two replicas of every service', () => {
         WEBHOOK_POLL_INTERVAL_MS: '100',
         SETTLEMENT_INTERVAL_MS: '500',
         OUTBOX_RELAY_AFTER_MS: '1000',
+        RECEIPT_TIMEOUT_MINUTES: '1',
         CAMPAIGN_TICK_MS: '100',
       },
     });
@@ -205,6 +206,51 @@ describe('two replicas of every service', () => {
       [ids],
     );
     expect(Number(charged.n)).toBe(ids.length);
+  });
+
+  it('messages with no receipt past the timeout are failed once by the two api replicas, each hold released once', async () => {
+    const user = await factory.user('system', { balance: 10 });
+    const app = await sendingApp(user, { message_limit: 'TIER_UNLIMITED' });
+    const stuck = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        commitTemplateSend(platform.replicaApps.api![i % 2]!, platform.infra.topology, {
+          userId: user.userId,
+          app,
+          recipient: `4914${String(i).padStart(6, '0')}1111`,
+          category: 'UTILITY',
+          price: PRICE,
+          template: 'notice',
+        }),
+      ),
+    );
+    const ids = stuck.map((m) => m.id);
+    // Never published (their outbox rows gone before the relay's 1 s), accepted two minutes ago: past the 1-minute timeout.
+    await sql(`DELETE FROM outbox WHERE id = ANY($1)`, [ids]);
+    await sql(`UPDATE messages SET created_at = now() - interval '2 minutes' WHERE id = ANY($1)`, [ids]);
+    await waitFor(
+      async () => {
+        const [row] = await sql<{ n: string }>(
+          `SELECT count(*) AS n FROM messages WHERE id = ANY($1) AND status = 'FAILED' AND failure_code = 'no_receipt'`,
+          [ids],
+        );
+        return Number(row.n) === ids.length;
+      },
+      30_000,
+      'every message failed as no_receipt',
+      200,
+    );
+    expect(await balanceOf(user.userId)).toEqual({ available: 10, held: 0 });
+    const holds = await sql<{ status: string; n: string }>(
+      `SELECT status, count(*) AS n FROM holds WHERE message_id = ANY($1) GROUP BY status`,
+      [ids],
+    );
+    expect(holds.map((h) => [h.status, Number(h.n)])).toEqual([['RELEASED', ids.length]]);
+    const events = await sql<{ message_id: string; n: string }>(
+      `SELECT message_id, count(*) AS n FROM message_events WHERE message_id = ANY($1) AND status = 'FAILED' GROUP BY message_id`,
+      [ids],
+    );
+    expect(events.map((e) => Number(e.n))).toEqual(ids.map(() => 1));
+    expect([...(await channelCalls(ids)).values()]).toEqual(ids.map(() => 0));
   });
 
   it('the messaging tier at its edge: of 80 new recipients sent to at once over both replicas, exactly 50 are accepted', async () => {
