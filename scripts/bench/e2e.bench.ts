@@ -2,6 +2,8 @@
 // DELIVERED status is applied by the api; against the queue alone (queue and sandbox, no callbacks)
 // draining the same number of messages published straight onto the outbound stream, same run.
 // A second figure: the fastest sender's rate at the channel with three queue replicas against one.
+// Knobs: BENCH_E2E_SENDERS (sender numbers, 10), BENCH_E2E_CONNECTIONS (client connections, 50),
+// BENCH_E2E_REPLICAS (processes per service, e.g. api:3,gateway:2,webhooks:2,queue:2; one each).
 import { once } from 'node:events';
 import { Client } from 'pg';
 import { NatsClients } from '@app/messaging';
@@ -11,11 +13,9 @@ import { apiClient, connectSandboxApp, ensureApprovedTemplate, TEMPLATE } from '
 import { Bench, BenchFigure, BenchOptions, commandCpuMs, commandWriteSyscalls, machineCpuMs } from './report';
 import { keepAliveClient } from './http-load';
 import { SpawnedPlatform, spawnPlatform } from './spawned-platform';
-import type { ServiceName } from '../../test/support/platform-env';
+import { parseReplicas, Replicas, ServiceName } from '../../test/support/platform-env';
 
-const SENDERS = 10;
 const RATE = 200;
-const CONNECTIONS = 50;
 /** Unique recipients per app: under the default tier's 250, so no send is refused for the tier. */
 const RECIPIENTS_PER_APP = 240;
 /** Scale-out: two senders at a rate the sandbox can exceed on a 2-core machine. */
@@ -28,6 +28,33 @@ const QUEUE_ENV = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The run's shape: sender numbers (each paced at RATE), client connections, processes per service. */
+interface Shape {
+  senders: number;
+  connections: number;
+  replicas: Replicas;
+}
+
+function shapeFromEnv(): Shape {
+  const count = (name: string, fallback: number, max: number) => {
+    const n = Number(process.env[name] ?? fallback);
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be a whole number from 1 to ${max}`);
+    return n;
+  };
+  return {
+    senders: count('BENCH_E2E_SENDERS', 10, 99),
+    connections: count('BENCH_E2E_CONNECTIONS', 50, 1000),
+    replicas: parseReplicas(process.env.BENCH_E2E_REPLICAS),
+  };
+}
+
+/** `api:3, gateway:2` for the services run as several processes; empty when each runs once. */
+const replicasLabel = (r: Replicas) =>
+  Object.entries(r)
+    .filter(([, n]) => n > 1)
+    .map(([name, n]) => `${name}:${n}`)
+    .join(', ');
 
 /** Recipient `i` of app `a`; ending in 1111, the sandbox reports sent then delivered. */
 const recipient = (a: number, i: number) => `7${String(a).padStart(2, '0')}${String(i).padStart(4, '0')}1111`;
@@ -107,9 +134,15 @@ async function drain(platform: SpawnedPlatform, opts: BenchOptions, n: number, s
   }
 }
 
-/** Sends `n` templates over the apps with CONNECTIONS concurrent clients; the time of the first request. */
-async function sendAll(apiUrl: string, token: string, appIds: number[], n: number): Promise<number> {
-  const client = keepAliveClient(apiUrl, CONNECTIONS);
+/** Sends `n` templates over the apps with `connections` concurrent clients; the time of the first request. */
+async function sendAll(
+  apiUrl: string,
+  token: string,
+  appIds: number[],
+  n: number,
+  connections: number,
+): Promise<number> {
+  const client = keepAliveClient(apiUrl, connections);
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
   let next = 0;
   const started = Date.now();
@@ -129,7 +162,7 @@ async function sendAll(apiUrl: string, token: string, appIds: number[], n: numbe
     }
   };
   try {
-    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    await Promise.all(Array.from({ length: connections }, worker));
   } finally {
     client.close();
   }
@@ -160,11 +193,12 @@ async function lastDelivered(databaseUrl: string, n: number): Promise<number> {
  * Baseline: the queue alone (with the sandbox, no status callbacks) draining `n` messages of as many
  * senders at the same pacing, published straight onto the service stream.
  */
-async function queueAlone(opts: BenchOptions, n: number) {
+async function queueAlone(opts: BenchOptions, n: number, shape: Shape) {
   const platform = await spawnPlatform(opts, {
     suite: 'bench_e2e_queue',
     services: ['sandbox', 'queue'],
     env: { ...QUEUE_ENV, SANDBOX_STATUS_DELAY_MS: '600000' },
+    replicas: { queue: shape.replicas.queue ?? 1 },
   });
   try {
     const before = platform.cpuMs();
@@ -173,7 +207,7 @@ async function queueAlone(opts: BenchOptions, n: number) {
       platform,
       opts,
       n,
-      Array.from({ length: SENDERS }, (_, i) => `${7_000_001 + i}`),
+      Array.from({ length: shape.senders }, (_, i) => `${7_000_001 + i}`),
     );
     const cpuPerMessage = perMessage(before, platform.cpuMs(), n);
     return { ...drained, cpuPerMessage, machinePerMessage: machinePerMessage(machineBefore, n) };
@@ -183,8 +217,8 @@ async function queueAlone(opts: BenchOptions, n: number) {
 }
 
 /** The API's sends to DELIVERED over every service, against the queue alone draining as many messages. */
-async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
-  const oneQueue = await queueAlone(opts, n);
+async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<BenchFigure[]> {
+  const oneQueue = await queueAlone(opts, n, shape);
   const platform = await spawnPlatform(opts, {
     suite: 'bench_e2e',
     services: ['sandbox', 'webhooks', 'gateway', 'queue', 'api'],
@@ -194,13 +228,14 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
       RATE_LIMIT_BURST: '1000000',
       SANDBOX_MODERATION_DELAY_MS: '100',
     },
+    replicas: shape.replicas,
   });
   try {
     const user = await cli(platform.env, ['users:create', '--name', 'bench e2e']);
     await cli(platform.env, ['balance:credit', '--user', user.user_id, '--amount', '1000000']);
     const api = apiClient(platform.urls.api, user.token);
     const appIds: number[] = [];
-    for (let i = 0; i < SENDERS; i++) {
+    for (let i = 0; i < shape.senders; i++) {
       const appId = await connectSandboxApp(
         platform.urls.api,
         api,
@@ -211,16 +246,20 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
       appIds.push(appId);
     }
     const cpuBefore = platform.cpuMs();
+    const replicaCpuBefore = platform.replicaCpuMs();
+    const balancedBefore = balancerCounts(platform);
     const writesBefore = platform.writes();
     const natsWritesBefore = commandWriteSyscalls('nats-server');
     const machineBefore = machineCpuMs();
     const infraBefore = infraCpuMs();
     const benchBefore = process.cpuUsage();
-    const first = await sendAll(platform.urls.api, user.token, appIds, n);
+    const first = await sendAll(platform.urls.api, user.token, appIds, n, shape.connections);
     const accepted = Date.now();
     const last = await lastDelivered(platform.infra.databaseUrl, n);
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
+    const replicaCpuPerMessage = perMessage(replicaCpuBefore, platform.replicaCpuMs(), n);
+    const balanced = balancedSince(platform, balancedBefore);
     const writesPerMessage = `${perMessage(writesBefore, platform.writes(), n, 1)}, nats-server ${((commandWriteSyscalls('nats-server') - natsWritesBefore) / n).toFixed(1)}`;
     const machineMs = machinePerMessage(machineBefore, n);
     const infraMs = infraPerMessage(infraBefore, n);
@@ -228,10 +267,11 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
     const benchMs = Number(((bench.user + bench.system) / 1000 / n).toFixed(2));
     // Callbacks the sandbox had to send again (a gateway too busy to answer within its timeout).
     const callbacks = await new SandboxWhatsApp(platform.urls.sandbox).webhookCounts();
+    const replicated = replicasLabel(shape.replicas);
     return [
       {
         bench: 'e2e',
-        figure: `${n} template sends over ${SENDERS} sender numbers (${RATE}/s each): first accept to last DELIVERED applied`,
+        figure: `${n} template sends over ${shape.senders} sender numbers (${RATE}/s each)${replicated ? ` with replicas ${replicated}` : ''}: first accept to last DELIVERED applied`,
         value: Math.round(value),
         unit: 'msg/s',
         baseline: {
@@ -241,8 +281,8 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
         ratio: Number((value / oneQueue.perSecond).toFixed(2)),
         detail: {
           accepted_per_second: Math.round(n / ((accepted - first) / 1000)),
-          connections: CONNECTIONS,
-          pacing_cap_per_second: SENDERS * RATE,
+          connections: shape.connections,
+          pacing_cap_per_second: shape.senders * RATE,
           // Where the machine's CPU goes: each service's milliseconds per message, first send to last DELIVERED.
           service_cpu_ms_per_message: cpuPerMessage,
           queue_alone_cpu_ms_per_message: oneQueue.cpuPerMessage,
@@ -255,6 +295,16 @@ async function endToEnd(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
           callbacks: callbacks.total,
           callback_attempts: callbacks.attempts,
           queue_alone_machine_cpu_ms_per_message: oneQueue.machinePerMessage,
+          ...(replicated
+            ? {
+                replicas: replicated,
+                // Each process's CPU milliseconds per message (`api#0`: the first api replica); the
+                // balancers run in the bench's process and count in bench_client_cpu_ms_per_message.
+                replica_cpu_ms_per_message: replicaCpuPerMessage,
+                // Requests each replica was given by its balancer over the run (api: the sends; gateway: the callbacks).
+                balanced_requests: balanced,
+              }
+            : {}),
         },
       },
     ];
@@ -301,9 +351,21 @@ async function scaleOut(opts: BenchOptions, n: number): Promise<BenchFigure[]> {
   }
 }
 
+/** Requests each balancer has given each of its replicas so far. */
+function balancerCounts(platform: SpawnedPlatform): Record<string, number[]> {
+  return Object.fromEntries(Object.entries(platform.balancers).map(([name, b]) => [name, b.counts()]));
+}
+
+/** Requests each balanced service's replicas were given since `before`, e.g. `api 5000/5000, gateway 2500/2500`. */
+function balancedSince(platform: SpawnedPlatform, before: Record<string, number[]>): string {
+  return Object.entries(balancerCounts(platform))
+    .map(([name, counts]) => `${name} ${counts.map((c, i) => c - (before[name]?.[i] ?? 0)).join('/')}`)
+    .join(', ');
+}
+
 export const e2eBench: Bench = async (opts) => {
   const n = Number(process.env.BENCH_E2E_MESSAGES ?? (opts.smoke ? 500 : 10_000));
-  const figures = await endToEnd(opts, n);
+  const figures = await endToEnd(opts, n, shapeFromEnv());
   if (process.env.BENCH_E2E_SCALE_OUT === '0') return figures;
   return [...figures, ...(await scaleOut(opts, opts.smoke ? 300 : 10_000))];
 };

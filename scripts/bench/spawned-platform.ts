@@ -4,7 +4,15 @@ import { ADMIN_PORT_OFFSET } from '@app/server';
 import { ChildProcess } from 'node:child_process';
 import { migrateSchema } from '@app/database';
 import { killHard, spawnTs, startTestInfra, TestInfra } from '@app/testing';
-import { freePort, platformEnv, ServiceName } from '../../test/support/platform-env';
+import { Balancer, startBalancer } from '../../test/support/balancer';
+import {
+  BALANCED_SERVICES,
+  freePort,
+  platformEnv,
+  PORT_VARIABLES,
+  Replicas,
+  ServiceName,
+} from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
 import { BenchOptions, cpuMs, writeSyscalls } from './report';
 
@@ -16,6 +24,10 @@ export interface SpawnedPlatform {
   cpuMs(): Partial<Record<ServiceName, number>>;
   /** Write system calls each service's processes have made so far (Linux; NaN elsewhere). */
   writes(): Partial<Record<ServiceName, number>>;
+  /** CPU milliseconds each process has used so far, by replica (`api#0`, `api#1`, ...). */
+  replicaCpuMs(): Record<string, number>;
+  /** The round-robin balancer in front of the api's or the gateway's replicas, when there are several. */
+  balancers: Partial<Record<ServiceName, Balancer>>;
   /** Starts `count` more queue processes, each on a port of its own, and waits until their workers run. */
   addQueueReplicas(count: number): Promise<void>;
   stop(): Promise<void>;
@@ -44,10 +56,14 @@ function whatsappRunning(body: unknown): boolean {
   return b.checks?.dispatch?.channels?.whatsapp?.state === 'running';
 }
 
-/** Starts `services` (the sandbox first, the api last) as child processes. */
+/**
+ * Starts `services` (the sandbox first, the api last) as child processes; `replicas` runs a service
+ * as several processes, each on ports of its own, the api's and the gateway's behind a round-robin
+ * balancer (in this process) at `urls.api` / `urls.gateway`, where the others and the sandbox reach them.
+ */
 export async function spawnPlatform(
   opts: BenchOptions,
-  o: { suite: string; services: ServiceName[]; env?: Record<string, string> },
+  o: { suite: string; services: ServiceName[]; env?: Record<string, string>; replicas?: Replicas },
 ): Promise<SpawnedPlatform> {
   process.env.NATS_URL ??= opts.natsUrl;
   process.env.DATABASE_URL ??= opts.databaseUrl;
@@ -55,9 +71,11 @@ export async function spawnPlatform(
     suite: o.suite,
     database: o.services.some((s) => s !== 'sandbox' && s !== 'queue'),
   });
-  const { urls, env } = await platformEnv(infra, { LOG_LEVEL: 'warn', ...o.env });
+  const { urls, env, replicaPorts } = await platformEnv(infra, { LOG_LEVEL: 'warn', ...o.env }, o.replicas);
   const children: ChildProcess[] = [];
   const names = new Map<ChildProcess, ServiceName>();
+  const labels = new Map<ChildProcess, string>();
+  const balancers: Partial<Record<ServiceName, Balancer>> = {};
   /** `read(pid)` summed over each service's processes. */
   const perService = (read: (pid: number | undefined) => number) => {
     const total: Partial<Record<ServiceName, number>> = {};
@@ -66,18 +84,22 @@ export async function spawnPlatform(
   };
   const cpu = () => perService(cpuMs);
   const writes = () => perService(writeSyscalls);
+  const replicaCpu = () => Object.fromEntries([...labels].map(([child, label]) => [label, cpuMs(child.pid)]));
   const stop = async () => {
     for (const c of children.reverse()) await killHard(c);
+    for (const b of Object.values(balancers)) await b.close();
     await infra.stop();
   };
-  // Further queue replicas get ports of their own; everything else is shared.
-  const start = async (name: ServiceName, port: string): Promise<void> => {
+  const started = (name: ServiceName) => [...names.values()].filter((n) => n === name).length;
+  // Every replica gets its own port (the variable its service reads) and admin port.
+  const start = async (name: ServiceName, port: string, adminPort?: number): Promise<void> => {
     // Readiness is on the admin listener: its own free port (the sandbox's is its port + the offset).
-    const adminPort = name === 'sandbox' ? Number(port) + ADMIN_PORT_OFFSET : await freePort();
+    adminPort ??= name === 'sandbox' ? Number(port) + ADMIN_PORT_OFFSET : await freePort();
+    const label = `${name}#${started(name)}`;
     const child = spawnTs(`apps/${name}/src/main.ts`, {
       ...env,
       ADMIN_PORT: String(adminPort),
-      ...(name === 'queue' ? { QUEUE_PORT: port } : {}),
+      [PORT_VARIABLES[name]]: port,
     });
     // Logs are drained so that a full pipe never blocks the service; the tail explains a failed start.
     let tail = '';
@@ -87,6 +109,7 @@ export async function spawnPlatform(
     child.once('exit', (code) => code !== null && code !== 0 && process.stderr.write(`${name}: ${tail}\n`));
     children.push(child);
     names.set(child, name);
+    labels.set(child, label);
     await waitReady(name, `http://127.0.0.1:${adminPort}`, child, name === 'queue' ? whatsappRunning : () => true);
   };
   const addQueueReplicas = async (count: number) => {
@@ -97,10 +120,22 @@ export async function spawnPlatform(
       for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
     }
     const order: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api'];
-    for (const name of order.filter((n) => o.services.includes(n))) await start(name, new URL(urls[name]).port);
+    for (const name of order.filter((n) => o.services.includes(n))) {
+      const instances = replicaPorts[name];
+      if (instances.length > 1 && BALANCED_SERVICES.includes(name)) {
+        balancers[name] = await startBalancer(
+          instances.map((r) => `http://127.0.0.1:${r.port}`),
+          Number(new URL(urls[name]).port),
+        );
+      }
+      // Replicas of one service start together, as a Deployment's pods do.
+      await Promise.all(
+        instances.map((r) => start(name, String(r.port), name === 'sandbox' ? undefined : r.adminPort)),
+      );
+    }
   } catch (err) {
     await stop();
     throw err;
   }
-  return { infra, urls, env, cpuMs: cpu, writes, addQueueReplicas, stop };
+  return { infra, urls, env, cpuMs: cpu, writes, replicaCpuMs: replicaCpu, balancers, addQueueReplicas, stop };
 }

@@ -4,6 +4,44 @@ export { freePort };
 
 export type ServiceName = 'api' | 'gateway' | 'queue' | 'webhooks' | 'sandbox';
 
+/** How many instances of each service run (1 where not named); the sandbox is one emulator. */
+export type Replicas = Partial<Record<Exclude<ServiceName, 'sandbox'>, number>>;
+
+/** The variable each service takes its public port from. */
+export const PORT_VARIABLES: Record<ServiceName, string> = {
+  api: 'API_PORT',
+  gateway: 'GATEWAY_PORT',
+  queue: 'QUEUE_PORT',
+  webhooks: 'WEBHOOKS_PORT',
+  sandbox: 'SANDBOX_PORT',
+};
+
+/** Services whose replicas clients reach through one address (the cluster's Service; in tests and benches a balancer). */
+export const BALANCED_SERVICES: ServiceName[] = ['api', 'gateway'];
+
+/**
+ * Parses a replica count per service, as `api:3,gateway:2,webhooks:2,queue:2` (a service not named
+ * runs once); throws naming the bad entry.
+ */
+export function parseReplicas(spec: string | undefined): Replicas {
+  const replicas: Replicas = {};
+  for (const entry of (spec ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const m = /^(api|gateway|queue|webhooks):([1-9][0-9]?)$/.exec(entry);
+    if (!m) throw new Error(`replicas: "${entry}" is not <api|gateway|queue|webhooks>:<1-99>`);
+    replicas[m[1] as keyof Replicas] = Number(m[2]);
+  }
+  return replicas;
+}
+
+/** One instance's ports: where it serves and where its admin listener (`/readyz`, `/metrics`) is. */
+export interface ReplicaPorts {
+  port: number;
+  adminPort: number;
+}
+
 const toUrls = (ports: Record<ServiceName, number>) =>
   Object.fromEntries(Object.entries(ports).map(([k, p]) => [k, `http://127.0.0.1:${p}`])) as Record<
     ServiceName,
@@ -17,11 +55,17 @@ const toUrls = (ports: Record<ServiceName, number>) =>
 export async function platformEnv(
   infra: TestInfra,
   overrides: Record<string, string> = {},
+  replicas: Replicas = {},
 ): Promise<{
   urls: Record<ServiceName, string>;
   adminPorts: Record<ServiceName, number>;
   adminUrls: Record<ServiceName, string>;
   env: Record<string, string>;
+  /**
+   * Each service's instances. One instance takes the service's port; a balanced service run as
+   * several leaves that port to its balancer and gives every instance a port of its own.
+   */
+  replicaPorts: Record<ServiceName, ReplicaPorts[]>;
 }> {
   const names: ServiceName[] = ['api', 'gateway', 'queue', 'webhooks', 'sandbox'];
   const ports = {} as Record<ServiceName, number>;
@@ -51,5 +95,17 @@ export async function platformEnv(
     SANDBOX_WEBHOOK_RETRY_MAX_DELAY_MS: '1000',
     ...overrides,
   };
-  return { urls, adminPorts, adminUrls: toUrls(adminPorts), env };
+  const replicaPorts = {} as Record<ServiceName, ReplicaPorts[]>;
+  for (const name of names) {
+    const count = name === 'sandbox' ? 1 : (replicas[name] ?? 1);
+    const own = count > 1 && BALANCED_SERVICES.includes(name);
+    replicaPorts[name] = [];
+    for (let i = 0; i < count; i++) {
+      replicaPorts[name].push({
+        port: i === 0 && !own ? ports[name] : await freePort(),
+        adminPort: i === 0 ? adminPorts[name] : await freePort(),
+      });
+    }
+  }
+  return { urls, adminPorts, adminUrls: toUrls(adminPorts), env, replicaPorts };
 }
