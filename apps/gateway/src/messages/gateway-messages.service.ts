@@ -10,7 +10,7 @@ import {
   UsageReport,
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
-import { RpcClient } from '@app/messaging';
+import { BatchedRpc, RpcClient } from '@app/messaging';
 import {
   ForbiddenProblem,
   NotFoundProblem,
@@ -72,13 +72,21 @@ export type GatewayMessageReport = MessageReport & {
  */
 @Injectable()
 export class GatewayMessagesService {
+  /** Sends accepted together: those that reach the api in the same turn go in one request. */
+  private readonly sends: BatchedRpc<typeof GATEWAY_MESSAGES_RPC.sendBatch>;
+
   constructor(
     private readonly connections: ConnectionsRepository,
     private readonly rpc: RpcClient,
     private readonly pixels: PixelOpensService,
     private readonly targets: TargetPolicy,
     private readonly contacts: ContactsService,
-  ) {}
+  ) {
+    this.sends = new BatchedRpc(rpc, GATEWAY_MESSAGES_RPC.sendBatch, {
+      timeoutMs: SEND_RPC_TIMEOUT_MS,
+      unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
+    });
+  }
 
   async send(
     account: AuthenticatedAccount,
@@ -90,27 +98,20 @@ export class GatewayMessagesService {
     const { route, senders } = await this.routeOf(account, dto);
     const templateAppId = templateAppIn(senders);
     const [first] = route;
-    return this.rpc.call(
-      GATEWAY_MESSAGES_RPC.send,
-      {
-        account_id: account.id,
-        user_id: userId,
-        channel: first.channel,
-        to: first.to,
-        template_app_id: templateAppId,
-        template: dto.template,
-        ...(dto.language ? { language: dto.language } : {}),
-        params: dto.params ?? [],
-        ...(dto.media_url ? { media_url: dto.media_url } : {}),
-        ...(first.sender ? { sender: first.sender } : {}),
-        ...(route.length > 1 ? { route } : {}),
-        idempotency,
-      },
-      {
-        timeoutMs: SEND_RPC_TIMEOUT_MS,
-        unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
-      },
-    );
+    return this.sends.call({
+      account_id: account.id,
+      user_id: userId,
+      channel: first.channel,
+      to: first.to,
+      template_app_id: templateAppId,
+      template: dto.template,
+      ...(dto.language ? { language: dto.language } : {}),
+      params: dto.params ?? [],
+      ...(dto.media_url ? { media_url: dto.media_url } : {}),
+      ...(first.sender ? { sender: first.sender } : {}),
+      ...(route.length > 1 ? { route } : {}),
+      idempotency,
+    });
   }
 
   /**
