@@ -103,6 +103,8 @@ export type RpcReply<T> = { result: T; problem?: undefined } | { problem: RpcPro
 /** Requests of one kind sent together: the responder handles each as if it came alone. */
 export interface RpcBatchRequest<T> {
   items: T[];
+  /** Tracing on: each item's W3C `traceparent` (null where its caller had none), so each keeps its own trace. */
+  traceparents?: (string | null)[];
 }
 
 /** The answer to each item of an `RpcBatchRequest`, in the same order. */

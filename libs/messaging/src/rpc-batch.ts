@@ -9,6 +9,7 @@ import {
   RpcSubject,
 } from '@app/contracts';
 import { failedProblem, rpcAnswer, RpcCallOptions, RpcClient, RpcProblemError } from './rpc';
+import { contextFrom, currentTraceparent, inSpan, SpanKind, tracingEnabled } from './tracing';
 
 /** The subjects whose request is a batch of items (RpcBatchRequest). */
 export type RpcBatchSubject = {
@@ -27,6 +28,7 @@ const MAX_BYTES = 512 * 1024;
 
 interface Waiting<T, R> {
   item: T;
+  traceparent: string | null;
   resolve: (result: R) => void;
   reject: (err: unknown) => void;
 }
@@ -56,7 +58,7 @@ export class BatchedRpc<S extends RpcBatchSubject> {
         this.waiting.length >= (this.opts.maxItems ?? MAX_ITEMS) ||
         this.bytes + size > (this.opts.maxBytes ?? MAX_BYTES);
       if (this.waiting.length && full) this.flush();
-      this.waiting.push({ item, resolve, reject });
+      this.waiting.push({ item, traceparent: currentTraceparent(), resolve, reject });
       this.bytes += size;
       if (!this.scheduled) {
         this.scheduled = true;
@@ -79,7 +81,11 @@ export class BatchedRpc<S extends RpcBatchSubject> {
   private async send(batch: Waiting<ItemOf<S>, ItemResultOf<S>>[]): Promise<void> {
     let answers: RpcReply<ItemResultOf<S>>[];
     try {
-      const request = { items: batch.map((w) => w.item) } as RpcRequest<S>;
+      const traced = batch.some((w) => w.traceparent);
+      const request = {
+        items: batch.map((w) => w.item),
+        ...(traced ? { traceparents: batch.map((w) => w.traceparent) } : {}),
+      } as RpcRequest<S>;
       ({ answers } = (await this.rpc.call(this.subject, request, this.opts)) as RpcBatchResult<ItemResultOf<S>>);
     } catch (err) {
       for (const w of batch) w.reject(err);
@@ -98,10 +104,18 @@ export class BatchedRpc<S extends RpcBatchSubject> {
 
 const logger = new Logger('RpcBatch');
 
+/** `work` in its own server span while tracing is on, as a call of `subject` made alone would be. */
+function traced<R>(subject: string, traceparent: string | null | undefined, work: () => Promise<R>): Promise<R> {
+  if (!tracingEnabled()) return work();
+  const attributes = { 'rpc.system': 'nats', 'rpc.method': subject };
+  return inSpan(subject, { kind: SpanKind.SERVER, parent: contextFrom(traceparent), attributes }, work);
+}
+
 /**
- * What a responder answers to a batch: every item handled at once by `work`, as if it came alone,
- * each answered with its result or the problem `refusal` finds in what it threw. An item that fails
- * unexpectedly is answered as a failed call (502) without failing the others.
+ * What a responder answers to a batch: every item handled at once by `work`, as if it came alone
+ * (tracing on: in a server span named `subject`, the child of the item's own caller), each answered
+ * with its result or the problem `refusal` finds in what it threw. An item that fails unexpectedly
+ * is answered as a failed call (502) without failing the others.
  */
 export async function rpcAnswerEach<T, R>(
   subject: string,
@@ -112,11 +126,13 @@ export async function rpcAnswerEach<T, R>(
   if (!Array.isArray(request?.items)) throw new TypeError(`${subject}: items must be a list`);
   return {
     answers: await Promise.all(
-      request.items.map((item) =>
-        rpcAnswer(() => work(item), refusal).catch((err: unknown): RpcReply<R> => {
-          logger.error({ err, subject }, 'a batched request failed');
-          return { problem: failedProblem(subject, 'failed') };
-        }),
+      request.items.map((item, i) =>
+        rpcAnswer(() => traced(subject, request.traceparents?.[i], () => work(item)), refusal).catch(
+          (err: unknown): RpcReply<R> => {
+            logger.error({ err, subject }, 'a batched request failed');
+            return { problem: failedProblem(subject, 'failed') };
+          },
+        ),
       ),
     ),
   };
