@@ -2,7 +2,10 @@
 // one user, 50 connections, against a bare Fastify + pg + JetStream server doing the essential work
 // (token lookup by hash, conditional hold, message and hold rows in one transaction, publish with
 // Nats-Msg-Id), measured in the same run; then the same with 1,000,000 template messages of the app
-// in the last 24 hours. The api runs built (node dist/...), and its peak RSS is reported.
+// in the last 24 hours; then the gateway's POST /v1/messages (an account linked to the same app,
+// the same template and recipients) against the api's own send, in turns in the same run, with the
+// CPU each service spends per accepted send. The services run built (node dist/...), and the api's
+// peak RSS is reported.
 import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,10 +17,13 @@ import { hashToken } from '@app/auth';
 import { migrateSchema } from '@app/database';
 import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, publishDurable, setupTopology } from '@app/messaging';
 import { SERVICE_NODE_FLAGS } from '@app/config';
+import { createDataSource } from '@app/database';
+import { gatewaySchema } from '../../apps/gateway/src/database/schema';
+import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { ApiFactory } from '../../test/support/factories';
 import { httpLoad, LoadResult, totalLoad as total } from './http-load';
 import { OtlpReceiver } from '../../test/support/otlp-receiver';
-import { Bench } from './report';
+import { Bench, cpuMs } from './report';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const CONNECTIONS = 50;
@@ -75,13 +81,22 @@ export function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** `CONNECTIONS` keep-alive connections, each sending one request after another for `seconds`. */
-export function load(url: string, auth: string, seconds: number, body: (i: number) => string): Promise<LoadResult> {
+/**
+ * `CONNECTIONS` keep-alive connections, each sending one request after another for `seconds`;
+ * `expect` is the status of an accepted send (the api's 201, the gateway's 202).
+ */
+export function load(
+  url: string,
+  auth: string,
+  seconds: number,
+  body: (i: number) => string,
+  expect = 201,
+): Promise<LoadResult> {
   const path = new URL(url).pathname;
   return httpLoad(url, {
     connections: CONNECTIONS,
     seconds,
-    expect: 201,
+    expect,
     next: (i) => {
       const payload = body(i);
       return {
@@ -180,6 +195,28 @@ interface Fixture {
   pool: Pool;
 }
 
+/**
+ * A gateway account of the fresh sender's user with its WhatsApp app linked (through the gateway's
+ * own POST /v1/connections), so that its sends use the same app, template and balance.
+ */
+async function gatewayAccount(f: Fixture, gatewayUrl: string): Promise<string> {
+  const ds = createDataSource(f.databaseUrl, gatewaySchema, 1);
+  await ds.initialize();
+  try {
+    const { token } = await new AccountsRepository(ds).createAccount('bench', f.fresh.userId);
+    const res = await fetch(`${gatewayUrl}/v1/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'whatsapp', app_id: f.fresh.appId }),
+    });
+    if (res.status !== 201)
+      throw new Error(`linking the app to the gateway account: ${res.status} ${await res.text()}`);
+    return `Bearer ${token}`;
+  } finally {
+    await ds.destroy();
+  }
+}
+
 async function setUp(opts: { databaseUrl: string; natsUrl: string }, clients: NatsClients): Promise<Fixture> {
   const id = randomBytes(3).toString('hex');
   const dbName = `bench_send_${id}`;
@@ -189,6 +226,7 @@ async function setUp(opts: { databaseUrl: string; natsUrl: string }, clients: Na
   const databaseUrl = withDatabase(opts.databaseUrl, dbName);
   const { apiSchema } = await import('../../apps/api/src/database/schema');
   await migrateSchema(databaseUrl, apiSchema);
+  await migrateSchema(databaseUrl, gatewaySchema);
   const prefix = `bsend${id}`;
   await setupTopology(await clients.jsm(), new Topology(prefix), DEFAULT_TOPOLOGY_OPTIONS);
   const pool = new Pool({ connectionString: databaseUrl, max: 2, options: '-c search_path=api' });
@@ -287,6 +325,16 @@ export async function startBuilt(
   return { child, port };
 }
 
+/** The gateway as deploy/Dockerfile runs it, on the run's database and stream prefix. */
+async function startGateway(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const { child, port } = await startBuilt('gateway', {
+    DATABASE_URL: f.databaseUrl,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: f.prefix,
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
 /** The api as deploy/Dockerfile runs it. */
 async function startApi(
   f: Fixture,
@@ -332,12 +380,9 @@ export const sendBench: Bench = async (opts) => {
   const children: ChildProcess[] = [];
   let offset = 0;
   // Recipients cycle over a pool: half known to the busy app's tier window, half new, as in a campaign.
-  const body = () =>
-    JSON.stringify({
-      phone: phone((offset++ % BENCH_RECIPIENTS) + SEEDED_RECIPIENTS / 2),
-      type: 'TEMPLATE',
-      template: { name: 'bench_tpl' },
-    });
+  const recipient = () => phone((offset++ % BENCH_RECIPIENTS) + SEEDED_RECIPIENTS / 2);
+  const apiBody = () => JSON.stringify({ phone: recipient(), type: 'TEMPLATE', template: { name: 'bench_tpl' } });
+  const gatewayBody = () => JSON.stringify({ channel: 'whatsapp', to: recipient(), template: 'bench_tpl' });
   // On a shared machine the load moves: the cases take turns in short slices, so each sees the same.
   const rounds = opts.smoke ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
   const slice = opts.seconds / rounds;
@@ -348,31 +393,65 @@ export const sendBench: Bench = async (opts) => {
     children.push(baseline.child);
     const api = await startApi(f, opts.natsUrl);
     children.push(api.child);
+    const gateway = await startGateway(f, opts.natsUrl);
+    children.push(gateway.child);
+    const gatewayAuth = await gatewayAccount(f, gateway.url);
     // BENCH_TRACING=on: a second api exporting its spans over OTLP/HTTP to a receiver here, in turns with the first.
     const traced = receiver ? await startApi(f, opts.natsUrl, receiver.env()) : null;
     if (traced) children.push(traced.child);
-    const cases = {
-      baseline: { url: baseline.url, auth: f.fresh.auth },
-      fresh: { url: `${api.url}/${f.fresh.appId}/messages`, auth: f.fresh.auth },
-      busy: { url: `${api.url}/${f.busy.appId}/messages`, auth: f.busy.auth },
-      traced: traced ? { url: `${traced.url}/${f.fresh.appId}/messages`, auth: f.fresh.auth } : null,
+    interface Case {
+      url: string;
+      auth: string;
+      body: () => string;
+      expect: number;
+    }
+    const apiCase = (url: string, auth: string): Case => ({ url, auth, body: apiBody, expect: 201 });
+    const cases: Record<'baseline' | 'fresh' | 'gateway' | 'busy' | 'traced', Case | null> = {
+      baseline: apiCase(baseline.url, f.fresh.auth),
+      fresh: apiCase(`${api.url}/${f.fresh.appId}/messages`, f.fresh.auth),
+      // The same app, template and recipients as `fresh`, through the gateway, right after it.
+      gateway: { url: `${gateway.url}/v1/messages`, auth: gatewayAuth, body: gatewayBody, expect: 202 },
+      busy: apiCase(`${api.url}/${f.busy.appId}/messages`, f.busy.auth),
+      traced: traced ? apiCase(`${traced.url}/${f.fresh.appId}/messages`, f.fresh.auth) : null,
     };
-    const slices: Record<keyof typeof cases, LoadResult[]> = { baseline: [], fresh: [], busy: [], traced: [] };
+    const names = Object.keys(cases) as (keyof typeof cases)[];
+    const slices = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]])) as Record<
+      keyof typeof cases,
+      LoadResult[]
+    >;
+    // CPU milliseconds the api and the gateway spent while each case ran.
+    const cpu = Object.fromEntries(names.map((n) => [n, { api: 0, gateway: 0 }])) as Record<
+      keyof typeof cases,
+      { api: number; gateway: number }
+    >;
+    // Every case once, unmeasured, so that no case pays for the services' first compilations.
+    for (const name of names) {
+      const c = cases[name];
+      if (c) await load(c.url, c.auth, Math.min(2, slice), c.body, c.expect);
+    }
     for (let round = 1; round <= rounds; round++) {
-      for (const name of Object.keys(cases) as (keyof typeof cases)[]) {
-        if (!cases[name]) continue;
-        process.stderr.write(`round ${round}/${rounds}: ${name}, ${slice} s\n`);
+      for (const name of names) {
         const c = cases[name];
-        slices[name].push(await load(c.url, c.auth, slice, body));
+        if (!c) continue;
+        process.stderr.write(`round ${round}/${rounds}: ${name}, ${slice} s\n`);
+        const before = { api: cpuMs(api.child.pid), gateway: cpuMs(gateway.child.pid) };
+        slices[name].push(await load(c.url, c.auth, slice, c.body, c.expect));
+        cpu[name].api += cpuMs(api.child.pid) - before.api;
+        cpu[name].gateway += cpuMs(gateway.child.pid) - before.gateway;
       }
     }
     const rss = peakRssMiB(api.child.pid!);
+    await stop(gateway.child);
     await stop(api.child);
     await stop(baseline.child);
     if (traced) await stop(traced.child);
-    const [base, fresh, busy] = (['baseline', 'fresh', 'busy'] as const).map((n) => total(slices[n]));
+    const [base, fresh, busy, viaGateway] = (['baseline', 'fresh', 'busy', 'gateway'] as const).map((n) =>
+      total(slices[n]),
+    );
     const detail = (r: LoadResult) => ({ p50_ms: r.p50, p99_ms: r.p99, accepted: r.accepted, answers: r.statuses });
     const ratio = (value: number, of: number) => Math.round((value / Math.max(1, of)) * 100) / 100;
+    /** CPU milliseconds per accepted send a service spent in a case (loaded requests and warm-up alike). */
+    const perSend = (ms: number, r: LoadResult) => Math.round((ms / Math.max(1, r.accepted)) * 100) / 100;
     const on = traced ? total(slices.traced) : null;
     return [
       {
@@ -382,7 +461,13 @@ export const sendBench: Bench = async (opts) => {
         unit: 'sends/s',
         baseline: { name: 'bare Fastify + pg + JetStream, same run', value: base.perSecond },
         ratio: ratio(fresh.perSecond, base.perSecond),
-        detail: { ...detail(fresh), baseline_p50_ms: base.p50, baseline_p99_ms: base.p99, rounds },
+        detail: {
+          ...detail(fresh),
+          baseline_p50_ms: base.p50,
+          baseline_p99_ms: base.p99,
+          rounds,
+          api_cpu_ms_per_send: perSend(cpu.fresh.api, fresh),
+        },
       },
       {
         bench: 'send',
@@ -392,6 +477,22 @@ export const sendBench: Bench = async (opts) => {
         baseline: { name: 'the same api, an app with no messages today, same run', value: fresh.perSecond },
         ratio: ratio(busy.perSecond, fresh.perSecond),
         detail: detail(busy),
+      },
+      {
+        bench: 'send',
+        figure: "accepted template sends/s through the gateway's POST /v1/messages (WhatsApp), 50 connections",
+        value: viaGateway.perSecond,
+        unit: 'sends/s',
+        baseline: { name: "the api's own send, same app and template, in turns, same run", value: fresh.perSecond },
+        ratio: ratio(viaGateway.perSecond, fresh.perSecond),
+        detail: {
+          ...detail(viaGateway),
+          api_send_p50_ms: fresh.p50,
+          api_send_p99_ms: fresh.p99,
+          gateway_cpu_ms_per_send: perSend(cpu.gateway.gateway, viaGateway),
+          api_cpu_ms_per_send: perSend(cpu.gateway.api, viaGateway),
+          api_cpu_ms_per_own_send: perSend(cpu.fresh.api, fresh),
+        },
       },
       {
         bench: 'send',

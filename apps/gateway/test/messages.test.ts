@@ -355,4 +355,40 @@ describe('gateway sends and the delivery report', () => {
     // Another token of the same user has a bucket of its own.
     expect((await call('/v1/messages?limit=1', { token })).status).toBe(200);
   });
+
+  it('answers sends made at once each on its own: accepted ones queued once each, refusals with their own problem', async () => {
+    const sends = [
+      body('max', '8101'),
+      { channel: 'max', to: '8102', template: 'paused_one', params: ['x'] },
+      body('whatsapp', '5511900008103'),
+      { ...body('telegram', '8104'), params: ['only one'] },
+      body('telegram', '8105'),
+    ];
+    const answers = await Promise.all(sends.map((b) => call('/v1/messages', { token, body: b })));
+    expect(answers.map((a) => a.status)).toEqual([202, 400, 202, 400, 202]);
+    const accepted = [answers[0], answers[2], answers[4]].map((a) => a.body.id as string);
+    expect(new Set(accepted).size).toBe(3);
+    expect(answers[1].headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(answers[1].body.errors).toEqual([expect.objectContaining({ field: 'template' })]);
+    expect(answers[3].body.errors).toEqual([expect.objectContaining({ field: 'params' })]);
+    // Each accepted send is its own message, to its own recipient.
+    const reports = await Promise.all(accepted.map((id) => call(`/v1/messages/${id}`, { token })));
+    expect(reports.map((r) => r.body.channel)).toEqual(['max', 'whatsapp', 'telegram']);
+  });
+
+  it('refuses at once a token revoked and a connection deleted a moment ago', async () => {
+    const { token: fleeting, tokenId } = await accounts
+      .createToken((await accounts.findByToken(token))!.id)
+      .then((t) => t!);
+    expect((await call('/v1/messages', { token: fleeting, body: body('max', '8201') })).status).toBe(202);
+    expect(await accounts.revokeToken(tokenId)).toBe(true);
+    expect((await call('/v1/messages', { token: fleeting, body: body('max', '8202') })).status).toBe(401);
+
+    const connections = (await call('/v1/connections', { token })).body as unknown as Json[];
+    const max = connections.find((c) => c.channel === 'max' && c.state !== 'disconnected')!;
+    expect((await call(`/v1/connections/${max.id}`, { token, method: 'DELETE' })).status).toBe(204);
+    const refused = await call('/v1/messages', { token, body: body('max', '8203') });
+    expect(refused.status).toBe(422);
+    expect(refused.body.type).toBe('/problems/not-connected');
+  });
 });

@@ -8,6 +8,11 @@ import type { MessageStatus } from './events';
  */
 export const GATEWAY_MESSAGES_RPC = {
   send: 'messages.gateway.send',
+  /**
+   * Sends made together, in one request: each is accepted as by `send` (the same enqueue, group
+   * commit and idempotency) and answered with its own result or problem, in order.
+   */
+  sendBatch: 'messages.gateway.send_batch',
   get: 'messages.gateway.get',
   list: 'messages.gateway.list',
   /** The usage report of the account's user (every surface's sends). */

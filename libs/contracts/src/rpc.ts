@@ -100,6 +100,18 @@ export interface RpcProblem {
 /** What every request/reply handler answers: its result, or the problem that stopped it. */
 export type RpcReply<T> = { result: T; problem?: undefined } | { problem: RpcProblem; result?: undefined };
 
+/** Requests of one kind sent together: the responder handles each as if it came alone. */
+export interface RpcBatchRequest<T> {
+  items: T[];
+  /** Tracing on: each item's W3C `traceparent` (null where its caller had none), so each keeps its own trace. */
+  traceparents?: (string | null)[];
+}
+
+/** The answer to each item of an `RpcBatchRequest`, in the same order. */
+export interface RpcBatchResult<T> {
+  answers: RpcReply<T>[];
+}
+
 /** Every request/reply subject with the request it takes and the result it answers. */
 export interface RpcMethods {
   [APPS_RPC.resolveConnection]: { request: ResolveConnectionRequest; result: ResolveConnectionReply };
@@ -112,6 +124,10 @@ export interface RpcMethods {
   [WHATSAPP_RPC.completeSignup]: { request: CompleteSignupRequest; result: CompleteSignupReply };
   [WHATSAPP_RPC.numbersHealth]: { request: NumbersHealthRequest; result: NumbersHealthReply };
   [GATEWAY_MESSAGES_RPC.send]: { request: GatewaySendRequest; result: GatewaySendResult };
+  [GATEWAY_MESSAGES_RPC.sendBatch]: {
+    request: RpcBatchRequest<GatewaySendRequest>;
+    result: RpcBatchResult<GatewaySendResult>;
+  };
   [GATEWAY_MESSAGES_RPC.get]: { request: GetMessageReportRequest; result: GetMessageReportResult };
   [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };
   [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };

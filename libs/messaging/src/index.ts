@@ -51,6 +51,8 @@ export { ConsumerRunner, settle, backoffDelay, deadLetter, removeMessage, EVENTS
 export type { Settlement, MessageHandler, ConsumerSource, RunnerOptions, BackoffOptions } from './consumer-runner';
 export { RpcClient, RpcProblemError, rpcAnswer, PrefixedServerNats, RPC_RETRY_AFTER_SECONDS } from './rpc';
 export type { RpcCallOptions } from './rpc';
+export { BatchedRpc, rpcAnswerEach } from './rpc-batch';
+export type { RpcBatchSubject } from './rpc-batch';
 export { MESSAGING_OPTIONS } from './options';
 export type { MessagingModuleOptions } from './options';
 export { MessagingModule, EventPublisher } from './messaging.module';

@@ -93,11 +93,16 @@ function isNotAnswered(err: unknown): boolean {
   );
 }
 
+/** The responder of `subject` failed unexpectedly, or answered nothing usable: a 502 problem. */
+export function failedProblem(subject: string, what: 'failed' | 'replied without a result'): RpcProblem {
+  return { ...FAILED, detail: `The service answering ${subject} ${what}.` };
+}
+
 /** The problem a failed call stands for (see RpcProblemError). */
 function problemOfFailedCall(subject: string, err: unknown): RpcProblem {
   return isNotAnswered(err)
     ? { ...NOT_ANSWERED, detail: `No service answered ${subject} in time; nothing was changed. Retry later.` }
-    : { ...FAILED, detail: `The service answering ${subject} failed.` };
+    : failedProblem(subject, 'failed');
 }
 
 export interface RpcCallOptions {
@@ -145,10 +150,7 @@ export class RpcClient implements OnApplicationShutdown {
     }
     if (reply?.problem) throw new RpcProblemError(subject, reply.problem);
     if (!reply || !('result' in reply)) {
-      throw new RpcProblemError(subject, {
-        ...FAILED,
-        detail: `The service answering ${subject} replied without a result.`,
-      });
+      throw new RpcProblemError(subject, failedProblem(subject, 'replied without a result'));
     }
     return reply.result as RpcResult<S>;
   }

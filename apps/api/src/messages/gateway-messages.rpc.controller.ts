@@ -11,10 +11,12 @@ import {
   ListMessageReportsResult,
   ReadTargetRequest,
   ReadTargetResult,
+  RpcBatchRequest,
+  RpcBatchResult,
   RpcReply,
   UsageReport,
 } from '@app/contracts';
-import { rpcAnswer } from '@app/messaging';
+import { rpcAnswer, rpcAnswerEach } from '@app/messaging';
 import { rpcProblemOf } from '@app/server';
 import { UsageService } from '../usage/usage.service';
 import { GatewaySendsService } from './gateway-sends';
@@ -34,6 +36,15 @@ export class GatewayMessagesRpcController {
   @MessagePattern(GATEWAY_MESSAGES_RPC.send)
   send(@Payload() req: GatewaySendRequest): Promise<RpcReply<GatewaySendResult>> {
     return rpcAnswer(() => this.sends.send(req), rpcProblemOf);
+  }
+
+  /** Concurrent sends of the gateway in one request: each accepted as by `send`, each answered on its own. */
+  @MessagePattern(GATEWAY_MESSAGES_RPC.sendBatch)
+  sendBatch(@Payload() req: RpcBatchRequest<GatewaySendRequest>): Promise<RpcReply<RpcBatchResult<GatewaySendResult>>> {
+    return rpcAnswer(
+      () => rpcAnswerEach(GATEWAY_MESSAGES_RPC.send, req, (send) => this.sends.send(send), rpcProblemOf),
+      rpcProblemOf,
+    );
   }
 
   @MessagePattern(GATEWAY_MESSAGES_RPC.get)

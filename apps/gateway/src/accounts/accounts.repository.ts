@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { generateToken, hashToken } from '@app/auth';
+import { BatchedLookup } from '@app/database';
 import { AccountTokenEntity } from './account-token.entity';
 import { AccountEntity } from './account.entity';
 
@@ -51,12 +52,41 @@ export class AccountsRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async findByToken(token: string): Promise<AccountEntity | null> {
-    return this.ds
-      .getRepository(AccountEntity)
-      .createQueryBuilder('a')
-      .innerJoin(AccountTokenEntity, 't', 't.account_id = a.id')
-      .where('t.token_hash = :hash AND t.revoked_at IS NULL', { hash: hashToken(token) })
-      .getOne();
+  /**
+   * The account behind a live token, or null for an unknown or revoked one; concurrent requests
+   * share one query, read after each of them asked (a token revoked a moment ago is refused).
+   */
+  findByToken(token: string): Promise<AccountEntity | null> {
+    return this.byTokenHash.one(hashToken(token)).then((row) => row?.account ?? null);
   }
+
+  private readonly byTokenHash = new BatchedLookup<string, { tokenHash: string; account: AccountEntity }>({
+    load: async (hashes) => {
+      const rows: {
+        id: string;
+        name: string;
+        user_id: string | null;
+        time_zone: string;
+        created_at: Date;
+        token_hash: string;
+      }[] = await this.ds.query(
+        `SELECT a.id, a.name, a.user_id, a.time_zone, a.created_at, t.token_hash
+           FROM account_tokens t JOIN accounts a ON a.id = t.account_id
+          WHERE t.token_hash = ANY($1::bpchar[]) AND t.revoked_at IS NULL`,
+        [hashes],
+      );
+      return rows.map((r) => ({
+        tokenHash: r.token_hash,
+        account: Object.assign(new AccountEntity(), {
+          id: r.id,
+          name: r.name,
+          userId: r.user_id,
+          timeZone: r.time_zone,
+          createdAt: r.created_at,
+        }),
+      }));
+    },
+    queryKey: (hash) => hash,
+    rowKey: (r) => r.tokenHash,
+  });
 }

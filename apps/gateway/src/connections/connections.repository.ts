@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, Not } from 'typeorm';
-import { isPgError, PG_ERROR } from '@app/database';
+import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { BatchedLookup, isPgError, PG_ERROR } from '@app/database';
 import { ConnectionChannel, ConnectionEntity } from './connection.entity';
 
 export class ConnectionTakenError extends Error {
@@ -73,6 +74,46 @@ export class ConnectionsRepository {
   liveForAccount(accountId: string, channel: ConnectionChannel): Promise<ConnectionEntity | null> {
     return this.repo.findOneBy({ accountId, channel, state: Not('disconnected') });
   }
+
+  /**
+   * The account's live connections of these channels (at most one each); concurrent sends share
+   * one query, read after each of them asked (a connection deleted a moment ago does not send).
+   */
+  async liveOfChannels(
+    accountId: string,
+    channels: readonly ConnectionChannel[],
+  ): Promise<Pick<ConnectionEntity, 'id' | 'channel' | 'appId' | 'credential'>[]> {
+    const live = await this.liveByAccount.all(accountId);
+    return live.filter((c) => channels.includes(c.channel));
+  }
+
+  private readonly liveByAccount = new BatchedLookup<
+    string,
+    Pick<ConnectionEntity, 'id' | 'accountId' | 'channel' | 'appId' | 'credential'>
+  >({
+    load: async (accountIds) => {
+      const rows: {
+        id: string;
+        account_id: string;
+        channel: ConnectionChannel;
+        app_id: number | null;
+        credential: string | null;
+      }[] = await this.ds.query(
+        `SELECT id, account_id, channel, app_id, credential FROM connections
+          WHERE account_id = ANY($1::uuid[]) AND state <> 'disconnected' AND channel = ANY($2::text[])`,
+        [accountIds, GATEWAY_SEND_CHANNELS],
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        accountId: r.account_id,
+        channel: r.channel,
+        appId: r.app_id,
+        credential: r.credential,
+      }));
+    },
+    queryKey: (accountId) => accountId,
+    rowKey: (c) => c.accountId,
+  });
 
   /** The live connection of a bot, whichever account holds it. */
   liveBot(channel: ConnectionChannel, botId: string): Promise<ConnectionEntity | null> {

@@ -10,7 +10,7 @@ import {
   UsageReport,
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
-import { RpcClient } from '@app/messaging';
+import { BatchedRpc, RpcClient } from '@app/messaging';
 import {
   ForbiddenProblem,
   NotFoundProblem,
@@ -24,7 +24,15 @@ import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
-import { billedUser, checkMediaUrl, contactRoute, liveSendersOf, stepOn, templateAppOf } from './send-route';
+import {
+  billedUser,
+  checkMediaUrl,
+  contactRoute,
+  LiveSenders,
+  liveSendersOf,
+  stepOn,
+  templateAppIn,
+} from './send-route';
 
 /** Who a message can go to on each channel. */
 const RECIPIENTS: Record<GatewaySendChannel, { pattern: RegExp; message: string }> = {
@@ -64,13 +72,21 @@ export type GatewayMessageReport = MessageReport & {
  */
 @Injectable()
 export class GatewayMessagesService {
+  /** Sends accepted together: those that reach the api in the same turn go in one request. */
+  private readonly sends: BatchedRpc<typeof GATEWAY_MESSAGES_RPC.sendBatch>;
+
   constructor(
     private readonly connections: ConnectionsRepository,
     private readonly rpc: RpcClient,
     private readonly pixels: PixelOpensService,
     private readonly targets: TargetPolicy,
     private readonly contacts: ContactsService,
-  ) {}
+  ) {
+    this.sends = new BatchedRpc(rpc, GATEWAY_MESSAGES_RPC.sendBatch, {
+      timeoutMs: SEND_RPC_TIMEOUT_MS,
+      unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
+    });
+  }
 
   async send(
     account: AuthenticatedAccount,
@@ -79,37 +95,36 @@ export class GatewayMessagesService {
   ): Promise<GatewaySendResult> {
     if (dto.media_url) checkMediaUrl(this.targets, dto.media_url);
     const userId = billedUser(account);
-    const route = await this.routeOf(account, dto);
-    const templateAppId = await templateAppOf(this.connections, account.id);
+    const { route, senders } = await this.routeOf(account, dto);
+    const templateAppId = templateAppIn(senders);
     const [first] = route;
-    return this.rpc.call(
-      GATEWAY_MESSAGES_RPC.send,
-      {
-        account_id: account.id,
-        user_id: userId,
-        channel: first.channel,
-        to: first.to,
-        template_app_id: templateAppId,
-        template: dto.template,
-        ...(dto.language ? { language: dto.language } : {}),
-        params: dto.params ?? [],
-        ...(dto.media_url ? { media_url: dto.media_url } : {}),
-        ...(first.sender ? { sender: first.sender } : {}),
-        ...(route.length > 1 ? { route } : {}),
-        idempotency,
-      },
-      {
-        timeoutMs: SEND_RPC_TIMEOUT_MS,
-        unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
-      },
-    );
+    return this.sends.call({
+      account_id: account.id,
+      user_id: userId,
+      channel: first.channel,
+      to: first.to,
+      template_app_id: templateAppId,
+      template: dto.template,
+      ...(dto.language ? { language: dto.language } : {}),
+      params: dto.params ?? [],
+      ...(dto.media_url ? { media_url: dto.media_url } : {}),
+      ...(first.sender ? { sender: first.sender } : {}),
+      ...(route.length > 1 ? { route } : {}),
+      idempotency,
+    });
   }
 
   /**
    * Where a send goes: `channel` and `to` as given, or, for a `contact`, each of `channels` in
-   * order on which the contact has an identity and the account a live connection (docs/failover.md).
+   * order on which the contact has an identity and the account a live connection (docs/failover.md);
+   * with the live connections read for it (WhatsApp's among them, the template source), in one read.
    */
-  private async routeOf(account: AuthenticatedAccount, dto: SendGatewayMessageDto): Promise<FailoverStep[]> {
+  private async routeOf(
+    account: AuthenticatedAccount,
+    dto: SendGatewayMessageDto,
+  ): Promise<{ route: FailoverStep[]; senders: LiveSenders }> {
+    const sendersOf = (channels: readonly GatewaySendChannel[]) =>
+      liveSendersOf(this.connections, account.id, channels.includes('whatsapp') ? channels : [...channels, 'whatsapp']);
     if (dto.contact === undefined) {
       const errors = [
         ...(dto.channel === undefined
@@ -121,9 +136,10 @@ export class GatewayMessagesService {
       if (errors.length) throw new ValidationProblem(errors);
       const rule = RECIPIENTS[dto.channel!];
       if (!rule.pattern.test(dto.to!)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
-      const step = stepOn(await liveSendersOf(this.connections, account.id, [dto.channel!]), dto.channel!, dto.to!);
+      const senders = await sendersOf([dto.channel!]);
+      const step = stepOn(senders, dto.channel!, dto.to!);
       if (!step) throw notConnected(dto.channel!);
-      return [step];
+      return { route: [step], senders };
     }
     const errors = [
       ...(dto.channel !== undefined ? [{ field: 'channel', message: 'a send names channel and to, or contact' }] : []),
@@ -132,11 +148,8 @@ export class GatewayMessagesService {
     ];
     if (errors.length) throw new ValidationProblem(errors);
     const contact = await this.contacts.get(account, dto.contact);
-    const route = contactRoute(
-      contact,
-      dto.channels!,
-      await liveSendersOf(this.connections, account.id, dto.channels!),
-    );
+    const senders = await sendersOf(dto.channels!);
+    const route = contactRoute(contact, dto.channels!, senders);
     if (!route.length) {
       throw new UnprocessableProblem(
         'no-route',
@@ -144,7 +157,7 @@ export class GatewayMessagesService {
         `The contact has no identity on any of ${dto.channels!.join(', ')} that the account has a live connection of.`,
       );
     }
-    return route;
+    return { route, senders };
   }
 
   async get(account: AuthenticatedAccount, id: string): Promise<GatewayMessageReport> {

@@ -5,17 +5,24 @@ import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionEntity } from '../connections/connection.entity';
 import { ConnectionsRepository } from '../connections/connections.repository';
 
-/** The account's live connection of each channel (null where it has none). */
-export type LiveSenders = Partial<Record<GatewaySendChannel, ConnectionEntity | null>>;
+/** What a send needs of a live connection: its id, the linked app (WhatsApp), the sealed bot token. */
+export type LiveSender = Pick<ConnectionEntity, 'id' | 'appId' | 'credential'>;
 
-/** The live connections of these channels, read once (a campaign routes every contact with them). */
+/** The account's live connection of each channel (null where it has none). */
+export type LiveSenders = Partial<Record<GatewaySendChannel, LiveSender | null>>;
+
+/**
+ * The live connections of these channels, read once in one query (a campaign routes every contact
+ * with them; a send reads its channels and the template source together).
+ */
 export async function liveSendersOf(
   connections: ConnectionsRepository,
   accountId: string,
   channels: readonly GatewaySendChannel[],
 ): Promise<LiveSenders> {
+  const live = await connections.liveOfChannels(accountId, channels);
   const senders: LiveSenders = {};
-  for (const channel of channels) senders[channel] = await connections.liveForAccount(accountId, channel);
+  for (const channel of channels) senders[channel] = live.find((c) => c.channel === channel) ?? null;
   return senders;
 }
 
@@ -62,7 +69,12 @@ export function billedUser(account: AuthenticatedAccount, consequence = 'no bala
 
 /** The linked WhatsApp app whose templates the account sends; 422 when it has none. */
 export async function templateAppOf(connections: ConnectionsRepository, accountId: string): Promise<number> {
-  const whatsapp = await connections.liveForAccount(accountId, 'whatsapp');
+  return templateAppIn(await liveSendersOf(connections, accountId, ['whatsapp']));
+}
+
+/** `templateAppOf` from senders already read with WhatsApp among their channels. */
+export function templateAppIn(senders: LiveSenders): number {
+  const whatsapp = senders.whatsapp;
   if (!whatsapp?.appId) {
     throw new UnprocessableProblem(
       'no-template-source',
