@@ -52,6 +52,24 @@ describe('BatchedRpc', () => {
     expect((second as RpcProblemError).problem).toEqual(refused);
   });
 
+  it('sends each call alone on the single subject when nobody subscribes to the batch subject', async () => {
+    const subjects: string[] = [];
+    const rpc = {
+      call: (subject: string, request: GatewaySendRequest) => {
+        subjects.push(subject);
+        if (subject === GATEWAY_MESSAGES_RPC.sendBatch) {
+          const problem: RpcProblem = { status: 503, slug: 'service-unavailable', title: 'Service unavailable' };
+          return Promise.reject(new RpcProblemError(subject, problem, true));
+        }
+        return Promise.resolve({ id: `m-${request.to}`, status: 'QUEUED', replayed: false });
+      },
+    } as unknown as RpcClient;
+    const sends = new BatchedRpc(rpc, GATEWAY_MESSAGES_RPC.sendBatch, { single: GATEWAY_MESSAGES_RPC.send });
+    const ids = await Promise.all(['4470000001', '4470000002'].map((to) => sends.call(send(to)).then((r) => r.id)));
+    expect(ids).toEqual(['m-4470000001', 'm-4470000002']);
+    expect(subjects).toEqual([GATEWAY_MESSAGES_RPC.sendBatch, GATEWAY_MESSAGES_RPC.send, GATEWAY_MESSAGES_RPC.send]);
+  });
+
   it('starts another request once a batch is full, by count or by size', async () => {
     const { rpc, batches } = fakeRpc(eachAnswered);
     const byCount = new BatchedRpc(rpc, GATEWAY_MESSAGES_RPC.sendBatch, { maxItems: 2 });

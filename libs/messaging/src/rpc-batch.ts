@@ -48,7 +48,15 @@ export class BatchedRpc<S extends RpcBatchSubject> {
   constructor(
     private readonly rpc: RpcClient,
     private readonly subject: S,
-    private readonly opts: RpcCallOptions & { maxItems?: number; maxBytes?: number } = {},
+    private readonly opts: RpcCallOptions & {
+      maxItems?: number;
+      maxBytes?: number;
+      /**
+       * The subject of one item alone: when nobody subscribes to the batch subject (a responder of
+       * an earlier release, during a rolling upgrade), each item goes there instead.
+       */
+      single?: RpcSubject;
+    } = {},
   ) {}
 
   call(item: ItemOf<S>): Promise<ItemResultOf<S>> {
@@ -88,6 +96,15 @@ export class BatchedRpc<S extends RpcBatchSubject> {
       } as RpcRequest<S>;
       ({ answers } = (await this.rpc.call(this.subject, request, this.opts)) as RpcBatchResult<ItemResultOf<S>>);
     } catch (err) {
+      const single = this.opts.single;
+      if (single && err instanceof RpcProblemError && err.noResponders) {
+        for (const w of batch) {
+          this.rpc
+            .call(single, w.item as RpcRequest<typeof single>, this.opts)
+            .then((r) => w.resolve(r as ItemResultOf<S>), w.reject);
+        }
+        return;
+      }
       for (const w of batch) w.reject(err);
       return;
     }

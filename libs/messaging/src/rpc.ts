@@ -59,6 +59,8 @@ export class RpcProblemError extends Error {
   constructor(
     readonly subject: string,
     readonly problem: RpcProblem,
+    /** Nobody subscribes to the subject at all (not merely slow to answer): an older responder, say. */
+    readonly noResponders = false,
   ) {
     super(`${subject}: ${problem.detail ?? problem.title}`);
     this.name = 'RpcProblemError';
@@ -91,6 +93,13 @@ function isNotAnswered(err: unknown): boolean {
       message,
     )
   );
+}
+
+/** NATS answered at once that nobody subscribes to the subject. */
+function isNoResponders(err: unknown): boolean {
+  const e = (err ?? {}) as { message?: unknown; type?: unknown };
+  const message = typeof e.message === 'string' ? e.message : typeof err === 'string' ? err : '';
+  return e.type === 'EmptyResponseException' || /no responders|no subscribers listening/i.test(message);
 }
 
 /** The responder of `subject` failed unexpectedly, or answered nothing usable: a 502 problem. */
@@ -146,6 +155,7 @@ export class RpcClient implements OnApplicationShutdown {
       throw new RpcProblemError(
         subject,
         problem.status === 503 && opts.unavailable ? { ...problem, detail: opts.unavailable } : problem,
+        isNoResponders(err),
       );
     }
     if (reply?.problem) throw new RpcProblemError(subject, reply.problem);

@@ -83,6 +83,7 @@ export class GatewayMessagesService {
     private readonly contacts: ContactsService,
   ) {
     this.sends = new BatchedRpc(rpc, GATEWAY_MESSAGES_RPC.sendBatch, {
+      single: GATEWAY_MESSAGES_RPC.send,
       timeoutMs: SEND_RPC_TIMEOUT_MS,
       unavailable: 'The message could not be accepted right now; retry later (with the same Idempotency-Key).',
     });
