@@ -9,6 +9,7 @@ import { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { migrateSchema } from '@app/database';
+import { ADMIN_PORT_OFFSET } from '@app/server';
 import { killHard, startTestInfra, TestInfra } from '@app/testing';
 import {
   campaignLedger,
@@ -37,7 +38,7 @@ const SERVICES: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api
  */
 const MEMORY_LIMIT_MIB: Partial<Record<ServiceName, number>> = { api: 384, gateway: 384, webhooks: 384, queue: 256 };
 /** Pacing far above what two cores can send: the platform, not a configured rate, sets the pace. */
-const UNPACED = '100000';
+const UNPACED = '10000';
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -54,11 +55,16 @@ interface Service {
   tail: () => string;
 }
 
-/** Every service from one build, with production Node flags, on the run's free ports: sandbox first, api last. */
+/**
+ * Every service from one build, with production Node flags, on the run's free ports: sandbox first,
+ * api last. Each is ready once its admin listener answers `/readyz` (the sandbox's is its port +
+ * ADMIN_PORT_OFFSET: it takes no ADMIN_PORT).
+ */
 async function startServices(build: string, env: Record<string, string>, adminPorts: Record<ServiceName, number>) {
   const started: Service[] = [];
   for (const name of SERVICES) {
-    const child = spawnBuiltService(build, name, { ...env, ADMIN_PORT: String(adminPorts[name]) });
+    const adminPort = name === 'sandbox' ? Number(env.SANDBOX_PORT) + ADMIN_PORT_OFFSET : adminPorts[name];
+    const child = spawnBuiltService(build, name, { ...env, ADMIN_PORT: String(adminPort) });
     let tail = '';
     const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000));
     child.stdout?.on('data', keep);
@@ -67,7 +73,7 @@ async function startServices(build: string, env: Record<string, string>, adminPo
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${tail}`);
-      const ok = await fetch(`http://127.0.0.1:${adminPorts[name]}/readyz`)
+      const ok = await fetch(`http://127.0.0.1:${adminPort}/readyz`)
         .then((r) => r.ok)
         .catch(() => false);
       if (ok) break;
