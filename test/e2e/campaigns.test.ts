@@ -518,6 +518,14 @@ describe('campaigns end to end', () => {
       expect(due).toBeGreaterThan(launchedAt + 23.9 * 3600_000);
       expect(due).toBeLessThan(Date.now() + 24 * 3600_000 + 60_000);
     }
+    // The queue paces the number: the 250 reach the channel over a few seconds, and no more after them.
+    await waitFor(
+      async () => (await whatsappSends(tierApp.phoneNumberId!)).length >= 250,
+      20_000,
+      'the 250 at the channel',
+      200,
+    );
+    await sleep(500);
     expect(await whatsappSends(tierApp.phoneNumberId!)).toHaveLength(250);
 
     // A day later: the window's recipients and the campaign's waits moved 24 hours back.
