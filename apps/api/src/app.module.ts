@@ -16,6 +16,7 @@ import { AppSignalsModule } from './app-signals/app-signals.module';
 import { BillingModule } from './billing/billing.module';
 import { ConversationsModule } from './conversations/conversations.module';
 import { MessagesModule } from './messages/messages.module';
+import { CampaignsModule } from './campaigns/campaigns.module';
 import { HousekeepingModule } from './housekeeping/housekeeping.module';
 import { RateLimitModule } from './rate-limit';
 import { UsersModule } from './users/users.module';
@@ -46,6 +47,7 @@ export class ApiModule {
         BillingModule,
         ConversationsModule,
         MessagesModule,
+        CampaignsModule,
         UsersModule,
       ],
       providers: [HoldsMetrics],

@@ -1,6 +1,7 @@
 import {
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   IsUrl,
@@ -16,7 +17,7 @@ import {
 } from 'class-validator';
 import { createHash } from 'node:crypto';
 import { PublicApiConfig, Secret } from '@app/config';
-import { MESSAGE_CATEGORIES, MessageCategory } from '@app/contracts';
+import { CHANNEL_SEND_RATES, ChannelPacing, MESSAGE_CATEGORIES, MessageCategory } from '@app/contracts';
 
 export const WHATSAPP_MODES = ['sandbox', 'cloud'] as const;
 export type WhatsAppMode = (typeof WHATSAPP_MODES)[number];
@@ -294,6 +295,51 @@ export class ApiConfig extends PublicApiConfig {
   @IsInt()
   @Min(1)
   FAILOVER_RECEIPT_SECONDS: number = 600;
+
+  /** How often the campaign runner takes each running campaign's next recipients (docs/campaigns.md). */
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  CAMPAIGN_TICK_MS: number = 200;
+
+  /** How long a recipient the runner took stays its own: a runner that dies mid-send leaves it to another after this. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  CAMPAIGN_CLAIM_SECONDS: number = 30;
+
+  /** Campaign messages per second per WhatsApp number (the queue's QUEUE_WHATSAPP_RATE_PER_SENDER by default). */
+  @IsNumber()
+  @Min(0.1)
+  @Max(100_000)
+  CAMPAIGN_PACING_WHATSAPP: number = CHANNEL_SEND_RATES.whatsapp;
+
+  /** Campaign messages per second per Telegram bot (the queue's QUEUE_TELEGRAM_RATE_PER_BOT by default). */
+  @IsNumber()
+  @Min(0.1)
+  @Max(10_000)
+  CAMPAIGN_PACING_TELEGRAM: number = CHANNEL_SEND_RATES.telegram;
+
+  /** Campaign messages per second per MAX bot (the queue's QUEUE_MAX_RATE_PER_BOT by default). */
+  @IsNumber()
+  @Min(0.1)
+  @Max(10_000)
+  CAMPAIGN_PACING_MAX: number = CHANNEL_SEND_RATES.max;
+
+  /** Most recipients the runner takes of one campaign in one tick. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  CAMPAIGN_BATCH_MAX: number = 500;
+
+  /** The campaign runner's pacing per sender, by channel. */
+  get campaignPacing(): ChannelPacing {
+    return {
+      whatsapp: this.CAMPAIGN_PACING_WHATSAPP,
+      telegram: this.CAMPAIGN_PACING_TELEGRAM,
+      max: this.CAMPAIGN_PACING_MAX,
+    };
+  }
 
   get messagePrices(): Record<MessageCategory, number> {
     return completePriceTable(JSON.parse(this.MESSAGE_PRICES) as Record<string, number>);

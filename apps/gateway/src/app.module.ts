@@ -3,6 +3,7 @@ import { ConfigModule } from '@app/config';
 import { databaseModule, postgresReadiness } from '@app/database';
 import { MessagingModule, natsReadiness } from '@app/messaging';
 import { HealthModule, loggingModule } from '@app/server';
+import { CampaignsModule } from './campaigns/campaigns.module';
 import { ChannelStatusModule, channelsReadiness } from './channel-status/channel-status';
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
@@ -37,6 +38,7 @@ export class GatewayModule {
         SignupModule,
         CourseModule,
         ContactsModule,
+        CampaignsModule,
       ],
     };
   }

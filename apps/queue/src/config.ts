@@ -7,7 +7,7 @@ import {
   SANDBOX_SECRETS,
   Secret,
 } from '@app/config';
-import { Channel } from '@app/contracts';
+import { Channel, CHANNEL_SEND_RATES } from '@app/contracts';
 
 export class QueueConfig extends BaseConfig {
   @IsInt()
@@ -75,7 +75,7 @@ export class QueueConfig extends BaseConfig {
   @IsInt()
   @Min(1)
   @Max(100_000)
-  QUEUE_WHATSAPP_RATE_PER_SENDER: number = 80;
+  QUEUE_WHATSAPP_RATE_PER_SENDER: number = CHANNEL_SEND_RATES.whatsapp;
 
   /** Messages a sender may send at once before the rate applies (1: evenly spaced). */
   @IsInt()
@@ -101,7 +101,7 @@ export class QueueConfig extends BaseConfig {
   @IsInt()
   @Min(1)
   @Max(10_000)
-  QUEUE_TELEGRAM_RATE_PER_BOT: number = 30;
+  QUEUE_TELEGRAM_RATE_PER_BOT: number = CHANNEL_SEND_RATES.telegram;
 
   /** Least time between two messages of one bot to one chat (Telegram documents one per second). */
   @IsInt()
@@ -117,7 +117,7 @@ export class QueueConfig extends BaseConfig {
   @IsInt()
   @Min(1)
   @Max(10_000)
-  QUEUE_MAX_RATE_PER_BOT: number = 30;
+  QUEUE_MAX_RATE_PER_BOT: number = CHANNEL_SEND_RATES.max;
 
   /** Bot API sends (Telegram and MAX): a call that takes longer is abandoned with its outcome unknown. */
   @IsInt()

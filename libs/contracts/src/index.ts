@@ -14,3 +14,4 @@ export * from './sandbox';
 export * from './retry-after';
 export * from './consent';
 export * from './campaigns';
+export * from './channel-pacing';

@@ -1,5 +1,6 @@
 import {
   APPS_RPC,
+  CAMPAIGNS_RPC,
   CONSENT_RPC,
   GATEWAY_MESSAGES_RPC,
   Channel,
@@ -38,7 +39,8 @@ export type NatsServiceUser = 'api' | 'gateway' | 'webhooks' | 'queue' | `queue_
 const EVENT_PUBLISHERS: Record<'api' | 'gateway' | 'webhooks' | 'queue', readonly EventType[]> = {
   // message.failed: the receipt reconciler ends messages that never got a final status;
   // template.updated: the template sync found a category the channel changed without a callback;
-  // contact.*: consent changes the api records (keywords, channel signals, the consent API).
+  // contact.*: consent changes the api records (keywords, channel signals, the consent API);
+  // campaign.*: the campaign runner's and the campaigns' state changes.
   api: [
     'app.updated',
     'template.status_changed',
@@ -46,6 +48,9 @@ const EVENT_PUBLISHERS: Record<'api' | 'gateway' | 'webhooks' | 'queue', readonl
     'message.failed',
     'contact.opted_out',
     'contact.opted_in',
+    'campaign.started',
+    'campaign.paused',
+    'campaign.completed',
   ],
   // Every message status and inbound message comes in through the gateway's channel callbacks.
   gateway: [...EVENT_TYPES.filter((e) => e.startsWith('message.')), 'template.status_changed', 'template.updated'],
@@ -138,6 +143,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, APPS_RPC),
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
           ...rpcSubjects(t, CONSENT_RPC),
+          ...rpcSubjects(t, CAMPAIGNS_RPC),
         ],
       },
       eventConsumerRights(t, 'api'),
@@ -150,6 +156,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, APPS_RPC),
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
           ...rpcSubjects(t, CONSENT_RPC),
+          ...rpcSubjects(t, CAMPAIGNS_RPC),
         ],
         // The relay listens on its stream's subjects only to wake up when a callback arrives.
         subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...t.streamSubjects('inbound')],

@@ -23,6 +23,8 @@ import { UsageHourly1764000000003 } from './migrations/1764000000003-UsageHourly
 import { BilledPricing1764100000005 } from './migrations/1764100000005-BilledPricing';
 import { Consent1764300000000 } from './migrations/1764300000000-Consent';
 import { FailoverAttempts1764300000002 } from './migrations/1764300000002-FailoverAttempts';
+import { Campaigns1764400000000 } from './migrations/1764400000000-Campaigns';
+import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
 export const apiSchema: SchemaDefinition = {
@@ -41,6 +43,8 @@ export const apiSchema: SchemaDefinition = {
     ConversationWindowEntity,
     IdempotencyKeyEntity,
     RateLimitBucketEntity,
+    CampaignEntity,
+    CampaignRecipientEntity,
   ],
   migrations: [
     Initial1763700000000,
@@ -54,5 +58,6 @@ export const apiSchema: SchemaDefinition = {
     BilledPricing1764100000005,
     Consent1764300000000,
     FailoverAttempts1764300000002,
+    Campaigns1764400000000,
   ],
 };

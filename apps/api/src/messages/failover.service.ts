@@ -15,7 +15,12 @@ export interface RouteAttempt {
   sender: OutboundMessage['sender'];
   recipient: string;
   prepared: PreparedSend;
+  /** The campaign the message is sent for: every attempt carries it. */
+  campaignId?: string | null;
 }
+
+/** What a send writes in its transaction once an attempt is accepted, given its id and the attempt. */
+export type AttemptWrite = (em: EntityManager, id: string, attempt: RouteAttempt) => Promise<void>;
 
 /**
  * Failures another channel can fix (docs/failover.md): the person is not on that channel
@@ -54,19 +59,27 @@ export class FailoverService {
 
   /**
    * Accepts the first attempt consent allows (each refusal moves on to the next channel; when all
-   * are refused, the first refusal is the answer); the later ones are kept in the same transaction.
+   * are refused, the first refusal is the answer); the later ones are kept in the same transaction,
+   * with what the caller writes (`alsoWrite`) about the accepted attempt.
    */
   async accept(
-    base: { userId: string; accountId: string; idempotency: { key: string; hash: string } | null },
+    base: {
+      userId: string;
+      accountId: string;
+      idempotency: { key: string; hash: string } | null;
+      alsoWrite?: AttemptWrite;
+    },
     attempts: RouteAttempt[],
   ): Promise<string> {
     let refusal: unknown = null;
     for (let i = 0; i < attempts.length; i++) {
       try {
         const rest = attempts.slice(i + 1);
-        return await this.enqueue(base, attempts[i], base.idempotency, (em, id) =>
-          rest.length ? this.routes.keep(em, id, rest) : Promise.resolve(),
-        );
+        const attempt = attempts[i];
+        return await this.enqueue(base, attempt, base.idempotency, async (em, id) => {
+          if (rest.length) await this.routes.keep(em, id, rest);
+          await base.alsoWrite?.(em, id, attempt);
+        });
       } catch (err) {
         if (!consentRefused(err)) throw err;
         refusal ??= err;
@@ -178,6 +191,7 @@ export class FailoverService {
       prepared: a.prepared,
       idempotency,
       alsoWrite,
+      campaignId: a.campaignId ?? null,
     });
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  FailoverStep,
   GatewaySendRequest,
   GatewaySendResult,
   GetMessageReportRequest,
@@ -12,11 +13,20 @@ import {
 } from '@app/contracts';
 import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { FailoverService, RouteAttempt } from './failover.service';
+import { createHash } from 'node:crypto';
+import { AppEntity } from '../wa-apps/app.entity';
+import { AttemptWrite, FailoverService, RouteAttempt } from './failover.service';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
-import { chooseTemplate, renderTemplate, resolveTemplate, templateSendOf } from './template-message';
+import {
+  chooseTemplate,
+  renderTemplate,
+  resolveTemplate,
+  ResolvedTemplate,
+  SendableTemplate,
+  templateSendOf,
+} from './template-message';
 
 /** The gateway's field names for what the api's template rules name. */
 function gatewayField(field: string): string {
@@ -29,6 +39,38 @@ function gatewayField(field: string): string {
 
 const refused = (errors: FieldError[]) =>
   new ValidationProblem(errors.map((e) => ({ field: gatewayField(e.field), message: e.message })));
+
+/**
+ * The template's content and category for these params: the gateway's field errors (`params`,
+ * `media_url`) when they do not fit it.
+ */
+export function resolvedSend(
+  template: SendableTemplate,
+  params: string[] | undefined,
+  mediaUrl: string | null | undefined,
+): ResolvedTemplate {
+  const request = templateSendOf(template, params ?? [], mediaUrl ?? undefined);
+  if (Array.isArray(request)) throw refused(request);
+  const resolved = resolveTemplate(template, request, { requested: false, supported: false });
+  if (Array.isArray(resolved)) throw refused(resolved);
+  return resolved;
+}
+
+/** One recipient of a campaign for `sendForCampaign`: its app and template resolved for the batch. */
+export interface CampaignSend {
+  campaignId: string;
+  seq: number;
+  userId: string;
+  accountId: string;
+  app: AppEntity;
+  template: SendableTemplate;
+  /** The recipient's channels in order (one: a single send; more: a failover route). */
+  route: FailoverStep[];
+  params: string[];
+  mediaUrl: string | null;
+  /** Written in the send's transaction once an attempt is accepted; must not throw. */
+  alsoWrite: AttemptWrite;
+}
 
 /**
  * Sends of the gateway's accounts and their delivery report. A send is one of the linked WhatsApp
@@ -66,20 +108,83 @@ export class GatewaySendsService {
 
   private async accept(req: GatewaySendRequest, idempotency: { key: string; hash: string } | null): Promise<string> {
     const app = await this.sends.sendingApp(String(req.template_app_id), req.user_id);
-    const chosen = chooseTemplate(await this.messages.findTemplates(app.id, req.template), {
-      name: req.template,
-      language: req.language,
+    const template = await this.templateOf(app, req.template, req.language);
+    return this.dispatch(
+      { userId: req.user_id, accountId: req.account_id, app, template, idempotency, campaignId: null },
+      req.route && req.route.length > 1 ? req.route : [req],
+      req.params,
+      req.media_url,
+    );
+  }
+
+  /**
+   * The APPROVED template of the app a send names (by name, and language when given): the
+   * gateway's field errors (`template`, `language`) when there is none to send.
+   */
+  async templateOf(app: AppEntity, name: string, language: string | null | undefined): Promise<SendableTemplate> {
+    const chosen = chooseTemplate(await this.messages.findTemplates(app.id, name), {
+      name,
+      language: language ?? undefined,
     });
     if (Array.isArray(chosen)) throw refused(chosen);
-    const request = templateSendOf(chosen, req.params, req.media_url);
-    if (Array.isArray(request)) throw refused(request);
-    const resolved = resolveTemplate(chosen, request, { requested: false, supported: false });
-    if (Array.isArray(resolved)) throw refused(resolved);
-    const attempt = (step: {
-      channel: GatewaySendRequest['channel'];
-      to: string;
-      sender?: GatewaySendRequest['sender'];
-    }): RouteAttempt => {
+    return chosen;
+  }
+
+  /**
+   * A campaign's send to one recipient, with its app and template resolved once for the runner's
+   * batch: the same attempts, failover and enqueue as a gateway send, under the idempotency key
+   * `campaign:<id>:<seq>` (a recipient is sent at most once), with `alsoWrite` marking the
+   * recipient sent in the send's own transaction.
+   */
+  async sendForCampaign(send: CampaignSend): Promise<GatewaySendResult> {
+    const key = `campaign:${send.campaignId}:${send.seq}`;
+    const hash = createHash('sha256').update(`${send.campaignId}\n${send.seq}`).digest('hex');
+    const base = {
+      userId: send.userId,
+      accountId: send.accountId,
+      app: send.app,
+      template: send.template,
+      idempotency: { key, hash },
+      campaignId: send.campaignId,
+      alsoWrite: send.alsoWrite,
+    };
+    const answer = await this.idempotency.run(
+      send.userId,
+      key,
+      hash,
+      async () => ({
+        status: 202,
+        body: { id: await this.dispatch(base, send.route, send.params, send.mediaUrl), status: 'QUEUED' as const },
+      }),
+      async () => {
+        const id = await this.messages.findIdByIdempotencyKey(send.userId, key, hash);
+        return id ? { status: 202, body: { id, status: 'QUEUED' as const } } : null;
+      },
+    );
+    return { ...answer.body, replayed: answer.replayed };
+  }
+
+  /**
+   * The one way a gateway or campaign send is accepted: the template rendered with its params,
+   * then a single channel through `enqueue`, or a route of several through the failover.
+   */
+  private async dispatch(
+    base: {
+      userId: string;
+      accountId: string;
+      app: AppEntity;
+      template: SendableTemplate;
+      idempotency: { key: string; hash: string } | null;
+      campaignId: string | null;
+      alsoWrite?: AttemptWrite;
+    },
+    route: FailoverStep[],
+    params: string[] | undefined,
+    mediaUrl: string | null | undefined,
+  ): Promise<string> {
+    const { app, template: chosen } = base;
+    const resolved = resolvedSend(chosen, params, mediaUrl);
+    const attempt = (step: FailoverStep): RouteAttempt => {
       const bot = step.channel !== 'whatsapp';
       if (bot && !step.sender) {
         throw new UnprocessableProblem(
@@ -99,25 +204,29 @@ export class GatewaySendsService {
           : { connection_id: app.phoneNumberId as string, waba_id: app.wabaId },
         recipient: step.to,
         prepared: { category: resolved.category, content: { template: content }, templateId: chosen.id },
+        ...(base.campaignId ? { campaignId: base.campaignId } : {}),
       };
     };
-    if (req.route && req.route.length > 1) {
+    if (route.length > 1) {
       return this.failover.accept(
-        { userId: req.user_id, accountId: req.account_id, idempotency },
-        req.route.map(attempt),
+        { userId: base.userId, accountId: base.accountId, idempotency: base.idempotency, alsoWrite: base.alsoWrite },
+        route.map(attempt),
       );
     }
-    const only = attempt(req);
+    const only = attempt(route[0]);
+    const alsoWrite = base.alsoWrite;
     return this.sends.enqueue({
-      userId: req.user_id,
-      accountId: req.account_id,
+      userId: base.userId,
+      accountId: base.accountId,
       channel: only.channel,
       app: only.appId === null ? null : app,
       sender: only.sender,
       recipient: only.recipient,
       kind: 'TEMPLATE',
       prepared: only.prepared,
-      idempotency,
+      idempotency: base.idempotency,
+      alsoWrite: alsoWrite && ((em, id) => alsoWrite(em, id, only)),
+      campaignId: base.campaignId,
     });
   }
 

@@ -77,6 +77,10 @@ export class MessageEntity {
   @Column('text', { name: 'failure_reason', nullable: true })
   failureReason: string | null;
 
+  /** The campaign it was sent for (every attempt of its route names it); null for other sends. */
+  @Column('uuid', { name: 'campaign_id', nullable: true })
+  campaignId: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 

@@ -51,6 +51,6 @@ import { TierWindowRepository } from './tier-window';
     CallbackOwnership,
     ReceiptReconciler,
   ],
-  exports: [TierWindowRepository],
+  exports: [TierWindowRepository, MessagesService, GatewaySendsService],
 })
 export class MessagesModule {}

@@ -12,8 +12,8 @@ import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../u
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
 export type QueuedMessage = Omit<
   MessageEntity,
-  'createdAt' | 'updatedAt' | 'status' | 'billedCategory' | 'pricingType' | 'charged'
-> & { createdAt?: Date };
+  'createdAt' | 'updatedAt' | 'status' | 'billedCategory' | 'pricingType' | 'charged' | 'campaignId'
+> & { createdAt?: Date; campaignId?: string | null };
 
 /** A status a channel reported for a message, in the order it was reported. */
 export interface StatusStep {
@@ -97,14 +97,15 @@ export class MessagesRepository {
          SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset($1::jsonb) AS x(
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
-           idempotency_key text, request_hash text, failure_code text, failure_reason text, accepted_at timestamptz)
+           idempotency_key text, request_hash text, failure_code text, failure_reason text, accepted_at timestamptz,
+           campaign_id uuid)
        ), m AS (
          INSERT INTO messages (id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, status,
                                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
-                               created_at, updated_at)
+                               created_at, updated_at, campaign_id)
          SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
                 provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
-                created_at, created_at
+                created_at, created_at, campaign_id
          FROM x
        ), u AS (
          ${usageUpsert('x', { queued: '1' })}
@@ -132,6 +133,7 @@ export class MessagesRepository {
             failure_code: m.failureCode,
             failure_reason: m.failureReason,
             accepted_at: m.createdAt ?? null,
+            campaign_id: m.campaignId ?? null,
           })),
         ),
       ],

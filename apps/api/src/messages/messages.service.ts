@@ -120,6 +120,8 @@ export class MessagesService {
     idempotency: { key: string; hash: string } | null;
     /** More to write in the send's transaction once accepted, given the message id. */
     alsoWrite?: (em: EntityManager, id: string) => Promise<void>;
+    /** The campaign it is sent for: kept on the message and carried by its events. */
+    campaignId?: string | null;
   }): Promise<string> {
     const { prepared, app } = send;
     // The broker's connection is down: nothing can be stored on a stream, so say so now, before
@@ -149,6 +151,7 @@ export class MessagesService {
       kind: send.kind,
       content: prepared.content,
       queued_at: this.clock.nowMs(),
+      ...(send.campaignId ? { campaign_id: send.campaignId } : {}),
     };
     const entry = { id, subject: this.topology.outboundSubject(priority, send.channel), payload: outbound };
     const outcome = await this.sends.commit({
@@ -169,6 +172,7 @@ export class MessagesService {
         requestHash: send.idempotency?.hash ?? null,
         failureCode: null,
         failureReason: null,
+        campaignId: send.campaignId ?? null,
       },
       tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,

@@ -118,6 +118,15 @@ export class TierWindowRepository {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** Recipients of the app's window now: those sent a template within the last 24 hours. */
+  async liveRecipients(appId: number): Promise<number> {
+    const rows: { n: number }[] = await this.ds.query(
+      `SELECT count(*)::int AS n FROM tier_recipients WHERE app_id = $1 AND last_sent_at > now() - interval '24 hours'`,
+      [appId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   /** Seconds until the oldest live recipient of the app leaves the window (at least 1). */
   async freesInSeconds(em: EntityManager, appId: number): Promise<number> {
     const rows: { frees_in: string | null }[] = await em.query(

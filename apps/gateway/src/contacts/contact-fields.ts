@@ -37,8 +37,8 @@ export const IDENTITY_RULES: Record<GatewaySendChannel, { pattern: RegExp; messa
 };
 
 const FIELDS = new Set(['external_id', 'name', 'identities', 'time_zone', 'language', 'attributes', 'lists']);
-const ATTRIBUTE_KEY = /^[A-Za-z0-9_.-]+$/;
-const LIST_NAME = /^[\p{L}\p{N} _.-]+$/u;
+export const ATTRIBUTE_KEY = /^[A-Za-z0-9_.-]+$/;
+export const LIST_NAME = /^[\p{L}\p{N} _.-]+$/u;
 const LANGUAGE = /^[a-z]{2,3}([_-][A-Za-z]{2,4})?$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -127,7 +127,8 @@ export function parseContactInput(raw: unknown): { input: ContactInput; errors: 
   return { input, errors };
 }
 
-function parseAttributes(v: unknown, errors: FieldError[]): Record<string, AttributeValue> | null {
+/** A contact's attributes (or an audience's attribute filter): every bad key named in `errors`. */
+export function parseAttributes(v: unknown, errors: FieldError[]): Record<string, AttributeValue> | null {
   if (!isObject(v)) {
     errors.push({ field: 'attributes', message: 'must be an object of strings and numbers' });
     return null;
@@ -154,7 +155,8 @@ function parseAttributes(v: unknown, errors: FieldError[]): Record<string, Attri
   return out;
 }
 
-function parseLists(v: unknown, errors: FieldError[]): string[] | null {
+/** A set of list names (a contact's, or an audience's list filter), or null with the error. */
+export function parseLists(v: unknown, errors: FieldError[]): string[] | null {
   if (
     !Array.isArray(v) ||
     v.length > CONTACT_LIMITS.lists ||

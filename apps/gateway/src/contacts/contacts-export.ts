@@ -9,7 +9,12 @@ import { LIST_SEPARATOR } from './imports/import-rows';
  * Free text starting with = + - @ gets a leading ' so a spreadsheet does not run it as a formula
  * (identities, ids and times never start so, except a negative chat id, which is left as it is).
  */
-const text = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+export const spreadsheetSafe = (v: string): string => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+
+/** Rows as a CSV stream with a header line, pulled one at a time as the reader asks for more. */
+export function csvStream(columns: string[], rows: AsyncIterable<string[]>): Readable {
+  return Readable.from(rows).pipe(stringify({ header: true, columns }));
+}
 
 /** Most distinct attribute keys exported as columns. */
 const EXPORT_ATTRIBUTE_KEYS = CONTACT_LIMITS.attributes * 4;
@@ -39,18 +44,18 @@ export async function contactsCsv(
   ];
   const line = (c: ContactRow) => [
     c.id,
-    text(c.external_id ?? ''),
-    text(c.name ?? ''),
+    spreadsheetSafe(c.external_id ?? ''),
+    spreadsheetSafe(c.name ?? ''),
     ...GATEWAY_SEND_CHANNELS.map((ch) => c[ch] ?? ''),
     c.time_zone ?? accountZone,
     c.language ?? '',
-    text(c.lists.join(LIST_SEPARATOR)),
-    ...keys.map((k) => (c.attributes[k] === undefined ? '' : text(String(c.attributes[k])))),
+    spreadsheetSafe(c.lists.join(LIST_SEPARATOR)),
+    ...keys.map((k) => (c.attributes[k] === undefined ? '' : spreadsheetSafe(String(c.attributes[k])))),
     new Date(c.created_at).toISOString(),
     new Date(c.updated_at).toISOString(),
   ];
   async function* lines(): AsyncGenerator<string[]> {
     for await (const page of contacts.all(accountId, filter)) for (const c of page) yield line(c);
   }
-  return Readable.from(lines()).pipe(stringify({ header: true, columns }));
+  return csvStream(columns, lines());
 }

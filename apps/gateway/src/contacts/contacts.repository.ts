@@ -31,6 +31,10 @@ export type ContactValues = Omit<ContactRow, 'id' | 'account_id' | 'created_at' 
 
 export interface ContactFilter {
   list?: string;
+  /** In every one of these lists. */
+  lists?: string[];
+  /** With every one of these attributes equal (a number matches a number, text matches text). */
+  attributes?: Record<string, AttributeValue>;
   q?: string;
   channel?: GatewaySendChannel;
 }
@@ -97,6 +101,10 @@ export class ContactsRepository {
     const params: unknown[] = [accountId];
     if (cursor) where.push(`id > $${params.push(cursor)}`);
     if (filter.list) where.push(`lists @> ARRAY[$${params.push(filter.list)}]::text[]`);
+    if (filter.lists?.length) where.push(`lists @> $${params.push(filter.lists)}::text[]`);
+    if (filter.attributes && Object.keys(filter.attributes).length) {
+      where.push(`attributes @> $${params.push(JSON.stringify(filter.attributes))}::jsonb`);
+    }
     if (filter.channel) where.push(`${filter.channel} IS NOT NULL`);
     if (filter.q) {
       const n = params.push(`%${likeLiteral(filter.q)}%`);
@@ -106,6 +114,16 @@ export class ContactsRepository {
       this.ds,
       `SELECT ${COLUMNS} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
       params,
+    );
+  }
+
+  /** The account's contacts among these ids and external ids (a campaign's named audience, a chunk at a time). */
+  findByRefs(accountId: string, ids: string[], externalIds: string[]): Promise<ContactRow[]> {
+    return sqlRows<ContactRow>(
+      this.ds,
+      `SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND id = ANY($2::uuid[])
+       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND external_id = ANY($3::text[])`,
+      [accountId, ids, externalIds],
     );
   }
 

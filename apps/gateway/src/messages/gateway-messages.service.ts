@@ -24,6 +24,7 @@ import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
+import { billedUser, checkMediaUrl, contactRoute, liveSendersOf, stepOn, templateAppOf } from './send-route';
 
 /** Who a message can go to on each channel. */
 const RECIPIENTS: Record<GatewaySendChannel, { pattern: RegExp; message: string }> = {
@@ -76,22 +77,10 @@ export class GatewayMessagesService {
     dto: SendGatewayMessageDto,
     idempotency: { key: string; hash: string } | null,
   ): Promise<GatewaySendResult> {
-    if (dto.media_url) {
-      // A channel (or the MAX connector itself) fetches it: https, no credentials, no internal IP
-      // literal; the name's addresses are checked when the media is downloaded.
-      const media = this.targets.checkForm(dto.media_url);
-      if (!media.ok) throw new ValidationProblem([{ field: 'media_url', message: `media_url ${media.reason}` }]);
-    }
-    const userId = this.billedUser(account);
+    if (dto.media_url) checkMediaUrl(this.targets, dto.media_url);
+    const userId = billedUser(account);
     const route = await this.routeOf(account, dto);
-    const whatsapp = await this.connections.liveForAccount(account.id, 'whatsapp');
-    if (!whatsapp?.appId) {
-      throw new UnprocessableProblem(
-        'no-template-source',
-        'No templates',
-        'Templates come from a linked WhatsApp app: link one with POST /v1/connections {"channel":"whatsapp","app_id":…}.',
-      );
-    }
+    const templateAppId = await templateAppOf(this.connections, account.id);
     const [first] = route;
     return this.rpc.call(
       GATEWAY_MESSAGES_RPC.send,
@@ -100,7 +89,7 @@ export class GatewayMessagesService {
         user_id: userId,
         channel: first.channel,
         to: first.to,
-        template_app_id: whatsapp.appId,
+        template_app_id: templateAppId,
         template: dto.template,
         ...(dto.language ? { language: dto.language } : {}),
         params: dto.params ?? [],
@@ -132,7 +121,7 @@ export class GatewayMessagesService {
       if (errors.length) throw new ValidationProblem(errors);
       const rule = RECIPIENTS[dto.channel!];
       if (!rule.pattern.test(dto.to!)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
-      const step = await this.stepOn(account, dto.channel!, dto.to!);
+      const step = stepOn(await liveSendersOf(this.connections, account.id, [dto.channel!]), dto.channel!, dto.to!);
       if (!step) throw notConnected(dto.channel!);
       return [step];
     }
@@ -143,12 +132,11 @@ export class GatewayMessagesService {
     ];
     if (errors.length) throw new ValidationProblem(errors);
     const contact = await this.contacts.get(account, dto.contact);
-    const route: FailoverStep[] = [];
-    for (const channel of dto.channels!) {
-      const to = contact[channel];
-      const step = to ? await this.stepOn(account, channel, to) : null;
-      if (step) route.push(step);
-    }
+    const route = contactRoute(
+      contact,
+      dto.channels!,
+      await liveSendersOf(this.connections, account.id, dto.channels!),
+    );
     if (!route.length) {
       throw new UnprocessableProblem(
         'no-route',
@@ -157,17 +145,6 @@ export class GatewayMessagesService {
       );
     }
     return route;
-  }
-
-  /** A step on a channel the account has a live connection of (a bot's with its token), or null. */
-  private async stepOn(account: AuthenticatedAccount, channel: GatewaySendChannel, to: string) {
-    const own = await this.connections.liveForAccount(account.id, channel);
-    if (!own || (channel !== 'whatsapp' && !own.credential)) return null;
-    return {
-      channel,
-      to,
-      ...(channel !== 'whatsapp' ? { sender: { connection_id: own.id, credential: own.credential! } } : {}),
-    };
   }
 
   async get(account: AuthenticatedAccount, id: string): Promise<GatewayMessageReport> {
@@ -216,7 +193,7 @@ export class GatewayMessagesService {
    * rules as the api's.
    */
   async usage(account: AuthenticatedAccount, q: UsageQuery): Promise<UsageReport> {
-    const userId = this.billedUser(account, 'no usage to report');
+    const userId = billedUser(account, 'no usage to report');
     const period = usagePeriod(q);
     const data: UsageReport['data'] = [];
     for (let start = period.from.getTime(); start < period.to.getTime(); start += USAGE_DAYS_PER_CALL * DAY_MS) {
@@ -235,17 +212,6 @@ export class GatewayMessagesService {
       data.push(...part.data);
     }
     return { data };
-  }
-
-  private billedUser(account: AuthenticatedAccount, consequence = 'no balance to send from'): string {
-    if (!account.userId) {
-      throw new UnprocessableProblem(
-        'account-not-linked',
-        'Account not linked',
-        `The account is not linked to a user of the API, so it has ${consequence}.`,
-      );
-    }
-    return account.userId;
   }
 }
 

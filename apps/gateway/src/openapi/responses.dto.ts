@@ -1,5 +1,19 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
+  CAMPAIGN_PAUSE_REASONS,
+  CAMPAIGN_RECIPIENT_STATUSES,
+  CAMPAIGN_SKIP_REASONS,
+  CAMPAIGN_STATES,
+  CampaignAudience,
+  CampaignCounts,
+  CampaignPauseReason,
+  CampaignRecipientStatus,
+  CampaignRecipientView,
+  CampaignSkipReason,
+  CampaignState,
+  CampaignView,
+  ListCampaignRecipientsResult,
+  ListCampaignsResult,
   CONSENT_PURPOSES,
   CONSENT_SOURCES,
   CONSENT_STATES,
@@ -27,6 +41,14 @@ import { ImportState, Rejection } from '../contacts/imports/contact-imports.repo
 import { ImportFormat } from '../contacts/imports/import-rows';
 import { ImportView } from '../contacts/imports/contact-imports.service';
 import { GatewayMessageReport } from '../messages/gateway-messages.service';
+import {
+  CampaignEstimate,
+  ESTIMATE_LIMITS,
+  EstimateExclusion,
+  EstimateLimit,
+  EstimateLimitView,
+} from '../campaigns/campaign-estimate';
+import { CampaignAudienceDto, CampaignDefinitionDto } from '../campaigns/dto/campaign-definition.dto';
 
 /**
  * The gateway's answers as its OpenAPI document shows them. The controllers return the services'
@@ -400,4 +422,288 @@ export class ContactImportDto implements ImportView {
     description: 'Pass as after_row for the next page of rejections; null on the last',
   })
   next_after_row: number | null;
+}
+
+/** Recipients per status (a recipient's status is its message's, the last attempt's over a failover route). */
+export class CampaignCountsDto implements CampaignCounts {
+  @ApiProperty({ example: 120 })
+  pending: number;
+
+  @ApiProperty({ example: 3, description: 'Never sent: see each recipient’s skip_reason' })
+  skipped: number;
+
+  @ApiProperty({ example: 10 })
+  queued: number;
+
+  @ApiProperty({ example: 40 })
+  sent: number;
+
+  @ApiProperty({ example: 100 })
+  delivered: number;
+
+  @ApiProperty({ example: 25 })
+  read: number;
+
+  @ApiProperty({ example: 2 })
+  failed: number;
+}
+
+export class CampaignChannelsUsedDto implements Partial<Record<GatewaySendChannel, number>> {
+  @ApiPropertyOptional({ example: 200 })
+  whatsapp?: number;
+
+  @ApiPropertyOptional({ example: 85 })
+  telegram?: number;
+
+  @ApiPropertyOptional()
+  max?: number;
+}
+
+export class CampaignMoneyDto {
+  @ApiProperty({ type: String, nullable: true, example: 'USD' })
+  currency: string | null;
+
+  @ApiProperty({ example: 0.25, description: 'Holds of messages in flight' })
+  held: number;
+
+  @ApiProperty({ example: 2.1, description: 'Captured' })
+  spent: number;
+
+  @ApiProperty({ example: 2.35, description: 'What the budget counts' })
+  committed: number;
+}
+
+export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: CampaignAudienceDto })
+  declare audience: CampaignAudience;
+
+  @ApiProperty({ type: [String], example: ['Anna'] })
+  declare params: string[];
+
+  @ApiProperty({ enum: CAMPAIGN_STATES })
+  state: CampaignState;
+
+  @ApiProperty({ enum: CAMPAIGN_PAUSE_REASONS, nullable: true })
+  pause_reason: CampaignPauseReason | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Human words for the pause' })
+  pause_detail: string | null;
+
+  @ApiProperty({ example: 300, description: 'Recipients loaded at launch (excluded ones included)' })
+  recipients: number;
+
+  @ApiProperty({ type: CampaignCountsDto })
+  counts: CampaignCountsDto;
+
+  @ApiProperty({ type: CampaignChannelsUsedDto, description: 'Recipients by the channel that carried their message' })
+  channels_used: CampaignChannelsUsedDto;
+
+  @ApiProperty({ type: CampaignMoneyDto })
+  money: CampaignMoneyDto;
+
+  @ApiProperty({ example: 12.5, description: 'Messages accepted per second over the last minute' })
+  current_rate: number;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'At the current pace; null when not running',
+  })
+  estimated_finish_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  launched_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  started_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completed_at: string | null;
+}
+
+export class CampaignPageDto implements ListCampaignsResult {
+  @ApiProperty({ type: [CampaignDto] })
+  data: CampaignDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last' })
+  next_cursor: string | null;
+}
+
+/** `PATCH /v1/campaigns/{id}`: the fields to change; null clears an optional one. */
+export class CampaignPatchDto extends PartialType(CampaignDefinitionDto) {}
+
+export class CampaignExcludedDto implements Record<EstimateExclusion, number> {
+  @ApiProperty({ example: 10, description: 'Consent refuses every channel of the route' })
+  opted_out: number;
+
+  @ApiProperty({ example: 5, description: 'No identity on any of the channels the account has a live connection of' })
+  no_identity: number;
+
+  @ApiProperty({ example: 0, description: 'A contact named twice' })
+  duplicate: number;
+
+  @ApiProperty({ example: 0, description: 'A field a param refers to is empty' })
+  missing_param: number;
+}
+
+export class CampaignChannelEstimateDto {
+  @ApiProperty({ example: 200, description: 'Recipients whose first channel consent allows is this one' })
+  recipients: number;
+
+  @ApiProperty({ example: 0.0125, description: "One message's price for the template's category" })
+  price: number;
+
+  @ApiProperty({ example: 2.5 })
+  cost: number;
+}
+
+type CampaignChannelEstimates = CampaignEstimate['channels'];
+
+export class CampaignChannelEstimatesDto implements CampaignChannelEstimates {
+  @ApiPropertyOptional({ type: CampaignChannelEstimateDto })
+  whatsapp?: CampaignChannelEstimateDto;
+
+  @ApiPropertyOptional({ type: CampaignChannelEstimateDto })
+  telegram?: CampaignChannelEstimateDto;
+
+  @ApiPropertyOptional({ type: CampaignChannelEstimateDto })
+  max?: CampaignChannelEstimateDto;
+}
+
+export class CampaignCostEstimateDto {
+  @ApiProperty({ example: 3.35 })
+  total: number;
+
+  @ApiProperty({ example: 'USD' })
+  currency: string;
+
+  @ApiProperty({ example: 100, description: 'What the balance can still hold' })
+  balance: number;
+
+  @ApiProperty({ example: 285, description: 'How many recipients, in audience order, the balance covers' })
+  covered_recipients: number;
+
+  @ApiProperty({ type: Number, nullable: true, example: null, description: "The campaign's budget" })
+  budget: number | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: null,
+    description: 'How many recipients, in audience order, the budget covers; null without a budget',
+  })
+  budget_covered_recipients: number | null;
+}
+
+export class CampaignTimeEstimateDto {
+  @ApiProperty({ example: 7 })
+  seconds: number;
+
+  @ApiProperty({ format: 'date-time' })
+  finish_at: string;
+
+  @ApiProperty({ enum: ESTIMATE_LIMITS, example: 'pacing' })
+  limited_by: EstimateLimit;
+}
+
+export class CampaignLimitDto implements EstimateLimitView {
+  @ApiProperty({ enum: ESTIMATE_LIMITS })
+  limit: EstimateLimit;
+
+  @ApiPropertyOptional({ enum: GATEWAY_SEND_CHANNELS })
+  channel?: GatewaySendChannel;
+
+  @ApiPropertyOptional({ example: 80, description: 'pacing, rate: messages per second' })
+  per_second?: number;
+
+  @ApiPropertyOptional({ example: 1000, description: 'tier: unique WhatsApp recipients per 24 hours' })
+  per_day?: number;
+
+  @ApiPropertyOptional({ example: 1, description: 'tier: the days past today the campaign goes on' })
+  days?: number;
+
+  @ApiPropertyOptional({ example: 0.5, description: 'quiet_hours: the share of a day outside quiet hours' })
+  allowed_fraction?: number;
+
+  @ApiProperty({ example: 3, description: 'How long this limit alone would take' })
+  seconds: number;
+}
+
+export class CampaignEstimateDto implements CampaignEstimate {
+  @ApiProperty({ example: 300, description: 'Contacts of the audience' })
+  audience: number;
+
+  @ApiProperty({ example: 285, description: 'Those a launch would send to' })
+  recipients: number;
+
+  @ApiProperty({ type: CampaignExcludedDto })
+  excluded: CampaignExcludedDto;
+
+  @ApiProperty({ type: CampaignChannelEstimatesDto })
+  channels: CampaignChannelEstimatesDto;
+
+  @ApiProperty({ type: CampaignCostEstimateDto })
+  cost: CampaignCostEstimateDto;
+
+  @ApiProperty({ type: CampaignTimeEstimateDto })
+  time: CampaignTimeEstimateDto;
+
+  @ApiProperty({ type: [CampaignLimitDto] })
+  limits: CampaignLimitDto[];
+
+  @ApiProperty({ type: [String], example: ['the balance covers 120 of 285 recipients'] })
+  warnings: string[];
+}
+
+export class CampaignRecipientDto implements CampaignRecipientView {
+  @ApiProperty({ example: 1, description: 'Audience order, from 1' })
+  seq: number;
+
+  @ApiProperty({ format: 'uuid' })
+  contact_id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'crm-1042' })
+  external_id: string | null;
+
+  @ApiProperty({ enum: CAMPAIGN_RECIPIENT_STATUSES })
+  status: CampaignRecipientStatus;
+
+  @ApiProperty({ enum: CAMPAIGN_SKIP_REASONS, nullable: true })
+  skip_reason: CampaignSkipReason | null;
+
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS, nullable: true, description: 'The channel that carried the message' })
+  channel: GatewaySendChannel | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  message_id: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  failure_code: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  queued_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  updated_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a pending recipient is due' })
+  next_attempt_at: string | null;
+}
+
+export class CampaignRecipientPageDto implements ListCampaignRecipientsResult {
+  @ApiProperty({ type: [CampaignRecipientDto] })
+  data: CampaignRecipientDto[];
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Pass as after for the next page; null on the last' })
+  next_after: number | null;
 }

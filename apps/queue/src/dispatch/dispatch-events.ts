@@ -25,6 +25,10 @@ function envelope(
   };
 }
 
+/** A campaign's message names its campaign in its events; other messages leave the field out. */
+const campaignOf = (msg: OutboundMessage): { campaign_id?: string } =>
+  msg.campaign_id ? { campaign_id: msg.campaign_id } : {};
+
 /** `message.sent`: the channel accepted the message and gave it `providerMessageId`. */
 export function messageSentEvent(msg: OutboundMessage, providerMessageId: string): EventEnvelope {
   return envelope(msg, 'message.sent', {
@@ -34,6 +38,7 @@ export function messageSentEvent(msg: OutboundMessage, providerMessageId: string
     provider_message_id: providerMessageId,
     category: msg.category ?? null,
     timestamp: unixSeconds(),
+    ...campaignOf(msg),
   } satisfies MessageStatusData);
 }
 
@@ -47,5 +52,6 @@ export function messageFailedEvent(msg: OutboundMessage, error: { code: string; 
     category: msg.category ?? null,
     error: { code: error.code, title: error.title, retryable: false },
     timestamp: unixSeconds(),
+    ...campaignOf(msg),
   } satisfies MessageStatusData);
 }

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMinSize,
@@ -20,6 +21,39 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{
 
 /** Most values a template takes: header, body and URL buttons together. */
 export const MAX_TEMPLATE_PARAMS = 100;
+/** Longest value of one template variable. */
+export const MAX_TEMPLATE_PARAM_LENGTH = 1024;
+
+/** A template's name, as Meta names them. */
+export const IsTemplateName = (): PropertyDecorator =>
+  applyDecorators(
+    IsString(),
+    Matches(/^[a-z0-9_]{1,512}$/, { message: 'template must be a template name (lowercase letters, digits, _)' }),
+  );
+
+/** One value per variable of the template, each text of at most MAX_TEMPLATE_PARAM_LENGTH characters. */
+export const IsTemplateParams = (): PropertyDecorator =>
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(MAX_TEMPLATE_PARAMS),
+    IsString({ each: true }),
+    MaxLength(MAX_TEMPLATE_PARAM_LENGTH, { each: true }),
+  );
+
+/** A template's language code. */
+export const IsTemplateLanguage = (): PropertyDecorator =>
+  applyDecorators(
+    IsString(),
+    Matches(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: 'language must be a language code such as en or pt_BR' }),
+  );
+
+/** A media template's https URL (its host is checked by the egress policy when sent). */
+export const IsMediaUrl = (): PropertyDecorator =>
+  applyDecorators(
+    IsString(),
+    MaxLength(2048),
+    IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'media_url must be an https URL' }),
+  );
 
 /** `POST /v1/messages`: one APPROVED template of the linked WhatsApp app, to one recipient of a channel. */
 export class SendGatewayMessageDto {
@@ -69,8 +103,7 @@ export class SendGatewayMessageDto {
   channels?: GatewaySendChannel[];
 
   @ApiProperty({ example: 'order_ready', description: 'Name of an APPROVED template of the linked WhatsApp app' })
-  @IsString()
-  @Matches(/^[a-z0-9_]{1,512}$/, { message: 'template must be a template name (lowercase letters, digits, _)' })
+  @IsTemplateName()
   template: string;
 
   @ApiPropertyOptional({
@@ -79,23 +112,17 @@ export class SendGatewayMessageDto {
     description: 'One value per variable of the template: the header, then the body, then URL buttons, in order',
   })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_TEMPLATE_PARAMS)
-  @IsString({ each: true })
-  @MaxLength(1024, { each: true })
+  @IsTemplateParams()
   params?: string[];
 
   @ApiPropertyOptional({ example: 'en', description: 'Needed only when the template exists in several languages' })
   @IsOptional()
-  @IsString()
-  @Matches(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: 'language must be a language code such as en or pt_BR' })
+  @IsTemplateLanguage()
   language?: string;
 
   @ApiPropertyOptional({ description: 'HTTPS URL of the media of an IMAGE, VIDEO or DOCUMENT template' })
   @IsOptional()
-  @IsString()
-  @MaxLength(2048)
-  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'media_url must be an https URL' })
+  @IsMediaUrl()
   media_url?: string;
 }
 

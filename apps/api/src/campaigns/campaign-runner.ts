@@ -1,0 +1,258 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { Clock, PeriodicService, ProblemError } from '@app/server';
+import { MessagePrices } from '../billing/message-prices';
+import { ApiConfig } from '../config';
+import { AttemptWrite } from '../messages/failover.service';
+import { GatewaySendsService } from '../messages/gateway-sends';
+import type { SendableTemplate } from '../messages/template-message';
+import type { AppEntity } from '../wa-apps/app.entity';
+import { instantOf, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
+import { CampaignRow, CampaignsRepository, ClaimedRecipient } from './campaigns.repository';
+import { CampaignsService } from './campaigns.service';
+
+/** Running campaigns one runner takes per tick (the others go to other replicas, or the next tick). */
+const CAMPAIGNS_PER_TICK = 20;
+/** How long a recipient waits after a send failed for a reason a retry may fix (503). */
+const RETRY_MS = 1000;
+
+/** What one tick took of a campaign, to send after its transaction committed. */
+interface TakenCampaign {
+  campaign: CampaignRow;
+  recipients: ClaimedRecipient[];
+}
+
+/** What happened to one recipient's send. */
+export type SendOutcome =
+  | { kind: 'sent' }
+  | { kind: 'skipped'; reason: 'opted_out' | 'consent_required' | 'refused' }
+  | { kind: 'tier'; retryAfterSeconds: number }
+  | { kind: 'pause'; reason: 'insufficient_balance' | 'marketing_paused' | 'template_unavailable'; detail: string }
+  | { kind: 'retry' };
+
+/** How the runner answers a send's problem (docs/campaigns.md#running). */
+export function outcomeOf(err: unknown): SendOutcome {
+  if (!(err instanceof ProblemError)) return { kind: 'retry' };
+  const detail = err.detail ?? err.title;
+  switch (err.slug) {
+    case 'recipient-opted-out':
+      return { kind: 'skipped', reason: 'opted_out' };
+    case 'consent-required':
+      return { kind: 'skipped', reason: 'consent_required' };
+    case 'messaging-tier-exceeded':
+      return { kind: 'tier', retryAfterSeconds: Number(err.headers['Retry-After'] ?? 60) || 60 };
+    case 'insufficient-balance':
+      return { kind: 'pause', reason: 'insufficient_balance', detail };
+    case 'marketing-paused':
+      return { kind: 'pause', reason: 'marketing_paused', detail };
+    case 'idempotency-key-reuse':
+      return { kind: 'skipped', reason: 'refused' };
+  }
+  // The template (or the app sending it) refused: every recipient would be, so the campaign waits.
+  if (err.status === 400 || err.status === 403 || err.status === 404) {
+    return { kind: 'pause', reason: 'template_unavailable', detail };
+  }
+  if (err.status === 422) return { kind: 'skipped', reason: 'refused' };
+  return { kind: 'retry' };
+}
+
+/**
+ * Sends every running campaign (docs/campaigns.md#running), in every api process: each tick, in
+ * one short transaction, it starts the scheduled campaigns whose time came, locks the running ones
+ * no other replica holds (SKIP LOCKED), and claims each one's next due recipients as its pace
+ * allows; then sends them concurrently through the one send path, where each recipient's mark
+ * commits with its message.
+ */
+@Injectable()
+export class CampaignRunner extends PeriodicService<number> {
+  constructor(
+    private readonly repo: CampaignsRepository,
+    private readonly campaigns: CampaignsService,
+    private readonly gatewaySends: GatewaySendsService,
+    private readonly prices: MessagePrices,
+    private readonly clock: Clock,
+    private readonly config: ApiConfig,
+  ) {
+    super('campaign runner', config.CAMPAIGN_TICK_MS);
+  }
+
+  /** One tick now (or the one under way): how many recipients it took. */
+  tick(): Promise<number> {
+    return this.runNow();
+  }
+
+  protected async pass(): Promise<number> {
+    const { taken, events } = await this.repo.transaction(async (em) => {
+      const events = [];
+      for (const started of await this.repo.promoteDue(em)) {
+        events.push(await this.campaigns.record(em, started, 'campaign.started'));
+      }
+      const taken: TakenCampaign[] = [];
+      for (const c of await this.repo.lockRunning(em, CAMPAIGNS_PER_TICK)) {
+        const now = new Date(c.now);
+        const endBy = instantOf(c.definition.schedule?.end_by);
+        if (endBy && endBy <= now) await this.repo.skipPending(em, c.id, 'end_by_passed');
+        if (!(await this.repo.hasPending(em, c.id))) {
+          const done = await this.repo.setState(em, c.id, 'completed', { now: ['completed_at'] });
+          events.push(await this.campaigns.record(em, done, 'campaign.completed'));
+          continue;
+        }
+        const recipients = await this.claim(em, c, now);
+        if (recipients.length) taken.push({ campaign: c, recipients });
+      }
+      return { taken, events };
+    });
+    for (const e of events) this.campaigns.publish(e);
+    await Promise.all(taken.map((t) => this.sendCampaign(t)));
+    return taken.reduce((n, t) => n + t.recipients.length, 0);
+  }
+
+  /** The recipients this tick may take of one campaign, by first channel in the campaign's order. */
+  private async claim(em: EntityManager, c: CampaignRow, now: Date): Promise<ClaimedRecipient[]> {
+    const allowance = sendAllowance({
+      elapsedMs: c.last_tick_at ? now.getTime() - new Date(c.last_tick_at).getTime() : null,
+      pacing: this.config.campaignPacing,
+      channels: c.definition.channels,
+      rate: c.definition.rate ?? null,
+      batchMax: this.config.CAMPAIGN_BATCH_MAX,
+    });
+    let left = allowance.total;
+    const claimed: ClaimedRecipient[] = [];
+    const waiting = c.whatsapp_wait_until && new Date(c.whatsapp_wait_until) > now;
+    // A recipient's first channel is one of the campaign's, or a later one when the contact has no identity on the first.
+    const channels = [
+      ...c.definition.channels,
+      ...GATEWAY_SEND_CHANNELS.filter((ch) => !c.definition.channels.includes(ch)),
+    ];
+    for (const channel of channels) {
+      if (left <= 0) break;
+      if (channel === 'whatsapp' && waiting) continue;
+      const n = Math.min(left, allowance.perChannel[channel] || 0);
+      if (n <= 0) continue;
+      const got = await this.repo.claim(em, c.id, channel, n, this.config.CAMPAIGN_CLAIM_SECONDS);
+      claimed.push(...got);
+      left -= got.length;
+    }
+    // Credit below one message carries over to the next tick.
+    if (claimed.length || allowance.total > 0) await this.repo.markTick(em, c.id);
+    return claimed.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Sends one campaign's claimed recipients and acts on each outcome. */
+  private async sendCampaign({ campaign: c, recipients }: TakenCampaign): Promise<void> {
+    let sendable: { app: AppEntity; template: SendableTemplate };
+    try {
+      sendable = await this.campaigns.sendable(c, c.template_app_id!);
+    } catch (err) {
+      const outcome = outcomeOf(err);
+      await this.repo.release(
+        c.id,
+        recipients.map((r) => r.seq),
+      );
+      if (outcome.kind === 'pause') await this.campaigns.pauseCampaign(c.id, outcome.reason, outcome.detail);
+      else this.logger.warn({ err, campaignId: c.id }, 'campaign template not resolved; retrying');
+      return;
+    }
+    const category = sendable.template.category;
+    const now = this.clock.now();
+    const due: ClaimedRecipient[] = [];
+    let reserved = 0;
+    let overBudget = false;
+    for (const r of recipients) {
+      const zone = isTimeZone(r.time_zone) ? r.time_zone : 'UTC';
+      const quietEnd = c.definition.quiet_hours ? quietHoursEnd(now, zone, c.definition.quiet_hours) : null;
+      if (quietEnd) {
+        await this.repo.release(c.id, [r.seq], quietEnd);
+        continue;
+      }
+      if (c.definition.budget !== null && c.definition.budget !== undefined) {
+        const most = Math.max(...r.route.map((s) => this.prices.priceOf(category, s.channel)));
+        if (overBudget || Number(c.committed) + reserved + most > c.definition.budget) {
+          overBudget = true;
+          await this.repo.release(c.id, [r.seq]);
+          continue;
+        }
+        reserved += most;
+      }
+      due.push(r);
+    }
+    if (overBudget) {
+      await this.campaigns.pauseCampaign(
+        c.id,
+        'budget_reached',
+        `The next message could take the campaign past its budget of ${c.definition.budget}.`,
+      );
+    }
+    const results = await Promise.allSettled(due.map((r) => this.sendOne(c, sendable, r)));
+    let pause: Extract<SendOutcome, { kind: 'pause' }> | null = null;
+    for (let i = 0; i < due.length; i++) {
+      const r = due[i];
+      const result = results[i];
+      const outcome: SendOutcome = result.status === 'fulfilled' ? { kind: 'sent' } : outcomeOf(result.reason);
+      try {
+        switch (outcome.kind) {
+          case 'sent':
+            break;
+          case 'skipped':
+            await this.repo.skip(c.id, r.seq, outcome.reason);
+            break;
+          case 'tier': {
+            const until = new Date(this.clock.nowMs() + outcome.retryAfterSeconds * 1000);
+            await this.repo.waitWhatsApp(c.id, until);
+            await this.repo.release(c.id, [r.seq], until);
+            break;
+          }
+          case 'pause':
+            pause ??= outcome;
+            await this.repo.release(c.id, [r.seq]);
+            break;
+          case 'retry': {
+            const next = new Date(this.clock.nowMs() + RETRY_MS);
+            await this.repo.reopenWithdrawn(c.id, r.seq, next);
+            await this.repo.release(c.id, [r.seq], next);
+            if (result.status === 'rejected') {
+              this.logger.warn({ err: result.reason, campaignId: c.id, seq: r.seq }, 'campaign send will be retried');
+            }
+            break;
+          }
+        }
+      } catch (err) {
+        // The claim lapses after CAMPAIGN_CLAIM_SECONDS and the recipient is taken again.
+        this.logger.error({ err, campaignId: c.id, seq: r.seq }, 'campaign recipient not updated');
+      }
+    }
+    if (pause) await this.campaigns.pauseCampaign(c.id, pause.reason, pause.detail);
+  }
+
+  private async sendOne(
+    c: CampaignRow,
+    sendable: { app: AppEntity; template: SendableTemplate },
+    r: ClaimedRecipient,
+  ): Promise<void> {
+    const mark: AttemptWrite = async (em, id, attempt) => {
+      const ok = await this.repo.markSent(em, {
+        campaignId: c.id,
+        seq: r.seq,
+        messageId: id,
+        channel: attempt.channel,
+        price: this.prices.priceOf(attempt.prepared.category, attempt.channel),
+      });
+      if (!ok) this.logger.error({ campaignId: c.id, seq: r.seq, messageId: id }, 'campaign recipient not marked sent');
+    };
+    const result = await this.gatewaySends.sendForCampaign({
+      campaignId: c.id,
+      seq: r.seq,
+      userId: c.user_id,
+      accountId: c.account_id,
+      app: sendable.app,
+      template: sendable.template,
+      route: r.route,
+      params: r.params,
+      mediaUrl: c.definition.media_url ?? null,
+      alsoWrite: mark,
+    });
+    // A replay answers the message an earlier try committed: the recipient is that one's.
+    if (result.replayed) await this.repo.markReplayed(c.id, r.seq, result.id);
+  }
+}

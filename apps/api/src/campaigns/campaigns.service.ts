@@ -1,0 +1,550 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import {
+  CampaignConsentRequest,
+  CampaignConsentResult,
+  CampaignEventData,
+  CampaignPauseReason,
+  CampaignQuote,
+  CampaignQuoteRequest,
+  CampaignRecipientInput,
+  CampaignRecipientView,
+  CampaignRef,
+  CampaignState,
+  CampaignView,
+  CAMPAIGN_RECIPIENT_STATUSES,
+  CAMPAIGN_STATES,
+  CONSENT_PURPOSES,
+  CreateCampaignRequest,
+  EventEnvelope,
+  GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
+  LaunchCampaignRequest,
+  ListCampaignRecipientsRequest,
+  ListCampaignRecipientsResult,
+  ListCampaignsRequest,
+  ListCampaignsResult,
+  LoadCampaignRequest,
+  LoadCampaignResult,
+  MESSAGE_CATEGORIES,
+  MessageCategory,
+  newEventId,
+  newMessageId,
+  TIER_CAP_OF,
+  Topology,
+  UpdateCampaignRequest,
+} from '@app/contracts';
+import { Clock, FieldError, ForbiddenProblem, NotFoundProblem, ProblemError, ValidationProblem } from '@app/server';
+import { BalancesRepository } from '../billing/balances.repository';
+import { MessagePrices } from '../billing/message-prices';
+import { ApiConfig } from '../config';
+import { consentRefusal, RecordedConsent } from '../consent/consent-rules';
+import { ConsentService } from '../consent/consent.service';
+import { GatewaySendsService, resolvedSend } from '../messages/gateway-sends';
+import { MessagesService } from '../messages/messages.service';
+import { Outbox, OutboxEntry, OutboxRepository } from '../messages/outbox';
+import type { SendableTemplate } from '../messages/template-message';
+import { TierWindowRepository } from '../messages/tier-window';
+import type { AppEntity } from '../wa-apps/app.entity';
+import { checkDefinition, instantOf, isTimeZone } from './campaign-rules';
+import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
+
+/** Most routes one consent request asks about. */
+export const CONSENT_ROUTES_MAX = 5000;
+/** Most recipients in one load page. */
+export const LOAD_PAGE_MAX = 5000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ADDRESS_MAX = 64;
+
+export type CampaignEventType = 'campaign.started' | 'campaign.paused' | 'campaign.completed';
+
+const isChannel = (c: unknown): c is GatewaySendChannel =>
+  typeof c === 'string' && (GATEWAY_SEND_CHANNELS as readonly string[]).includes(c);
+
+const stateProblem = (state: CampaignState, action: string) =>
+  new ProblemError(409, 'campaign-state', 'Campaign state', `The campaign is ${state}: it cannot be ${action}.`, {
+    state,
+  });
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+/**
+ * Campaigns of the gateway's accounts (docs/campaigns.md): drafts, the estimate's quote and
+ * consent dry run, the recipients the gateway resolves before launch, the state changes with
+ * their events, and the report. The runner (CampaignRunner) sends them.
+ */
+@Injectable()
+export class CampaignsService {
+  private readonly logger = new Logger(CampaignsService.name);
+
+  constructor(
+    private readonly repo: CampaignsRepository,
+    private readonly sends: MessagesService,
+    private readonly gatewaySends: GatewaySendsService,
+    private readonly prices: MessagePrices,
+    private readonly balances: BalancesRepository,
+    private readonly tiers: TierWindowRepository,
+    private readonly consent: ConsentService,
+    private readonly outbox: Outbox,
+    private readonly outboxRows: OutboxRepository,
+    private readonly topology: Topology,
+    private readonly clock: Clock,
+    private readonly config: ApiConfig,
+  ) {}
+
+  async create(req: CreateCampaignRequest): Promise<CampaignView> {
+    const accountId = this.accountOf(req);
+    if (typeof req.user_id !== 'string' || !UUID.test(req.user_id)) {
+      throw new ValidationProblem([{ field: 'user_id', message: 'must be a user id' }]);
+    }
+    const definition = definitionOf(req.definition);
+    const row = await this.repo.insert({ id: newMessageId(), userId: req.user_id, accountId, definition });
+    return this.viewOf(row);
+  }
+
+  async get(req: CampaignRef): Promise<CampaignView> {
+    return this.viewOf(await this.owned(req));
+  }
+
+  async list(req: ListCampaignsRequest): Promise<ListCampaignsResult> {
+    const accountId = this.accountOf(req);
+    const errors: FieldError[] = [];
+    const limit = req.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      errors.push({ field: 'limit', message: 'must be 1 to 100' });
+    if (req.state !== undefined && req.state !== null && !(CAMPAIGN_STATES as readonly string[]).includes(req.state)) {
+      errors.push({ field: 'state', message: `must be one of ${CAMPAIGN_STATES.join(', ')}` });
+    }
+    const cursor = req.cursor ?? null;
+    if (cursor !== null && !(typeof cursor === 'string' && UUID.test(cursor))) {
+      errors.push({ field: 'cursor', message: 'must be a cursor this list gave' });
+    }
+    if (errors.length) throw new ValidationProblem(errors);
+    const rows = await this.repo.list(accountId, req.state ?? null, cursor, limit + 1);
+    const page = rows.slice(0, limit);
+    return {
+      data: await Promise.all(page.map((r) => this.viewOf(r))),
+      next_cursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
+  }
+
+  async update(req: UpdateCampaignRequest): Promise<CampaignView> {
+    const definition = definitionOf(req.definition);
+    const row = await this.repo.transaction(async (em) => {
+      const c = await this.owned(req, em);
+      if (c.state !== 'draft') throw notDraft(c.state);
+      return this.repo.updateDefinition(em, c.id, definition);
+    });
+    return this.viewOf(row);
+  }
+
+  async delete(req: CampaignRef): Promise<null> {
+    await this.repo.transaction(async (em) => {
+      const c = await this.owned(req, em);
+      if (c.state !== 'draft') throw notDraft(c.state);
+      await this.repo.delete(em, c.id);
+    });
+    return null;
+  }
+
+  /** What an estimate needs: the template's category, the prices, the balance, the tier and the pacing. */
+  async quote(req: CampaignQuoteRequest): Promise<CampaignQuote> {
+    const c = await this.owned(req);
+    const { app, template } = await this.sendable(c, req.template_app_id);
+    const category = template.category;
+    const prices = Object.fromEntries(
+      GATEWAY_SEND_CHANNELS.map((ch) => [ch, this.prices.priceOf(category, ch)]),
+    ) as Record<GatewaySendChannel, number>;
+    const balance = await this.balances.findBalance(c.user_id);
+    const cap = app.messageCap ?? TIER_CAP_OF[app.messageLimit];
+    const tier =
+      cap === null
+        ? null
+        : { cap, label: app.messageLimit, remaining: Math.max(0, cap - (await this.tiers.liveRecipients(app.id))) };
+    return {
+      category,
+      currency: balance?.currency ?? 'USD',
+      prices,
+      balance: balance ? Number(balance.available) : 0,
+      tier,
+      pacing: this.config.campaignPacing,
+    };
+  }
+
+  /**
+   * For each route, the first channel consent allows a send of `category` on (the send's own rule),
+   * or -1 with the first refusal's reason: one read of every address's records for the request.
+   */
+  async consentOf(req: CampaignConsentRequest): Promise<CampaignConsentResult> {
+    const errors: FieldError[] = [];
+    if (typeof req.user_id !== 'string' || !UUID.test(req.user_id))
+      errors.push({ field: 'user_id', message: 'must be a user id' });
+    if (!(MESSAGE_CATEGORIES as readonly string[]).includes(req.category)) {
+      errors.push({ field: 'category', message: `must be one of ${MESSAGE_CATEGORIES.join(', ')}` });
+    }
+    const routes = req.routes;
+    if (!Array.isArray(routes) || routes.length > CONSENT_ROUTES_MAX) {
+      errors.push({ field: 'routes', message: `must be at most ${CONSENT_ROUTES_MAX} routes` });
+    } else {
+      routes.forEach((route, i) => {
+        const ok =
+          Array.isArray(route) &&
+          route.length >= 1 &&
+          route.length <= GATEWAY_SEND_CHANNELS.length &&
+          route.every(
+            (s) => isChannel(s?.channel) && typeof s.to === 'string' && s.to.length >= 1 && s.to.length <= ADDRESS_MAX,
+          );
+        if (!ok) errors.push({ field: `routes[${i}]`, message: `must be 1 to 3 steps, each a channel and an address` });
+      });
+    }
+    if (errors.length) throw new ValidationProblem(errors.slice(0, 20));
+    if (this.config.CONSENT_CHECK === 'off') return { allowed: routes.map(() => ({ index: 0 })) };
+    const addressKey = (channel: string, to: string) => `${channel}\n${to}`;
+    const unique = new Map<string, { channel: GatewaySendChannel; address: string }>();
+    for (const route of routes)
+      for (const s of route) unique.set(addressKey(s.channel, s.to), { channel: s.channel, address: s.to });
+    const addresses = [...unique.values()];
+    const [read, settings] = await Promise.all([
+      this.consent.read(req.user_id, addresses),
+      this.consent.settings(req.user_id),
+    ]);
+    const records = new Map<string, RecordedConsent[]>();
+    addresses.forEach((a, i) => {
+      // read answers every purpose of each address, in the order asked.
+      const states = read.states.slice(i * CONSENT_PURPOSES.length, (i + 1) * CONSENT_PURPOSES.length);
+      records.set(
+        addressKey(a.channel, a.address),
+        states
+          .filter((s) => s.state !== 'unknown' && s.since !== null && s.source !== null)
+          .map((s) => ({
+            purpose: s.purpose,
+            state: s.state as RecordedConsent['state'],
+            source: s.source!,
+            since: new Date(s.since! * 1000),
+          })),
+      );
+    });
+    const category = req.category as MessageCategory;
+    return {
+      allowed: routes.map((route) => {
+        let reason: 'opted_out' | 'consent_required' | undefined;
+        for (let i = 0; i < route.length; i++) {
+          const refusal = consentRefusal(
+            route[i].channel,
+            category,
+            records.get(addressKey(route[i].channel, route[i].to)) ?? [],
+            settings.marketing_requires_opt_in,
+          );
+          if (!refusal) return { index: i };
+          reason ??= refusal.slug === 'consent-required' ? 'consent_required' : 'opted_out';
+        }
+        return { index: -1, reason };
+      }),
+    };
+  }
+
+  /** One page of a draft's recipients; `reset` drops those of an earlier, interrupted load first. */
+  async load(req: LoadCampaignRequest): Promise<LoadCampaignResult> {
+    const page = req.recipients;
+    if (!Array.isArray(page) || page.length > LOAD_PAGE_MAX) {
+      throw new ValidationProblem([{ field: 'recipients', message: `must be at most ${LOAD_PAGE_MAX} recipients` }]);
+    }
+    if (typeof req.reset !== 'boolean') throw new ValidationProblem([{ field: 'reset', message: 'must be a boolean' }]);
+    const errors = page.flatMap((r, i) => recipientErrors(r, `recipients[${i}]`)).slice(0, 20);
+    if (errors.length) throw new ValidationProblem(errors);
+    const loaded = await this.repo.transaction(async (em) => {
+      const c = await this.owned(req, em, true);
+      if (c.state !== 'draft') throw notDraft(c.state);
+      if (req.reset) await this.repo.deleteRecipients(em, c.id);
+      return this.repo.insertRecipients(em, c.id, page);
+    });
+    return { loaded };
+  }
+
+  /** Draft to scheduled (a start in the future) or running, once every recipient is loaded and the template sends. */
+  async launch(req: LaunchCampaignRequest): Promise<CampaignView> {
+    if (!Number.isInteger(req.total) || req.total < 0) {
+      throw new ValidationProblem([{ field: 'total', message: 'must be a whole number' }]);
+    }
+    const draft = await this.owned(req);
+    if (draft.state !== 'draft') throw stateProblem(draft.state, 'launched');
+    const { app } = await this.sendable(draft, req.template_app_id);
+    const { row, event } = await this.repo.transaction(async (em) => {
+      const c = (await this.repo.find(draft.id, em, true))!;
+      if (c.state !== 'draft') throw stateProblem(c.state, 'launched');
+      const loaded = await this.repo.countRecipients(em, c.id);
+      if (loaded !== req.total) {
+        throw new ProblemError(
+          409,
+          'campaign-incomplete',
+          'Campaign incomplete',
+          `${loaded} of ${req.total} recipients are loaded: load them all, then launch.`,
+        );
+      }
+      const start = instantOf(c.definition.schedule?.start_at);
+      const later = start !== null && start.getTime() > this.clock.nowMs();
+      const set = { template_app_id: app.id, recipients: loaded, pause_reason: null, pause_detail: null };
+      if (later)
+        return { row: await this.repo.setState(em, c.id, 'scheduled', { ...set, now: ['launched_at'] }), event: null };
+      const started = await this.repo.setState(em, c.id, 'running', { ...set, now: ['launched_at', 'started_at'] });
+      return { row: started, event: await this.record(em, started, 'campaign.started') };
+    });
+    this.publish(event);
+    return this.viewOf(row);
+  }
+
+  async pause(req: CampaignRef): Promise<CampaignView> {
+    const c = await this.owned(req);
+    if (c.state !== 'scheduled' && c.state !== 'running') throw stateProblem(c.state, 'paused');
+    const row = await this.pauseCampaign(c.id, 'requested', 'Paused on request.');
+    if (!row) throw stateProblem((await this.repo.find(c.id))!.state, 'paused');
+    return this.viewOf(row);
+  }
+
+  async resume(req: CampaignRef): Promise<CampaignView> {
+    const row = await this.repo.transaction(async (em) => {
+      const c = await this.owned(req, em, true);
+      if (c.state !== 'paused') throw stateProblem(c.state, 'resumed');
+      const start = instantOf(c.definition.schedule?.start_at);
+      const later = c.started_at === null && start !== null && start.getTime() > this.clock.nowMs();
+      return this.repo.setState(em, c.id, later ? 'scheduled' : 'running', {
+        pause_reason: null,
+        pause_detail: null,
+        now: ['last_tick_at'],
+      });
+    });
+    return this.viewOf(row);
+  }
+
+  async cancel(req: CampaignRef): Promise<CampaignView> {
+    const row = await this.repo.transaction(async (em) => {
+      const c = await this.owned(req, em, true);
+      if (c.state === 'completed' || c.state === 'cancelled') throw stateProblem(c.state, 'cancelled');
+      await this.repo.skipPending(em, c.id, 'cancelled');
+      return this.repo.setState(em, c.id, 'cancelled', { now: ['completed_at'] });
+    });
+    return this.viewOf(row);
+  }
+
+  async recipients(req: ListCampaignRecipientsRequest): Promise<ListCampaignRecipientsResult> {
+    const errors: FieldError[] = [];
+    const limit = req.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      errors.push({ field: 'limit', message: 'must be 1 to 1000' });
+    const after = req.after ?? 0;
+    if (!Number.isInteger(after) || after < 0)
+      errors.push({ field: 'after', message: 'must be a seq this report gave' });
+    if (
+      req.status !== undefined &&
+      req.status !== null &&
+      !(CAMPAIGN_RECIPIENT_STATUSES as readonly string[]).includes(req.status)
+    ) {
+      errors.push({ field: 'status', message: `must be one of ${CAMPAIGN_RECIPIENT_STATUSES.join(', ')}` });
+    }
+    if (req.channel !== undefined && req.channel !== null && !isChannel(req.channel)) {
+      errors.push({ field: 'channel', message: `must be one of ${GATEWAY_SEND_CHANNELS.join(', ')}` });
+    }
+    if (errors.length) throw new ValidationProblem(errors);
+    const c = await this.owned(req);
+    const rows = await this.repo.recipients(
+      c.id,
+      { status: req.status ?? null, channel: req.channel ?? null },
+      after,
+      limit + 1,
+    );
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map((r): CampaignRecipientView => ({
+        seq: r.seq,
+        contact_id: r.contact_id,
+        external_id: r.external_id,
+        status: r.status,
+        skip_reason: r.skip_reason,
+        channel: r.channel,
+        message_id: r.message_id,
+        failure_code: r.status === 'failed' ? r.failure_code : null,
+        queued_at: iso(r.queued_at),
+        updated_at: iso(r.updated_at),
+        next_attempt_at: r.state === 'pending' ? iso(r.next_at) : null,
+      })),
+      next_after: rows.length > limit ? page[page.length - 1].seq : null,
+    };
+  }
+
+  /**
+   * Pauses a scheduled or running campaign for `reason`, with its `campaign.paused` event in the
+   * same transaction; null when it was neither (nothing changed).
+   */
+  async pauseCampaign(id: string, reason: CampaignPauseReason, detail: string): Promise<CampaignRow | null> {
+    const done = await this.repo.transaction(async (em) => {
+      const c = await this.repo.find(id, em, true);
+      if (!c || (c.state !== 'scheduled' && c.state !== 'running')) return null;
+      const row = await this.repo.setState(em, id, 'paused', {
+        pause_reason: reason,
+        pause_detail: detail.slice(0, 500),
+      });
+      return { row, event: await this.record(em, row, 'campaign.paused') };
+    });
+    if (!done) return null;
+    this.publish(done.event);
+    return done.row;
+  }
+
+  /** The campaign's app and template as a send would resolve them now (the problems a send would answer). */
+  async sendable(c: CampaignRow, templateAppId: number): Promise<{ app: AppEntity; template: SendableTemplate }> {
+    if (!Number.isInteger(templateAppId) || templateAppId < 1) {
+      throw new ValidationProblem([{ field: 'template_app_id', message: 'must be an app id' }]);
+    }
+    const app = await this.sends.sendingApp(String(templateAppId), c.user_id);
+    const template = await this.gatewaySends.templateOf(app, c.definition.template, c.definition.language);
+    resolvedSend(template, c.definition.params, c.definition.media_url);
+    return { app, template };
+  }
+
+  /** Writes a campaign event to the outbox in the caller's transaction; publish it after the commit. */
+  async record(em: EntityManager, c: CampaignRow, type: CampaignEventType): Promise<OutboxEntry> {
+    const totals = await this.repo.totals(c.id, em);
+    const event: EventEnvelope<CampaignEventData> = {
+      id: newEventId(),
+      type,
+      created_at: this.clock.nowSeconds(),
+      channel: null,
+      app_id: null,
+      user_id: c.user_id,
+      data: {
+        campaign_id: c.id,
+        account_id: c.account_id,
+        name: c.name,
+        state: c.state,
+        reason: c.pause_reason,
+        detail: c.pause_detail,
+        counts: totals.counts,
+      },
+    };
+    const entry = { id: event.id, subject: this.topology.eventSubject(type), payload: event };
+    await this.outboxRows.insert(em, [entry]);
+    return entry;
+  }
+
+  /** Publishes a committed event now; the outbox relay publishes it later if this fails. */
+  publish(entry: OutboxEntry | null): void {
+    if (!entry) return;
+    this.outbox
+      .publish(entry)
+      .catch((err: unknown) => this.logger.warn({ err, id: entry.id }, 'campaign event left to the outbox relay'));
+  }
+
+  async viewOf(c: CampaignRow, totals?: CampaignTotals): Promise<CampaignView> {
+    const t = totals ?? (await this.repo.totals(c.id));
+    const balance = await this.balances.findBalance(c.user_id);
+    const rate = t.lastMinute / 60;
+    const pace = Math.min(
+      ...c.definition.channels.map((ch) => this.config.campaignPacing[ch]),
+      c.definition.rate ?? Number.POSITIVE_INFINITY,
+    );
+    const estimated =
+      c.state === 'running' ? new Date(this.clock.nowMs() + (t.counts.pending / Math.max(rate, pace)) * 1000) : null;
+    return {
+      ...c.definition,
+      id: c.id,
+      state: c.state,
+      pause_reason: c.pause_reason,
+      pause_detail: c.pause_detail,
+      recipients: c.recipients,
+      counts: t.counts,
+      channels_used: t.channelsUsed,
+      money: { currency: balance?.currency ?? null, held: t.held, spent: t.spent, committed: Number(c.committed) },
+      current_rate: Math.round(rate * 100) / 100,
+      estimated_finish_at: iso(estimated),
+      created_at: iso(c.created_at)!,
+      updated_at: iso(c.updated_at)!,
+      launched_at: iso(c.launched_at),
+      started_at: iso(c.started_at),
+      completed_at: iso(c.completed_at),
+    };
+  }
+
+  private accountOf(req: { account_id: string }): string {
+    if (typeof req?.account_id !== 'string' || !UUID.test(req.account_id)) {
+      throw new ValidationProblem([{ field: 'account_id', message: 'must be an account id' }]);
+    }
+    return req.account_id;
+  }
+
+  /** The account's campaign: 404 unknown, 403 another account's. */
+  private async owned(req: CampaignRef, em?: EntityManager, lock = false): Promise<CampaignRow> {
+    const accountId = this.accountOf(req);
+    if (typeof req.id !== 'string' || !UUID.test(req.id)) throw new NotFoundProblem('campaign');
+    const c = await this.repo.find(req.id, em, lock);
+    if (!c) throw new NotFoundProblem('campaign');
+    if (c.account_id !== accountId) throw new ForbiddenProblem('The campaign belongs to another account.');
+    return c;
+  }
+}
+
+function definitionOf(raw: unknown) {
+  const checked = checkDefinition(raw);
+  if (Array.isArray(checked)) throw new ValidationProblem(checked);
+  return checked;
+}
+
+function notDraft(state: CampaignState): ProblemError {
+  return new ProblemError(
+    409,
+    'campaign-not-draft',
+    'Campaign not a draft',
+    `The campaign is ${state}: only a draft can be changed or deleted.`,
+    { state },
+  );
+}
+
+function recipientErrors(r: CampaignRecipientInput, at: string): FieldError[] {
+  if (typeof r !== 'object' || r === null) return [{ field: at, message: 'must be an object' }];
+  const errors: FieldError[] = [];
+  if (!Number.isInteger(r.seq) || r.seq < 1 || r.seq > 2_000_000_000)
+    errors.push({ field: `${at}.seq`, message: 'must be a positive whole number' });
+  if (typeof r.contact_id !== 'string' || !r.contact_id || r.contact_id.length > 200) {
+    errors.push({ field: `${at}.contact_id`, message: 'must be 1 to 200 characters' });
+  }
+  if (
+    r.external_id !== null &&
+    r.external_id !== undefined &&
+    (typeof r.external_id !== 'string' || r.external_id.length > 200)
+  ) {
+    errors.push({ field: `${at}.external_id`, message: 'must be at most 200 characters' });
+  }
+  if (!isTimeZone(r.time_zone)) errors.push({ field: `${at}.time_zone`, message: 'must be an IANA time zone' });
+  const skip = r.skip;
+  if (skip !== undefined && skip !== null && !['no_identity', 'duplicate', 'missing_param'].includes(skip)) {
+    errors.push({ field: `${at}.skip`, message: 'must be no_identity, duplicate or missing_param' });
+  }
+  const route = r.route;
+  const routeOk =
+    Array.isArray(route) &&
+    route.length <= GATEWAY_SEND_CHANNELS.length &&
+    (route.length >= 1 || (skip !== undefined && skip !== null)) &&
+    new Set(route.map((s) => s?.channel)).size === route.length &&
+    route.every(
+      (s) =>
+        isChannel(s?.channel) &&
+        typeof s.to === 'string' &&
+        s.to.length >= 1 &&
+        s.to.length <= ADDRESS_MAX &&
+        (s.channel === 'whatsapp' ||
+          (typeof s.sender?.connection_id === 'string' && typeof s.sender?.credential === 'string')),
+    );
+  if (!routeOk) {
+    errors.push({
+      field: `${at}.route`,
+      message: 'must be 1 to 3 distinct channels, each an address (and a bot sender)',
+    });
+  }
+  if (
+    !Array.isArray(r.params) ||
+    r.params.length > 100 ||
+    !r.params.every((p) => typeof p === 'string' && p.length <= 1024)
+  ) {
+    errors.push({ field: `${at}.params`, message: 'must be at most 100 strings of at most 1024 characters' });
+  }
+  return errors;
+}

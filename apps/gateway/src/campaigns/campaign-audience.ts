@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { CampaignAudience, CampaignDefinition, CampaignRecipientInput } from '@app/contracts';
+import { UnprocessableProblem } from '@app/server';
+import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { ConnectionsRepository } from '../connections/connections.repository';
+import { ContactFilter, ContactRow, ContactsRepository } from '../contacts/contacts.repository';
+import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
+import { EXTERNAL_PREFIX } from './campaign-definition';
+import { CompiledParam, compileParams, fillParams } from './campaign-params';
+
+/** Contacts read per query: the audience is paged by id, never held whole. */
+export const AUDIENCE_PAGE = 2_000;
+/** Unknown contacts named in a 422 at most. */
+const UNKNOWN_NAMED = 10;
+
+interface Resolution {
+  senders: LiveSenders;
+  params: CompiledParam[];
+  channels: CampaignDefinition['channels'];
+  accountZone: string;
+}
+
+/**
+ * Resolves a campaign's audience from the account's contacts, the same way for an estimate and a
+ * launch: pages of recipients in audience order (seq from 1), each with its failover route, its
+ * params filled in and its time zone, or the reason it is excluded (`duplicate`, `no_identity`,
+ * `missing_param`).
+ */
+@Injectable()
+export class CampaignAudienceResolver {
+  constructor(
+    private readonly contacts: ContactsRepository,
+    private readonly connections: ConnectionsRepository,
+  ) {}
+
+  async *resolve(
+    account: AuthenticatedAccount,
+    definition: CampaignDefinition,
+  ): AsyncGenerator<CampaignRecipientInput[]> {
+    const r: Resolution = {
+      senders: await liveSendersOf(this.connections, account.id, definition.channels),
+      params: compileParams(definition.params ?? []),
+      channels: definition.channels,
+      accountZone: account.timeZone ?? 'UTC',
+    };
+    let seq = 0;
+    const audience = definition.audience;
+    if ('contact_ids' in audience) {
+      await this.checkKnown(account.id, audience.contact_ids);
+      const seen = new Set<string>();
+      for (let i = 0; i < audience.contact_ids.length; i += AUDIENCE_PAGE) {
+        const refs = audience.contact_ids.slice(i, i + AUDIENCE_PAGE);
+        const found = await this.byRef(account.id, refs);
+        const page: CampaignRecipientInput[] = [];
+        for (const ref of refs) {
+          // A contact erased since the check is left out.
+          const contact = found.get(refKey(ref));
+          if (!contact) continue;
+          const duplicate = seen.has(contact.id);
+          seen.add(contact.id);
+          page.push(recipientOf(++seq, contact, r, duplicate));
+        }
+        if (page.length) yield page;
+      }
+      return;
+    }
+    for await (const contacts of this.contacts.all(account.id, filterOf(audience), AUDIENCE_PAGE)) {
+      yield contacts.map((contact) => recipientOf(++seq, contact, r, false));
+    }
+  }
+
+  /** 422 naming up to 10 of the refs that name no contact of the account. */
+  private async checkKnown(accountId: string, refs: string[]): Promise<void> {
+    const unknown: string[] = [];
+    let missing = 0;
+    for (let i = 0; i < refs.length; i += AUDIENCE_PAGE) {
+      const chunk = refs.slice(i, i + AUDIENCE_PAGE);
+      const found = await this.byRef(accountId, chunk);
+      for (const ref of chunk) {
+        if (found.has(refKey(ref))) continue;
+        missing++;
+        if (unknown.length < UNKNOWN_NAMED) unknown.push(ref);
+      }
+    }
+    if (missing) {
+      throw new UnprocessableProblem(
+        'unknown-contacts',
+        'Unknown contacts',
+        `${missing} of the audience's contacts ${missing === 1 ? 'is' : 'are'} not contacts of the account: ${unknown.join(', ')}${missing > unknown.length ? ', …' : ''}.`,
+        { unknown },
+      );
+    }
+  }
+
+  /** The account's contacts named by these refs, keyed by refKey. */
+  private async byRef(accountId: string, refs: string[]): Promise<Map<string, ContactRow>> {
+    const ids = refs.filter((r) => !r.startsWith(EXTERNAL_PREFIX)).map((r) => r.toLowerCase());
+    const externals = refs.filter((r) => r.startsWith(EXTERNAL_PREFIX)).map((r) => r.slice(EXTERNAL_PREFIX.length));
+    const rows = await this.contacts.findByRefs(accountId, ids, externals);
+    const out = new Map<string, ContactRow>();
+    for (const row of rows) {
+      out.set(row.id, row);
+      if (row.external_id !== null) out.set(`${EXTERNAL_PREFIX}${row.external_id}`, row);
+    }
+    return out;
+  }
+}
+
+/** How a ref is looked up: an id in lower case, ext:<external id> as given. */
+const refKey = (ref: string): string => (ref.startsWith(EXTERNAL_PREFIX) ? ref : ref.toLowerCase());
+
+function filterOf(audience: Exclude<CampaignAudience, { contact_ids: string[] }>): ContactFilter {
+  if ('list' in audience) return { list: audience.list };
+  return { lists: audience.filter.lists ?? [], attributes: audience.filter.attributes ?? {} };
+}
+
+/** One contact as a recipient: its route, params and zone, or why it is excluded. */
+export function recipientOf(
+  seq: number,
+  contact: ContactRow,
+  r: Resolution,
+  duplicate: boolean,
+): CampaignRecipientInput {
+  const base = {
+    seq,
+    contact_id: contact.id,
+    external_id: contact.external_id,
+    time_zone: contact.time_zone ?? r.accountZone,
+  };
+  if (duplicate) return { ...base, route: [], params: [], skip: 'duplicate' };
+  const route = contactRoute(contact, r.channels, r.senders);
+  if (!route.length) return { ...base, route: [], params: [], skip: 'no_identity' };
+  const params = fillParams(r.params, contact);
+  if (!params) return { ...base, route: [], params: [], skip: 'missing_param' };
+  return { ...base, route, params };
+}

@@ -1,0 +1,207 @@
+import { CampaignQuote, ChannelPacing, GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
+
+export const ESTIMATE_LIMITS = ['tier', 'pacing', 'rate', 'quiet_hours'] as const;
+export type EstimateLimit = (typeof ESTIMATE_LIMITS)[number];
+
+/** One limit on how fast a campaign can go, and how long it alone would take. */
+export interface EstimateLimitView {
+  limit: EstimateLimit;
+  /** pacing: the sender's channel; tier: whatsapp. */
+  channel?: GatewaySendChannel;
+  /** pacing, rate: messages per second; tier: unique recipients per 24 hours. */
+  per_second?: number;
+  per_day?: number;
+  /** tier: the days past today the WhatsApp audience spreads over. */
+  days?: number;
+  /** quiet_hours: the share of a day outside quiet hours. */
+  allowed_fraction?: number;
+  seconds: number;
+}
+
+export type EstimateExclusion = 'opted_out' | 'no_identity' | 'duplicate' | 'missing_param';
+
+/** `POST /v1/campaigns/{id}/estimate`: the dry run of a launch (docs/campaigns.md#the-estimate). */
+export interface CampaignEstimate {
+  audience: number;
+  recipients: number;
+  excluded: Record<EstimateExclusion, number>;
+  channels: Partial<Record<GatewaySendChannel, { recipients: number; price: number; cost: number }>>;
+  cost: {
+    total: number;
+    currency: string;
+    balance: number;
+    covered_recipients: number;
+    budget: number | null;
+    /** How many recipients, in audience order, the budget covers (null without a budget). */
+    budget_covered_recipients: number | null;
+  };
+  time: { seconds: number; finish_at: string; limited_by: EstimateLimit };
+  limits: EstimateLimitView[];
+  warnings: string[];
+}
+
+const DAY_SECONDS = 86_400;
+const MINUTES_PER_DAY = 1_440;
+
+/** Money rounded to 4 decimal places (as the api stores it), summed without drifting. */
+const money = (n: number): number => Math.round(n * 10_000) / 10_000;
+
+const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** The share of a day outside quiet hours from `start` to `end` (which may wrap midnight). */
+export function allowedFraction(quiet: { start: string; end: string }): number {
+  const quietMinutes = (minutesOf(quiet.end) - minutesOf(quiet.start) + MINUTES_PER_DAY) % MINUTES_PER_DAY;
+  return (MINUTES_PER_DAY - quietMinutes) / MINUTES_PER_DAY;
+}
+
+export interface TimeEstimateInput {
+  /** Recipients per channel (the first channel consent allows). */
+  perChannel: Partial<Record<GatewaySendChannel, number>>;
+  pacing: ChannelPacing;
+  rate: number | null;
+  tier: CampaignQuote['tier'];
+  quietHours: { start: string; end: string } | null;
+  now: Date;
+  startAt: Date | null;
+}
+
+export interface TimeEstimate {
+  time: CampaignEstimate['time'];
+  limits: EstimateLimitView[];
+  /** Days past today WhatsApp's tier spreads the campaign over (0 when today's room suffices). */
+  tierDays: number;
+}
+
+/**
+ * How long a campaign takes and what sets it: each channel's pacing (its recipients at its
+ * sender's pace), the campaign's rate, WhatsApp's tier (an audience larger than today's room goes
+ * on the next days) and quiet hours (sending only in the allowed share of each day). The finish
+ * counts from `start_at` when it is later than now.
+ */
+export function estimateTime(input: TimeEstimateInput): TimeEstimate {
+  const limits: EstimateLimitView[] = [];
+  const total = GATEWAY_SEND_CHANNELS.reduce((n, c) => n + (input.perChannel[c] ?? 0), 0);
+  for (const channel of GATEWAY_SEND_CHANNELS) {
+    const n = input.perChannel[channel] ?? 0;
+    const pace = input.pacing[channel];
+    if (n > 0 && pace > 0) limits.push({ limit: 'pacing', channel, per_second: pace, seconds: n / pace });
+  }
+  if (input.rate && total > 0) limits.push({ limit: 'rate', per_second: input.rate, seconds: total / input.rate });
+  const sending = Math.max(0, ...limits.map((l) => l.seconds));
+  let tierDays = 0;
+  const whatsapp = input.perChannel.whatsapp ?? 0;
+  if (input.tier && input.tier.cap > 0 && whatsapp > input.tier.remaining) {
+    tierDays = Math.ceil((whatsapp - Math.max(0, input.tier.remaining)) / input.tier.cap);
+    limits.push({
+      limit: 'tier',
+      channel: 'whatsapp',
+      per_day: input.tier.cap,
+      days: tierDays,
+      seconds: tierDays * DAY_SECONDS,
+    });
+  }
+  if (input.quietHours && sending > 0) {
+    const fraction = allowedFraction(input.quietHours);
+    limits.push({ limit: 'quiet_hours', allowed_fraction: round(fraction, 4), seconds: sending / fraction });
+  }
+  let slowest: EstimateLimitView | null = null;
+  for (const l of limits) if (!slowest || l.seconds > slowest.seconds) slowest = l;
+  const seconds = Math.ceil(slowest?.seconds ?? 0);
+  const from = input.startAt && input.startAt > input.now ? input.startAt : input.now;
+  return {
+    time: {
+      seconds,
+      finish_at: new Date(from.getTime() + seconds * 1000).toISOString(),
+      limited_by: slowest?.limit ?? 'pacing',
+    },
+    limits: limits.map((l) => ({ ...l, seconds: Math.ceil(l.seconds) })),
+    tierDays,
+  };
+}
+
+const round = (n: number, places: number): number => Number(n.toFixed(places));
+
+/**
+ * The estimate's tally, fed recipients in audience order: exclusions by reason, recipients and
+ * cost per channel, and how far the balance (and the budget) go.
+ */
+export class EstimateTally {
+  audience = 0;
+  readonly excluded: Record<EstimateExclusion, number> = {
+    opted_out: 0,
+    no_identity: 0,
+    duplicate: 0,
+    missing_param: 0,
+  };
+  private readonly perChannel: Partial<Record<GatewaySendChannel, number>> = {};
+  private spent = 0;
+  private covered = 0;
+  private budgetCovered = 0;
+  private balanceOut = false;
+  private budgetOut = false;
+
+  constructor(
+    private readonly quote: CampaignQuote,
+    private readonly budget: number | null,
+  ) {}
+
+  exclude(reason: EstimateExclusion): void {
+    this.audience++;
+    this.excluded[reason]++;
+  }
+
+  /** A recipient consent allows, counted on its first allowed channel. */
+  include(channel: GatewaySendChannel): void {
+    this.audience++;
+    this.perChannel[channel] = (this.perChannel[channel] ?? 0) + 1;
+    this.spent = money(this.spent + this.quote.prices[channel]);
+    if (!this.balanceOut && this.spent <= this.quote.balance) this.covered++;
+    else this.balanceOut = true;
+    if (this.budget !== null) {
+      if (!this.budgetOut && this.spent <= this.budget) this.budgetCovered++;
+      else this.budgetOut = true;
+    }
+  }
+
+  get recipients(): number {
+    return GATEWAY_SEND_CHANNELS.reduce((n, c) => n + (this.perChannel[c] ?? 0), 0);
+  }
+
+  /** The estimate, with its time from `time` (estimateTime of these recipients). */
+  result(time: (perChannel: Partial<Record<GatewaySendChannel, number>>) => TimeEstimate): CampaignEstimate {
+    const channels: CampaignEstimate['channels'] = {};
+    for (const c of GATEWAY_SEND_CHANNELS) {
+      const n = this.perChannel[c];
+      if (n) channels[c] = { recipients: n, price: this.quote.prices[c], cost: money(n * this.quote.prices[c]) };
+    }
+    const recipients = this.recipients;
+    const estimate = time(this.perChannel);
+    const warnings: string[] = [];
+    if (estimate.tierDays > 0 && this.quote.tier) {
+      warnings.push(
+        `WhatsApp's tier (${this.quote.tier.label}) spreads the campaign over ${estimate.tierDays + 1} days`,
+      );
+    }
+    if (this.covered < recipients) warnings.push(`the balance covers ${this.covered} of ${recipients} recipients`);
+    if (this.budget !== null && this.budgetCovered < recipients) {
+      warnings.push(`the budget covers ${this.budgetCovered} of ${recipients} recipients`);
+    }
+    return {
+      audience: this.audience,
+      recipients,
+      excluded: { ...this.excluded },
+      channels,
+      cost: {
+        total: this.spent,
+        currency: this.quote.currency,
+        balance: this.quote.balance,
+        covered_recipients: this.covered,
+        budget: this.budget,
+        budget_covered_recipients: this.budget === null ? null : this.budgetCovered,
+      },
+      time: estimate.time,
+      limits: estimate.limits,
+      warnings,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { compileParams, fillParams, paramErrors } from './campaign-params';
+
+const anna = {
+  name: 'Anna',
+  external_id: 'crm-1',
+  language: 'ru',
+  attributes: { plan: 'gold', visits: 3, empty: '' },
+};
+
+describe('campaign params', () => {
+  it("fills every reference with the contact's field, attributes as text, and keeps literal text", () => {
+    const params = compileParams([
+      'Hello {{contact.name}}!',
+      '{{ contact.external_id }}/{{contact.language}}',
+      '{{contact.attributes.plan}} x{{contact.attributes.visits}}',
+      'no references',
+      '',
+    ]);
+    expect(fillParams(params, anna)).toEqual(['Hello Anna!', 'crm-1/ru', 'gold x3', 'no references', '']);
+  });
+
+  it('answers null when a referenced field is missing or empty', () => {
+    expect(fillParams(compileParams(['{{contact.name}}']), { ...anna, name: null })).toBeNull();
+    expect(fillParams(compileParams(['{{contact.attributes.empty}}']), anna)).toBeNull();
+    expect(fillParams(compileParams(['{{contact.attributes.nothing}}']), anna)).toBeNull();
+    expect(fillParams(compileParams(['{{contact.name}}']), { ...anna, name: '  ' })).toBeNull();
+  });
+
+  it('names params[i] for each param referring to anything but a contact field', () => {
+    expect(
+      paramErrors([
+        'ok {{contact.name}}',
+        '{{contact.phone}}',
+        '{{user.name}}',
+        '{{contact.attributes.}}',
+        '{{contact.attributes.bad key}}',
+        '{{}}',
+        'a single { brace } is text, {{ unclosed',
+      ]).map((e) => e.field),
+    ).toEqual(['params[1]', 'params[2]', 'params[3]', 'params[4]', 'params[5]']);
+    expect(paramErrors(['{{contact.secret}}'])[0].message).toMatch(/\{\{contact\.secret\}\} is not a contact field/);
+  });
+});

@@ -1,0 +1,297 @@
+import { Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import {
+  CAMPAIGNS_RPC,
+  CampaignConsentRequest,
+  CampaignDefinition,
+  CampaignRecipientInput,
+  CampaignRef,
+  CampaignRecipientView,
+  CampaignState,
+  CampaignView,
+  GatewaySendChannel,
+  isUuid,
+  ListCampaignRecipientsRequest,
+  ListCampaignRecipientsResult,
+  ListCampaignsResult,
+} from '@app/contracts';
+import { TargetPolicy } from '@app/egress';
+import { RpcCallOptions, RpcClient } from '@app/messaging';
+import { Clock, ConflictProblem, NotFoundProblem } from '@app/server';
+import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { ConnectionsRepository } from '../connections/connections.repository';
+import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
+import { billedUser, templateAppOf } from '../messages/send-route';
+import { CampaignAudienceResolver } from './campaign-audience';
+import { mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
+import { CampaignEstimate, estimateTime, EstimateTally } from './campaign-estimate';
+
+/** Most routes asked of consent per call (the api's bound). */
+export const CONSENT_BATCH = 5_000;
+/** Most recipients per load call. */
+export const LOAD_PAGE_RECIPIENTS = 1_000;
+/** Most JSON bytes of recipients per load call: a NATS message is at most 1 MiB. */
+export const LOAD_PAGE_BYTES = 512 * 1024;
+/** Recipients per page of the CSV report. */
+const REPORT_PAGE = 1_000;
+
+const READ: RpcCallOptions = { timeoutMs: 5_000, unavailable: 'Campaigns cannot be read right now; retry later.' };
+const WRITE: RpcCallOptions = {
+  timeoutMs: 5_000,
+  unavailable: 'The campaign could not be changed right now; retry later.',
+};
+const ESTIMATE: RpcCallOptions = {
+  timeoutMs: 10_000,
+  unavailable: 'The campaign cannot be estimated right now; retry later.',
+};
+const LAUNCH: RpcCallOptions = {
+  timeoutMs: 10_000,
+  unavailable: 'The campaign could not be launched right now; it is still a draft: retry later.',
+};
+
+export const RECIPIENT_COLUMNS = [
+  'seq',
+  'contact_id',
+  'external_id',
+  'status',
+  'skip_reason',
+  'channel',
+  'message_id',
+  'failure_code',
+  'queued_at',
+  'updated_at',
+  'next_attempt_at',
+] as const;
+
+export interface RecipientsQuery {
+  status?: CampaignRecipientView['status'];
+  channel?: GatewaySendChannel;
+  after?: number | null;
+  limit: number;
+}
+
+/**
+ * `/v1/campaigns` (docs/campaigns.md). The api keeps and runs each campaign; the gateway checks
+ * definitions, and resolves the audience from the account's contacts for an estimate and a launch.
+ */
+@Injectable()
+export class CampaignsService {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly audience: CampaignAudienceResolver,
+    private readonly connections: ConnectionsRepository,
+    private readonly targets: TargetPolicy,
+    private readonly clock: Clock,
+  ) {}
+
+  private parse(raw: unknown): Promise<CampaignDefinition> {
+    return parseCampaignDefinition(raw, (url) => {
+      const form = this.targets.checkForm(url);
+      return form.ok ? null : form.reason;
+    });
+  }
+
+  async create(account: AuthenticatedAccount, body: unknown): Promise<CampaignView> {
+    const definition = await this.parse(body);
+    const userId = billedUser(account);
+    return this.rpc.call(CAMPAIGNS_RPC.create, { account_id: account.id, user_id: userId, definition }, WRITE);
+  }
+
+  get(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+    return this.rpc.call(CAMPAIGNS_RPC.get, refOf(account, id), READ);
+  }
+
+  list(
+    account: AuthenticatedAccount,
+    q: { state?: CampaignState; cursor?: string; limit: number },
+  ): Promise<ListCampaignsResult> {
+    return this.rpc.call(
+      CAMPAIGNS_RPC.list,
+      { account_id: account.id, ...(q.state ? { state: q.state } : {}), cursor: q.cursor ?? null, limit: q.limit },
+      READ,
+    );
+  }
+
+  /** Merges the changes into the draft's stored definition and checks the result whole. */
+  async update(account: AuthenticatedAccount, id: string, patch: unknown): Promise<CampaignView> {
+    const stored = await this.get(account, id);
+    if (stored.state !== 'draft') throw notDraft(stored.state);
+    const definition = await this.parse(mergeDefinition(storedDefinition(stored), patch));
+    return this.rpc.call(CAMPAIGNS_RPC.update, { ...refOf(account, id), definition }, WRITE);
+  }
+
+  async remove(account: AuthenticatedAccount, id: string): Promise<void> {
+    await this.rpc.call(CAMPAIGNS_RPC.delete, refOf(account, id), WRITE);
+  }
+
+  transition(account: AuthenticatedAccount, id: string, to: 'pause' | 'resume' | 'cancel'): Promise<CampaignView> {
+    return this.rpc.call(CAMPAIGNS_RPC[to], refOf(account, id), WRITE);
+  }
+
+  /**
+   * A dry run: the audience resolved as a launch would, consent asked for each route without
+   * sending, the cost against the balance and budget, and how long it would take.
+   */
+  async estimate(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
+    const campaign = await this.get(account, id);
+    const userId = billedUser(account);
+    const templateAppId = await templateAppOf(this.connections, account.id);
+    const quote = await this.rpc.call(
+      CAMPAIGNS_RPC.quote,
+      { ...refOf(account, id), template_app_id: templateAppId },
+      ESTIMATE,
+    );
+    const tally = new EstimateTally(quote, campaign.budget ?? null);
+    let batch: CampaignRecipientInput[] = [];
+    const settle = async () => {
+      if (!batch.length) return;
+      const request: CampaignConsentRequest = {
+        user_id: userId,
+        category: quote.category,
+        routes: batch.map((r) => r.route.map((s) => ({ channel: s.channel, to: s.to }))),
+      };
+      const { allowed } = await this.rpc.call(CAMPAIGNS_RPC.consent, request, ESTIMATE);
+      batch.forEach((r, i) => {
+        const index = allowed[i]?.index ?? -1;
+        if (index < 0 || index >= r.route.length) tally.exclude('opted_out');
+        else tally.include(r.route[index].channel);
+      });
+      batch = [];
+    };
+    for await (const page of this.audience.resolve(account, campaign)) {
+      for (const r of page) {
+        if (r.skip) {
+          // Exclusions keep their audience order only relative to the cost tally, which they do not touch.
+          tally.exclude(r.skip);
+          continue;
+        }
+        batch.push(r);
+        if (batch.length >= CONSENT_BATCH) await settle();
+      }
+    }
+    await settle();
+    const now = this.clock.now();
+    const startAt = campaign.schedule?.start_at ? new Date(campaign.schedule.start_at) : null;
+    return tally.result((perChannel) =>
+      estimateTime({
+        perChannel,
+        pacing: quote.pacing,
+        rate: campaign.rate ?? null,
+        tier: quote.tier,
+        quietHours: campaign.quiet_hours ?? null,
+        now,
+        startAt,
+      }),
+    );
+  }
+
+  /**
+   * Loads the resolved audience into the draft a page at a time (the first page drops what an
+   * interrupted launch loaded), then launches it with the count loaded.
+   */
+  async launch(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+    const campaign = await this.get(account, id);
+    if (campaign.state !== 'draft') {
+      throw new ConflictProblem(
+        'campaign-state',
+        'Campaign state',
+        `The campaign is ${campaign.state}: only a draft launches.`,
+      );
+    }
+    billedUser(account);
+    const templateAppId = await templateAppOf(this.connections, account.id);
+    let total = 0;
+    let first = true;
+    let page: CampaignRecipientInput[] = [];
+    let bytes = 0;
+    const load = async () => {
+      await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: first, recipients: page }, LAUNCH);
+      total += page.length;
+      first = false;
+      page = [];
+      bytes = 0;
+    };
+    for await (const resolved of this.audience.resolve(account, campaign)) {
+      for (const r of resolved) {
+        const size = Buffer.byteLength(JSON.stringify(r)) + 1;
+        if (page.length && (page.length >= LOAD_PAGE_RECIPIENTS || bytes + size > LOAD_PAGE_BYTES)) await load();
+        page.push(r);
+        bytes += size;
+      }
+    }
+    // The first page goes even when empty: it resets what an earlier launch left.
+    if (page.length || first) await load();
+    return this.rpc.call(
+      CAMPAIGNS_RPC.launch,
+      { ...refOf(account, id), template_app_id: templateAppId, total },
+      LAUNCH,
+    );
+  }
+
+  recipients(account: AuthenticatedAccount, id: string, q: RecipientsQuery): Promise<ListCampaignRecipientsResult> {
+    return this.rpc.call(CAMPAIGNS_RPC.recipients, this.recipientsRequest(account, id, q), READ);
+  }
+
+  /**
+   * Every matching recipient as CSV, a page of 1,000 at a time through the api (never all in
+   * memory). The first page is read before the answer starts, so an unknown campaign is a 404.
+   */
+  async recipientsCsv(account: AuthenticatedAccount, id: string, q: Omit<RecipientsQuery, 'limit'>): Promise<Readable> {
+    const request = this.recipientsRequest(account, id, { ...q, limit: REPORT_PAGE });
+    const firstPage = await this.rpc.call(CAMPAIGNS_RPC.recipients, request, READ);
+    const rpc = this.rpc;
+    async function* lines(): AsyncGenerator<string[]> {
+      let page = firstPage;
+      for (;;) {
+        for (const r of page.data) yield recipientLine(r);
+        if (page.next_after === null || !page.data.length) return;
+        page = await rpc.call(CAMPAIGNS_RPC.recipients, { ...request, after: page.next_after }, READ);
+      }
+    }
+    return csvStream([...RECIPIENT_COLUMNS], lines());
+  }
+
+  private recipientsRequest(
+    account: AuthenticatedAccount,
+    id: string,
+    q: RecipientsQuery,
+  ): ListCampaignRecipientsRequest {
+    return {
+      ...refOf(account, id),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.channel ? { channel: q.channel } : {}),
+      after: q.after ?? null,
+      limit: q.limit,
+    };
+  }
+}
+
+/** The campaign as the api is asked for it; an id that is no UUID names no campaign. */
+function refOf(account: AuthenticatedAccount, id: string): CampaignRef {
+  if (!isUuid(id)) throw new NotFoundProblem('campaign');
+  return { account_id: account.id, id: id.toLowerCase() };
+}
+
+const notDraft = (state: CampaignState) =>
+  new ConflictProblem(
+    'campaign-not-draft',
+    'Campaign not a draft',
+    `The campaign is ${state}: only a draft's definition changes.`,
+  );
+
+/** A recipient as a CSV line, in RECIPIENT_COLUMNS order. */
+function recipientLine(r: CampaignRecipientView): string[] {
+  return [
+    String(r.seq),
+    r.contact_id,
+    spreadsheetSafe(r.external_id ?? ''),
+    r.status,
+    r.skip_reason ?? '',
+    r.channel ?? '',
+    r.message_id ?? '',
+    r.failure_code ?? '',
+    r.queued_at ?? '',
+    r.updated_at ?? '',
+    r.next_attempt_at ?? '',
+  ];
+}
