@@ -107,7 +107,8 @@ describe('campaigns end to end', () => {
         SANDBOX_STATUS_DELAY_MS: '50',
         WEBHOOK_POLL_INTERVAL_MS: '100',
         CHANNEL_MESSAGE_PRICES: JSON.stringify({ telegram: prices(TELEGRAM_PRICE), max: prices(0) }),
-        FAILOVER_RECEIPT_SECONDS: '5',
+        // A burst of 285 paced at 80/s per number: no attempt may be taken for unanswered while it waits its turn.
+        FAILOVER_RECEIPT_SECONDS: '60',
         SETTLEMENT_INTERVAL_MS: '500',
         RATE_LIMIT_PER_SECOND: '100000',
         RATE_LIMIT_BURST: '100000',
@@ -513,11 +514,13 @@ describe('campaigns end to end', () => {
     await sleep(1000);
     const pending = await recipientsReport(tiered, id as string, 'status=pending');
     expect(pending).toHaveLength(50);
-    for (const r of pending) {
-      const due = new Date(r.next_attempt_at as string).getTime();
-      expect(due).toBeGreaterThan(launchedAt + 23.9 * 3600_000);
-      expect(due).toBeLessThan(Date.now() + 24 * 3600_000 + 60_000);
-    }
+    // Each is due when the tier frees a place, about a day on (checked at the end, after the rest of the path).
+    const notDueTomorrow = pending
+      .filter((r) => {
+        const due = new Date(r.next_attempt_at as string).getTime();
+        return !(due > launchedAt + 23.9 * 3600_000 && due < Date.now() + 24 * 3600_000 + 60_000);
+      })
+      .map((r) => `${r.seq}: ${r.next_attempt_at}`);
     // The queue paces the number: the 250 reach the channel over a few seconds, and no more after them.
     await waitFor(
       async () => (await whatsappSends(tierApp.phoneNumberId!)).length >= 250,
@@ -536,6 +539,7 @@ describe('campaigns end to end', () => {
     expect([...ledger.messagesPerSeq.values()].filter((n) => n !== 1)).toEqual([]);
     const received = perAddress((await whatsappSends(tierApp.phoneNumberId!)).map((s) => s.body.to));
     expect(received).toEqual(perAddress(phones));
+    expect({ notDueTomorrow }).toEqual({ notDueTomorrow: [] });
   });
 });
 

@@ -115,7 +115,7 @@ export async function recipientsCsv(call: GatewayCall, campaignId: string): Prom
 export interface CampaignLedger {
   /** Messages (first attempts) per recipient seq; a seq with two is a recipient sent twice. */
   messagesPerSeq: Map<number, number>;
-  /** First attempts (not failover's later attempts) with the campaign id. */
+  /** First attempts (a failover's later attempts belong to their first: message_attempts.parent_id) with the campaign id. */
   messages: number;
   /** Every row with the campaign id (failover attempts included). */
   rows: number;
@@ -140,7 +140,7 @@ export async function campaignLedger(databaseUrl: string, campaignId: string): P
          FROM api.campaign_recipients r
          JOIN api.messages m ON m.campaign_id = r.campaign_id AND m.recipient = ANY(
                 ARRAY(SELECT s->>'to' FROM jsonb_array_elements(r.route) s))
-                AND NOT EXISTS (SELECT 1 FROM api.message_attempts a WHERE a.message_id = m.id AND a.position > 0)
+                AND NOT EXISTS (SELECT 1 FROM api.message_attempts a WHERE a.message_id = m.id AND a.parent_id <> m.id)
         WHERE r.campaign_id = $1
         GROUP BY r.seq`,
       [campaignId],
