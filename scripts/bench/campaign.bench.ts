@@ -60,8 +60,12 @@ interface Service {
  * api last. Each is ready once its admin listener answers `/readyz` (the sandbox's is its port +
  * ADMIN_PORT_OFFSET: it takes no ADMIN_PORT).
  */
-async function startServices(build: string, env: Record<string, string>, adminPorts: Record<ServiceName, number>) {
-  const started: Service[] = [];
+async function startServices(
+  build: string,
+  env: Record<string, string>,
+  adminPorts: Record<ServiceName, number>,
+  started: Service[],
+): Promise<void> {
   for (const name of SERVICES) {
     const adminPort = name === 'sandbox' ? Number(env.SANDBOX_PORT) + ADMIN_PORT_OFFSET : adminPorts[name];
     const child = spawnBuiltService(build, name, { ...env, ADMIN_PORT: String(adminPort) });
@@ -81,7 +85,6 @@ async function startServices(build: string, env: Record<string, string>, adminPo
       await sleep(200);
     }
   }
-  return started;
 }
 
 /** One account of the business: its gateway client, app and whether it has a bot. */
@@ -159,8 +162,10 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
     QUEUE_MAX_RATE_PER_BOT: UNPACED,
     QUEUE_CONCURRENCY: '200',
   });
-  const services = await startServices(build, env, adminPorts);
+  // Every process started is stopped at the end, a failed start included.
+  const services: Service[] = [];
   try {
+    await startServices(build, env, adminPorts, services);
     // The business: one user paying for 10 accounts, each with its own WhatsApp number.
     const factory = await ApiFactory.connect(infra.databaseUrl);
     const user = await factory.user('system', { name: 'bench campaign', balance: 100_000_000 });

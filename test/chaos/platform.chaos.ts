@@ -145,7 +145,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
       users.push({ userId: user.userId, auth: user.auth, secret, path });
       targets.push({ userIndex: i, auth: user.auth, appId: app.id, template: template.name });
     }
-    campaign = await ChaosCampaign.prepare(cluster.urls, cluster.databaseUrl, factory, CAMPAIGN_RATE);
+    campaign = await ChaosCampaign.prepare(cluster.urls, cluster.databaseUrl, cluster.natsUrl, factory, CAMPAIGN_RATE);
     // The suite's own connections are not part of the experiment: closed before Postgres stops.
     await factory.close();
     factory = undefined;

@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from 'nats';
+import { Client } from 'pg';
+import { CAMPAIGNS_RPC } from '@app/contracts';
 import { ApiFactory } from '../../support/factories';
 import {
   campaignLedger,
@@ -7,6 +11,7 @@ import {
   gatewayAccount,
   gatewayClient,
   importContacts,
+  recipientsReport,
 } from '../../support/campaigns';
 import { registerSandboxNumber } from '../../support/sandbox';
 
@@ -40,6 +45,19 @@ const ELIGIBLE = CAMPAIGN_AUDIENCE - CAMPAIGN_EXCLUDED.opted_out - CAMPAIGN_EXCL
 /** What the campaign left once the platform settled. */
 export interface CampaignOutcome {
   state: string;
+  /** Why the report could not be read, if it could not. */
+  reportError: string | null;
+  /** What the api's tables say of the runner's work on it: its last tick, and recipients claimed now. */
+  runner: {
+    state: string;
+    lastTickSecondsAgo: number | null;
+    claimedNow: number;
+    /** Pending recipients per first channel, with how far off the soonest is due (s; negative: overdue). */
+    pending: Record<string, { n: number; dueIn: number }>;
+    whatsappWaitSeconds: number | null;
+    /** The api's own answer to campaigns.get over NATS (what the gateway would relay), abridged. */
+    apiAnswer: string;
+  };
   ledger: CampaignLedger;
   /** Recipients with more than one message, by seq. */
   sentTwice: number[];
@@ -64,6 +82,7 @@ export class ChaosCampaign {
   private constructor(
     private readonly call: GatewayCall,
     private readonly databaseUrl: string,
+    private readonly natsUrl: string,
     private readonly sandboxUrl: string,
     readonly userId: string,
     private readonly phoneNumberId: string,
@@ -74,6 +93,7 @@ export class ChaosCampaign {
   static async prepare(
     urls: { gateway: string; sandbox: string },
     databaseUrl: string,
+    natsUrl: string,
     factory: ApiFactory,
     rate: number,
   ): Promise<ChaosCampaign> {
@@ -96,7 +116,15 @@ export class ChaosCampaign {
       call,
       Array.from({ length: CAMPAIGN_AUDIENCE }, (_, k) => contact(k + 1)),
     );
-    const campaign = new ChaosCampaign(call, databaseUrl, urls.sandbox, user.userId, app.phoneNumberId!, bot.id);
+    const campaign = new ChaosCampaign(
+      call,
+      databaseUrl,
+      natsUrl,
+      urls.sandbox,
+      user.userId,
+      app.phoneNumberId!,
+      bot.id,
+    );
     const created = await call('POST', '/v1/campaigns', {
       name: 'Chaos',
       template: 'promo',
@@ -138,16 +166,14 @@ export class ChaosCampaign {
     const view = (await this.view()) ?? {};
     const ledger = await campaignLedger(this.databaseUrl, this.id);
     const skipped: Record<string, number> = {};
-    let after: number | null = null;
-    do {
-      const page = await this.call(
-        'GET',
-        `/v1/campaigns/${this.id}/recipients?status=skipped&limit=1000${after ? `&after=${after}` : ''}`,
-      );
-      for (const r of page.body.data as Json[])
+    let reportError: string | null = null;
+    try {
+      for (const r of await recipientsReport(this.call, this.id, 'status=skipped')) {
         skipped[r.skip_reason as string] = (skipped[r.skip_reason as string] ?? 0) + 1;
-      after = page.body.next_after as number | null;
-    } while (after);
+      }
+    } catch (err) {
+      reportError = String(err);
+    }
     const counts = (view.counts ?? {}) as Json;
     const sent = ['queued', 'sent', 'delivered', 'read', 'failed'].reduce((n, s) => n + Number(counts[s] ?? 0), 0);
     const wa = (await (
@@ -165,9 +191,12 @@ export class ChaosCampaign {
         .map((c) => String(c.params.chat_id)),
     ])
       reached.set(to, (reached.get(to) ?? 0) + 1);
+    const runner = await this.runnerState();
     const completedAt = view.completed_at ? new Date(view.completed_at as string).getTime() : null;
     return {
-      state: String(view.state),
+      state: String(view.state ?? `${runner.state} (GET failed)`),
+      reportError,
+      runner,
       ledger,
       sentTwice: [...ledger.messagesPerSeq.entries()].filter(([, n]) => n > 1).map(([seq]) => seq),
       skipped,
@@ -182,13 +211,73 @@ export class ChaosCampaign {
     };
   }
 
+  private async runnerState(): Promise<CampaignOutcome['runner']> {
+    const db = new Client({ connectionString: this.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{
+        state: string;
+        ago: number | null;
+        claimed: number;
+        account_id: string;
+        wait: number | null;
+      }>(
+        `SELECT c.state, c.account_id, extract(epoch FROM now() - c.last_tick_at)::float8 AS ago,
+                extract(epoch FROM c.whatsapp_wait_until - now())::float8 AS wait,
+                (SELECT count(*)::int FROM api.campaign_recipients r
+                  WHERE r.campaign_id = c.id AND r.state = 'pending' AND r.claimed_until > now()) AS claimed
+           FROM api.campaigns c WHERE c.id = $1`,
+        [this.id],
+      );
+      const pending = await db.query<{ channel: string; n: number; due_in: number }>(
+        `SELECT coalesce(first_channel, '-') AS channel, count(*)::int AS n,
+                round(extract(epoch FROM min(next_at) - now()))::int AS due_in
+           FROM api.campaign_recipients WHERE campaign_id = $1 AND state = 'pending' GROUP BY 1`,
+        [this.id],
+      );
+      return {
+        state: rows[0].state,
+        lastTickSecondsAgo: rows[0].ago === null ? null : Math.round(rows[0].ago),
+        claimedNow: rows[0].claimed,
+        pending: Object.fromEntries(pending.rows.map((r) => [r.channel, { n: r.n, dueIn: r.due_in }])),
+        whatsappWaitSeconds: rows[0].wait === null ? null : Math.round(rows[0].wait),
+        apiAnswer: await this.askApi({ account_id: rows[0].account_id, id: this.id }),
+      };
+    } finally {
+      await db.end();
+    }
+  }
+
+  /** Asks the api for the campaign over NATS as the gateway does, bypassing the gateway: its raw reply. */
+  private async askApi(ref: { account_id: string; id: string }): Promise<string> {
+    const nc = await connect({ servers: this.natsUrl, name: 'chaos-campaign-probe' });
+    try {
+      const reply = await nc.request(
+        CAMPAIGNS_RPC.get,
+        JSON.stringify({ pattern: CAMPAIGNS_RPC.get, data: ref, id: randomUUID() }),
+        { timeout: 5000 },
+      );
+      return reply.string().slice(0, 300);
+    } catch (err) {
+      return `no answer: ${String(err)}`;
+    } finally {
+      await nc.close();
+    }
+  }
+
   /** The line of the suite's table. */
   static describe(o: CampaignOutcome): string {
     return (
       `${o.state}${o.seconds !== null ? ` after ${o.seconds} s` : ''}; ${o.ledger.messages} messages for ${ELIGIBLE} eligible ` +
       `(recipients with two: ${o.sentTwice.length}, reached twice at a channel: ${o.reachedTwice.length}); ` +
       `recipients ${JSON.stringify(o.ledger.recipientStates)}, skipped ${JSON.stringify(o.skipped)}; ` +
-      `counts ${o.countsMatch ? 'match' : `differ: ${JSON.stringify(o.counts)}`}; holds left ${o.ledger.held}`
+      `counts ${o.countsMatch ? 'match' : `differ: ${JSON.stringify(o.counts)}`}; holds left ${o.ledger.held}` +
+      (o.state === 'completed'
+        ? ''
+        : `; runner's last tick ${o.runner.lastTickSecondsAgo} s ago, ${o.runner.claimedNow} recipients claimed, ` +
+          `pending ${JSON.stringify(o.runner.pending)}, WhatsApp wait ${o.runner.whatsappWaitSeconds} s; ` +
+          `the api answers campaigns.get: ${o.runner.apiAnswer}`) +
+      (o.reportError ? `; report: ${o.reportError}` : '')
     );
   }
 }
