@@ -57,6 +57,8 @@ export interface CampaignOutcome {
     whatsappWaitSeconds: number | null;
     /** The api's own answer to campaigns.get over NATS (what the gateway would relay), abridged. */
     apiAnswer: string;
+    /** Sessions holding a transaction open (what they ran last, how long ago), which would hold recipients locked. */
+    openTransactions: string[];
   };
   ledger: CampaignLedger;
   /** Recipients with more than one message, by seq. */
@@ -242,6 +244,14 @@ export class ChaosCampaign {
         pending: Object.fromEntries(pending.rows.map((r) => [r.channel, { n: r.n, dueIn: r.due_in }])),
         whatsappWaitSeconds: rows[0].wait === null ? null : Math.round(rows[0].wait),
         apiAnswer: await this.askApi({ account_id: rows[0].account_id, id: this.id }),
+        openTransactions: (
+          await db.query<{ line: string }>(
+            `SELECT state || ' ' || round(extract(epoch FROM now() - xact_start))::text || 's: ' || left(query, 160) AS line
+               FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
+                AND now() - xact_start > interval '5 seconds'`,
+          )
+        ).rows.map((r) => r.line),
       };
     } finally {
       await db.end();
@@ -276,6 +286,7 @@ export class ChaosCampaign {
         ? ''
         : `; runner's last tick ${o.runner.lastTickSecondsAgo} s ago, ${o.runner.claimedNow} recipients claimed, ` +
           `pending ${JSON.stringify(o.runner.pending)}, WhatsApp wait ${o.runner.whatsappWaitSeconds} s; ` +
+          `transactions open over 5 s: ${JSON.stringify(o.runner.openTransactions)}; ` +
           `the api answers campaigns.get: ${o.runner.apiAnswer}`) +
       (o.reportError ? `; report: ${o.reportError}` : '')
     );
