@@ -261,12 +261,18 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
     );
     const ids = tenants.map((t) => t.campaignId);
     const deadline = Date.now() + 1_800_000;
+    let said = 0;
     for (;;) {
-      const states = await Promise.all(
-        tenants.map(async (t) => (await t.call('GET', `/v1/campaigns/${t.campaignId}`)).body.state as string),
+      const views = await Promise.all(
+        tenants.map(async (t) => (await t.call('GET', `/v1/campaigns/${t.campaignId}`)).body),
       );
-      if (states.every((s) => s === 'completed')) break;
-      if (Date.now() > deadline) throw new Error(`campaigns not completed within 30 minutes: ${states.join(', ')}`);
+      if (views.every((v) => v.state === 'completed')) break;
+      const progress = `${views.filter((v) => v.state === 'completed').length}/${ACCOUNTS} completed, ${views.reduce((n, v) => n + Number(v.counts?.pending ?? 0), 0)} recipients pending (${views.map((v) => v.state ?? v.status).join(' ')})`;
+      if (Date.now() - said > 5000) {
+        process.stderr.write(`${progress}\n`);
+        said = Date.now();
+      }
+      if (Date.now() > deadline) throw new Error(`campaigns not completed within 30 minutes: ${progress}`);
       await sleep(500);
     }
     const last = await lastAccepted(infra.databaseUrl, ids);
