@@ -59,6 +59,8 @@ export interface CampaignOutcome {
     apiAnswer: string;
     /** Sessions holding a transaction open (what they ran last, how long ago), which would hold recipients locked. */
     openTransactions: string[];
+    /** Recipients the runner's claim could take now, and how many of them another session holds locked. */
+    claimable: { due: number; locked: number };
   };
   ledger: CampaignLedger;
   /** Recipients with more than one message, by seq. */
@@ -237,7 +239,17 @@ export class ChaosCampaign {
            FROM api.campaign_recipients WHERE campaign_id = $1 AND state = 'pending' GROUP BY 1`,
         [this.id],
       );
+      const due = `SELECT seq FROM api.campaign_recipients
+                    WHERE campaign_id = $1 AND state = 'pending' AND next_at <= now()
+                      AND (claimed_until IS NULL OR claimed_until < now())`;
+      const [all] = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${due}) d`, [this.id])).rows;
+      await db.query('BEGIN');
+      const [free] = (
+        await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${due} FOR UPDATE SKIP LOCKED) d`, [this.id])
+      ).rows;
+      await db.query('ROLLBACK');
       return {
+        claimable: { due: all.n, locked: all.n - free.n },
         state: rows[0].state,
         lastTickSecondsAgo: rows[0].ago === null ? null : Math.round(rows[0].ago),
         claimedNow: rows[0].claimed,
@@ -287,6 +299,7 @@ export class ChaosCampaign {
         : `; runner's last tick ${o.runner.lastTickSecondsAgo} s ago, ${o.runner.claimedNow} recipients claimed, ` +
           `pending ${JSON.stringify(o.runner.pending)}, WhatsApp wait ${o.runner.whatsappWaitSeconds} s; ` +
           `transactions open over 5 s: ${JSON.stringify(o.runner.openTransactions)}; ` +
+          `claimable now ${o.runner.claimable.due} (${o.runner.claimable.locked} locked by another session); ` +
           `the api answers campaigns.get: ${o.runner.apiAnswer}`) +
       (o.reportError ? `; report: ${o.reportError}` : '')
     );
