@@ -1,4 +1,3 @@
-import type { MessageStatus } from './events';
 import type { FailoverStep, GatewaySendChannel } from './gateway-messages';
 
 /**
@@ -49,7 +48,15 @@ export type CampaignPauseReason = (typeof CAMPAIGN_PAUSE_REASONS)[number];
  * A recipient's place in the report: `pending` (not sent yet), `skipped` (never will be: see its
  * reason), else the status of its message (the last attempt's, over a failover route).
  */
-export const CAMPAIGN_RECIPIENT_STATUSES = ['pending', 'skipped', 'queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export const CAMPAIGN_RECIPIENT_STATUSES = [
+  'pending',
+  'skipped',
+  'queued',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+] as const;
 export type CampaignRecipientStatus = (typeof CAMPAIGN_RECIPIENT_STATUSES)[number];
 
 /**

@@ -272,3 +272,8 @@ export function sendAllowance(input: {
   const overall = input.rate === null ? sum : Math.floor((input.rate * elapsed) / 1000);
   return { perChannel, total: Math.min(sum, overall, input.batchMax) };
 }
+
+/** A messaging tier's cap as people say it: 250, 2K, 100K. */
+export function tierLabel(cap: number): string {
+  return cap >= 1000 && cap % 1000 === 0 ? `${cap / 1000}K` : String(cap);
+}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
 import { Clock, PeriodicService, ProblemError } from '@app/server';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
@@ -48,6 +47,11 @@ export function outcomeOf(err: unknown): SendOutcome {
       return { kind: 'pause', reason: 'marketing_paused', detail };
     case 'idempotency-key-reuse':
       return { kind: 'skipped', reason: 'refused' };
+  }
+  // This recipient's own params do not fit the template (the campaign's were checked for the batch).
+  const fields = ((err.extensions.errors ?? []) as { field: string }[]).map((e) => e.field);
+  if (err.status === 400 && fields.length > 0 && fields.every((f) => f === 'params')) {
+    return { kind: 'skipped', reason: 'refused' };
   }
   // The template (or the app sending it) refused: every recipient would be, so the campaign waits.
   if (err.status === 400 || err.status === 403 || err.status === 404) {
@@ -120,12 +124,8 @@ export class CampaignRunner extends PeriodicService<number> {
     let left = allowance.total;
     const claimed: ClaimedRecipient[] = [];
     const waiting = c.whatsapp_wait_until && new Date(c.whatsapp_wait_until) > now;
-    // A recipient's first channel is one of the campaign's, or a later one when the contact has no identity on the first.
-    const channels = [
-      ...c.definition.channels,
-      ...GATEWAY_SEND_CHANNELS.filter((ch) => !c.definition.channels.includes(ch)),
-    ];
-    for (const channel of channels) {
+    // A recipient's route is the campaign's channels it has an identity on, so it starts on one of them.
+    for (const channel of c.definition.channels) {
       if (left <= 0) break;
       if (channel === 'whatsapp' && waiting) continue;
       const n = Math.min(left, allowance.perChannel[channel] || 0);
@@ -150,40 +150,45 @@ export class CampaignRunner extends PeriodicService<number> {
         c.id,
         recipients.map((r) => r.seq),
       );
-      if (outcome.kind === 'pause') await this.campaigns.pauseCampaign(c.id, outcome.reason, outcome.detail);
-      else this.logger.warn({ err, campaignId: c.id }, 'campaign template not resolved; retrying');
+      if (outcome.kind === 'retry') {
+        this.logger.warn({ err, campaignId: c.id }, 'campaign template not resolved; retrying');
+      } else {
+        // The definition itself no longer sends (its template, its params, its app).
+        const detail = err instanceof ProblemError ? (err.detail ?? err.title) : 'The template cannot be sent.';
+        await this.campaigns.pauseCampaign(
+          c.id,
+          outcome.kind === 'pause' ? outcome.reason : 'template_unavailable',
+          detail,
+        );
+      }
       return;
     }
     const category = sendable.template.category;
     const now = this.clock.now();
     const due: ClaimedRecipient[] = [];
+    // Recipients inside quiet hours, by the instant their quiet hours end; those past the budget.
+    const quiet = new Map<number, number[]>();
+    const overBudget: number[] = [];
     let reserved = 0;
-    let overBudget = false;
     for (const r of recipients) {
       const zone = isTimeZone(r.time_zone) ? r.time_zone : 'UTC';
       const quietEnd = c.definition.quiet_hours ? quietHoursEnd(now, zone, c.definition.quiet_hours) : null;
       if (quietEnd) {
-        await this.repo.release(c.id, [r.seq], quietEnd);
+        quiet.set(quietEnd.getTime(), [...(quiet.get(quietEnd.getTime()) ?? []), r.seq]);
         continue;
       }
       if (c.definition.budget !== null && c.definition.budget !== undefined) {
         const most = Math.max(...r.route.map((s) => this.prices.priceOf(category, s.channel)));
-        if (overBudget || Number(c.committed) + reserved + most > c.definition.budget) {
-          overBudget = true;
-          await this.repo.release(c.id, [r.seq]);
+        if (overBudget.length || Number(c.committed) + reserved + most > c.definition.budget) {
+          overBudget.push(r.seq);
           continue;
         }
         reserved += most;
       }
       due.push(r);
     }
-    if (overBudget) {
-      await this.campaigns.pauseCampaign(
-        c.id,
-        'budget_reached',
-        `The next message could take the campaign past its budget of ${c.definition.budget}.`,
-      );
-    }
+    for (const [at, seqs] of quiet) await this.repo.release(c.id, seqs, new Date(at));
+    await this.repo.release(c.id, overBudget);
     const results = await Promise.allSettled(due.map((r) => this.sendOne(c, sendable, r)));
     let pause: Extract<SendOutcome, { kind: 'pause' }> | null = null;
     for (let i = 0; i < due.length; i++) {
@@ -223,6 +228,14 @@ export class CampaignRunner extends PeriodicService<number> {
       }
     }
     if (pause) await this.campaigns.pauseCampaign(c.id, pause.reason, pause.detail);
+    // After the sends within the budget, so the pause counts them.
+    if (overBudget.length && !pause) {
+      await this.campaigns.pauseCampaign(
+        c.id,
+        'budget_reached',
+        `The next message could take the campaign past its budget of ${c.definition.budget}.`,
+      );
+    }
   }
 
   private async sendOne(

@@ -218,13 +218,16 @@ export class CampaignsRepository {
 
   /** Pending recipients skipped for `reason` (cancelled, end_by passed). */
   async skipPending(em: EntityManager, id: string, reason: CampaignSkipReason): Promise<number> {
-    const rows = await sqlRows<{ seq: number }>(
+    const [row] = await sqlRows<{ n: number }>(
       em,
-      `UPDATE campaign_recipients SET state = 'skipped', skip_reason = $2, claimed_until = NULL, updated_at = now()
-        WHERE campaign_id = $1 AND state = 'pending' RETURNING seq`,
+      `WITH s AS (
+         UPDATE campaign_recipients SET state = 'skipped', skip_reason = $2, claimed_until = NULL, updated_at = now()
+          WHERE campaign_id = $1 AND state = 'pending' RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM s`,
       [id, reason],
     );
-    return rows.length;
+    return row.n;
   }
 
   /** Scheduled campaigns whose start came: running now (each by one caller). */
@@ -270,12 +273,15 @@ export class CampaignsRepository {
   ): Promise<ClaimedRecipient[]> {
     return sqlRows<ClaimedRecipient>(
       em,
-      `UPDATE campaign_recipients r SET claimed_until = now() + make_interval(secs => $4)
-         FROM (SELECT seq FROM campaign_recipients
-                WHERE campaign_id = $1 AND state = 'pending' AND first_channel = $2 AND next_at <= now()
-                  AND (claimed_until IS NULL OR claimed_until < now())
-                ORDER BY next_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED) due
-        WHERE r.campaign_id = $1 AND r.seq = due.seq
+      // Materialized: the due rows are chosen once (a subquery may be scanned again and take more than its limit).
+      `WITH due AS MATERIALIZED (
+         SELECT seq FROM campaign_recipients
+          WHERE campaign_id = $1 AND state = 'pending' AND first_channel = $2 AND next_at <= now()
+            AND (claimed_until IS NULL OR claimed_until < now())
+          ORDER BY next_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE campaign_recipients r SET claimed_until = now() + make_interval(secs => $4)
+         FROM due WHERE r.campaign_id = $1 AND r.seq = due.seq
         RETURNING r.seq, r.time_zone, r.route, r.params, r.first_channel`,
       [id, channel, limit, claimSeconds],
     );
@@ -323,14 +329,13 @@ export class CampaignsRepository {
   ): Promise<boolean> {
     await em.query(`SAVEPOINT campaign_recipient_sent`);
     try {
+      // The campaign row first, then the recipient's: the order every transaction on both takes.
+      await em.query(`UPDATE campaigns SET committed = committed + $2 WHERE id = $1`, [mark.campaignId, mark.price]);
       await em.query(
-        `WITH r AS (
-           UPDATE campaign_recipients SET state = 'queued', message_id = $3, channel = $4, queued_at = now(),
-                  claimed_until = NULL, updated_at = now()
-            WHERE campaign_id = $1 AND seq = $2 AND state = 'pending'
-         )
-         UPDATE campaigns SET committed = committed + $5 WHERE id = $1`,
-        [mark.campaignId, mark.seq, mark.messageId, mark.channel, mark.price],
+        `UPDATE campaign_recipients SET state = 'queued', message_id = $3, channel = $4, queued_at = now(),
+                claimed_until = NULL, updated_at = now()
+          WHERE campaign_id = $1 AND seq = $2 AND state = 'pending'`,
+        [mark.campaignId, mark.seq, mark.messageId, mark.channel],
       );
       await em.query(`RELEASE SAVEPOINT campaign_recipient_sent`);
       return true;
@@ -378,26 +383,28 @@ export class CampaignsRepository {
 
   /** Counts per status and channel, money held and spent, and the last minute's pace: two aggregate reads. */
   async totals(id: string, em: EntityManager | DataSource = this.ds): Promise<CampaignTotals> {
+    // Grouped on the raw columns (the status is named in JS); only failover attempts are sorted.
     const groups = await sqlRows<{
-      status: CampaignRecipientStatus;
+      state: 'pending' | 'queued' | 'skipped';
+      status: string | null;
       channel: GatewaySendChannel | null;
       n: number;
       recent: number;
     }>(
       em,
-      `WITH last AS (
-         SELECT DISTINCT ON (coalesce(a.parent_id, m.id)) coalesce(a.parent_id, m.id) AS parent, m.status, m.channel
-           FROM messages m LEFT JOIN message_attempts a ON a.message_id = m.id
-          WHERE m.campaign_id = $1
-          ORDER BY coalesce(a.parent_id, m.id), a.position DESC NULLS LAST
+      `WITH l AS (
+         SELECT DISTINCT ON (a.parent_id) a.parent_id, lm.status, lm.channel
+           FROM messages lm JOIN message_attempts a ON a.message_id = lm.id
+          WHERE lm.campaign_id = $1
+          ORDER BY a.parent_id, a.position DESC
        )
-       SELECT CASE WHEN r.state = 'queued' THEN lower(coalesce(last.status, 'QUEUED')) ELSE r.state END AS status,
-              CASE WHEN r.state = 'queued' THEN coalesce(last.channel, r.channel) END AS channel,
-              count(*)::int AS n,
-              (count(*) FILTER (WHERE r.queued_at > now() - interval '60 seconds'))::int AS recent
-         FROM campaign_recipients r LEFT JOIN last ON last.parent = r.message_id
+       SELECT r.state, coalesce(l.status, m.status) AS status, coalesce(l.channel, m.channel, r.channel) AS channel,
+              count(*)::int AS n, (count(*) FILTER (WHERE r.queued_at > now() - interval '60 seconds'))::int AS recent
+         FROM campaign_recipients r
+         LEFT JOIN messages m ON m.id = r.message_id AND m.campaign_id = $1
+         LEFT JOIN l ON l.parent_id = r.message_id
         WHERE r.campaign_id = $1
-        GROUP BY 1, 2`,
+        GROUP BY 1, 2, 3`,
       [id],
     );
     const [money] = await sqlRows<{ held: string; spent: string }>(
@@ -411,8 +418,9 @@ export class CampaignsRepository {
     const channelsUsed: Partial<Record<GatewaySendChannel, number>> = {};
     let lastMinute = 0;
     for (const g of groups) {
-      if (g.status in counts) counts[g.status] += g.n;
-      if (g.channel) channelsUsed[g.channel] = (channelsUsed[g.channel] ?? 0) + g.n;
+      const status = g.state === 'queued' ? ((g.status ?? 'QUEUED').toLowerCase() as CampaignRecipientStatus) : g.state;
+      if (status in counts) counts[status] += g.n;
+      if (g.state === 'queued' && g.channel) channelsUsed[g.channel] = (channelsUsed[g.channel] ?? 0) + g.n;
       lastMinute += g.recent;
     }
     return { counts, channelsUsed, held: Number(money.held), spent: Number(money.spent), lastMinute };

@@ -46,7 +46,7 @@ import { Outbox, OutboxEntry, OutboxRepository } from '../messages/outbox';
 import type { SendableTemplate } from '../messages/template-message';
 import { TierWindowRepository } from '../messages/tier-window';
 import type { AppEntity } from '../wa-apps/app.entity';
-import { checkDefinition, instantOf, isTimeZone } from './campaign-rules';
+import { checkDefinition, instantOf, isTimeZone, tierLabel } from './campaign-rules';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
 
 /** Most routes one consent request asks about. */
@@ -160,7 +160,7 @@ export class CampaignsService {
     const tier =
       cap === null
         ? null
-        : { cap, label: app.messageLimit, remaining: Math.max(0, cap - (await this.tiers.liveRecipients(app.id))) };
+        : { cap, label: tierLabel(cap), remaining: Math.max(0, cap - (await this.tiers.liveRecipients(app.id))) };
     return {
       category,
       currency: balance?.currency ?? 'USD',
@@ -255,6 +255,16 @@ export class CampaignsService {
     const loaded = await this.repo.transaction(async (em) => {
       const c = await this.owned(req, em, true);
       if (c.state !== 'draft') throw notDraft(c.state);
+      // The runner takes recipients by the campaign's channels: a route may only use them.
+      const outside = page.findIndex((r) => r.route.some((s) => !c.definition.channels.includes(s.channel)));
+      if (outside >= 0) {
+        throw new ValidationProblem([
+          {
+            field: `recipients[${outside}].route`,
+            message: `must use only the campaign's channels (${c.definition.channels.join(', ')})`,
+          },
+        ]);
+      }
       if (req.reset) await this.repo.deleteRecipients(em, c.id);
       return this.repo.insertRecipients(em, c.id, page);
     });

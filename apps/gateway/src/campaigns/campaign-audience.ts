@@ -3,10 +3,10 @@ import { CampaignAudience, CampaignDefinition, CampaignRecipientInput } from '@a
 import { UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
-import { ContactFilter, ContactRow, ContactsRepository } from '../contacts/contacts.repository';
+import { AudienceContact, ContactFilter, ContactRow, ContactsRepository } from '../contacts/contacts.repository';
+import { EXTERNAL_PREFIX } from '../contacts/contacts.service';
 import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
-import { EXTERNAL_PREFIX } from './campaign-definition';
-import { CompiledParam, compileParams, fillParams } from './campaign-params';
+import { CompiledParam, compileParams, fillParams, usesAttributes } from './campaign-params';
 
 /** Contacts read per query: the audience is paged by id, never held whole. */
 export const AUDIENCE_PAGE = 2_000;
@@ -64,7 +64,13 @@ export class CampaignAudienceResolver {
       }
       return;
     }
-    for await (const contacts of this.contacts.all(account.id, filterOf(audience), AUDIENCE_PAGE)) {
+    const withAttributes = usesAttributes(r.params);
+    for await (const contacts of this.contacts.audience(
+      account.id,
+      filterOf(audience),
+      withAttributes,
+      AUDIENCE_PAGE,
+    )) {
       yield contacts.map((contact) => recipientOf(++seq, contact, r, false));
     }
   }
@@ -117,20 +123,24 @@ function filterOf(audience: Exclude<CampaignAudience, { contact_ids: string[] }>
 /** One contact as a recipient: its route, params and zone, or why it is excluded. */
 export function recipientOf(
   seq: number,
-  contact: ContactRow,
+  contact: AudienceContact,
   r: Resolution,
   duplicate: boolean,
 ): CampaignRecipientInput {
-  const base = {
+  const time_zone = contact.time_zone ?? r.accountZone;
+  const excluded = (skip: NonNullable<CampaignRecipientInput['skip']>): CampaignRecipientInput => ({
     seq,
     contact_id: contact.id,
     external_id: contact.external_id,
-    time_zone: contact.time_zone ?? r.accountZone,
-  };
-  if (duplicate) return { ...base, route: [], params: [], skip: 'duplicate' };
+    time_zone,
+    route: [],
+    params: [],
+    skip,
+  });
+  if (duplicate) return excluded('duplicate');
   const route = contactRoute(contact, r.channels, r.senders);
-  if (!route.length) return { ...base, route: [], params: [], skip: 'no_identity' };
+  if (!route.length) return excluded('no_identity');
   const params = fillParams(r.params, contact);
-  if (!params) return { ...base, route: [], params: [], skip: 'missing_param' };
-  return { ...base, route, params };
+  if (!params) return excluded('missing_param');
+  return { seq, contact_id: contact.id, external_id: contact.external_id, time_zone, route, params };
 }

@@ -10,6 +10,7 @@ import {
   ValidationProblem,
 } from '@app/server';
 import { CONTACT_LIMITS, parseAttributes, parseLists } from '../contacts/contact-fields';
+import { EXTERNAL_PREFIX } from '../contacts/contacts.service';
 import { paramErrors } from './campaign-params';
 import { CampaignDefinitionDto, MAX_AUDIENCE_CONTACT_IDS } from './dto/campaign-definition.dto';
 
@@ -30,9 +31,6 @@ const FIELDS = [
 
 /** Fields a PATCH may clear with null. */
 const OPTIONAL = new Set<string>(['language', 'params', 'media_url', 'schedule', 'quiet_hours', 'rate', 'budget']);
-
-/** `ext:<external id>` names a contact by the business's own id. */
-export const EXTERNAL_PREFIX = 'ext:';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -66,7 +66,7 @@ export class CampaignsController {
   @ApiOperation({ summary: 'Create a draft campaign: template, params, audience, channels, schedule and limits' })
   @ApiBody({ type: CampaignDefinitionDto })
   @ApiCreatedResponse({ type: CampaignDto })
-  @ApiProblems(400, 413, 422)
+  @ApiProblems(400, 413, 415, 422)
   async create(
     @CurrentAccount() account: AuthenticatedAccount,
     @Req() req: FastifyRequest,
@@ -103,7 +103,7 @@ export class CampaignsController {
   @ApiOperation({ summary: "Change a draft's fields (null clears an optional one); 409 once launched" })
   @ApiBody({ type: CampaignPatchDto })
   @ApiOkResponse({ type: CampaignDto })
-  @ApiProblems(400, 403, 404, 409, 413)
+  @ApiProblems(400, 403, 404, 409, 413, 415)
   async update(
     @CurrentAccount() account: AuthenticatedAccount,
     @Param('id') id: string,

@@ -161,7 +161,6 @@ export class CampaignsService {
     for await (const page of this.audience.resolve(account, campaign)) {
       for (const r of page) {
         if (r.skip) {
-          // Exclusions keep their audience order only relative to the cost tally, which they do not touch.
           tally.exclude(r.skip);
           continue;
         }

@@ -38,7 +38,7 @@ export const IDENTITY_RULES: Record<GatewaySendChannel, { pattern: RegExp; messa
 
 const FIELDS = new Set(['external_id', 'name', 'identities', 'time_zone', 'language', 'attributes', 'lists']);
 export const ATTRIBUTE_KEY = /^[A-Za-z0-9_.-]+$/;
-export const LIST_NAME = /^[\p{L}\p{N} _.-]+$/u;
+const LIST_NAME = /^[\p{L}\p{N} _.-]+$/u;
 const LANGUAGE = /^[a-z]{2,3}([_-][A-Za-z]{2,4})?$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;

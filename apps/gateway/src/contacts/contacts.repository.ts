@@ -26,6 +26,12 @@ export interface ContactRow {
   updated_at: Date;
 }
 
+/** What a campaign needs of each contact of its audience: who, where, and what its params may use. */
+export type AudienceContact = Pick<
+  ContactRow,
+  'id' | 'external_id' | 'name' | 'whatsapp' | 'telegram' | 'max' | 'time_zone' | 'language' | 'attributes'
+>;
+
 /** The stored columns a create or an update writes (every one, after merging with what was there). */
 export type ContactValues = Omit<ContactRow, 'id' | 'account_id' | 'created_at' | 'updated_at'>;
 
@@ -40,6 +46,8 @@ export interface ContactFilter {
 }
 
 const COLUMNS = `id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists, created_at, updated_at`;
+/** AudienceContact's columns; attributes are read only when a param refers to them (they cost the most to parse). */
+const AUDIENCE_COLUMNS = `id, external_id, name, whatsapp, telegram, max, time_zone, language`;
 const VALUE_COLUMNS = ['external_id', 'name', 'whatsapp', 'telegram', 'max', 'time_zone', 'language'] as const;
 
 /** `%` and `_` of a search term taken literally in LIKE. */
@@ -97,6 +105,16 @@ export class ContactsRepository {
 
   /** A page of the account's contacts in id order (creation order), after `cursor`. */
   page(accountId: string, filter: ContactFilter, cursor: string | null, limit: number): Promise<ContactRow[]> {
+    return this.select<ContactRow>(COLUMNS, accountId, filter, cursor, limit);
+  }
+
+  private select<T>(
+    columns: string,
+    accountId: string,
+    filter: ContactFilter,
+    cursor: string | null,
+    limit: number,
+  ): Promise<T[]> {
     const where = ['account_id = $1'];
     const params: unknown[] = [accountId];
     if (cursor) where.push(`id > $${params.push(cursor)}`);
@@ -110,11 +128,32 @@ export class ContactsRepository {
       const n = params.push(`%${likeLiteral(filter.q)}%`);
       where.push(`(name ILIKE $${n} OR external_id ILIKE $${n})`);
     }
-    return sqlRows<ContactRow>(
+    return sqlRows<T>(
       this.ds,
-      `SELECT ${COLUMNS} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
+      `SELECT ${columns} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
       params,
     );
+  }
+
+  /**
+   * A campaign's audience: the account's contacts matching the filter in id order, `pageSize` at a
+   * time, with only the fields a campaign uses (attributes when asked: `{}` otherwise).
+   */
+  async *audience(
+    accountId: string,
+    filter: ContactFilter,
+    withAttributes: boolean,
+    pageSize: number,
+  ): AsyncGenerator<AudienceContact[]> {
+    const columns = withAttributes ? `${AUDIENCE_COLUMNS}, attributes` : AUDIENCE_COLUMNS;
+    let cursor: string | null = null;
+    for (;;) {
+      const page: AudienceContact[] = await this.select<AudienceContact>(columns, accountId, filter, cursor, pageSize);
+      if (!withAttributes) for (const c of page) c.attributes = {};
+      if (page.length) yield page;
+      if (page.length < pageSize) return;
+      cursor = page[page.length - 1].id;
+    }
   }
 
   /** The account's contacts among these ids and external ids (a campaign's named audience, a chunk at a time). */

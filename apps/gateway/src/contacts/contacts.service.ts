@@ -22,6 +22,7 @@ import {
   ValidationProblem,
 } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
+import { billedUser } from '../messages/send-route';
 import { Readable } from 'node:stream';
 import { AttributeValue, ContactInput, parseContactInput } from './contact-fields';
 import { contactsCsv } from './contacts-export';
@@ -50,7 +51,7 @@ export interface ContactConsentView {
 const CONSENT_RPC_TIMEOUT_MS = 5_000;
 const HISTORY_LIMIT = 100;
 /** `ext:<external id>` names a contact by the business's own id. */
-const EXTERNAL_PREFIX = 'ext:';
+export const EXTERNAL_PREFIX = 'ext:';
 
 /** A contact with no field set. */
 export const EMPTY_CONTACT: ContactValues = {
@@ -278,12 +279,5 @@ function parsed(body: unknown): ContactInput {
 
 /** Consent belongs to the account's user (the business). */
 export function ownerOf(account: AuthenticatedAccount): string {
-  if (!account.userId) {
-    throw new UnprocessableProblem(
-      'account-not-linked',
-      'Account not linked',
-      'The account is not linked to a user of the API, so it has no consent records.',
-    );
-  }
-  return account.userId;
+  return billedUser(account, 'no consent records');
 }

@@ -87,4 +87,27 @@ describe("the gateway's OpenAPI document", () => {
       description: expect.any(String),
     });
   });
+  it('documents the campaigns: their definition, the estimate, transitions and the report as JSON or CSV', () => {
+    const responses = (operationId: string) => operationsOf(document).get(operationId)?.responses ?? {};
+    expect(answer('Campaigns_create', '201')).toEqual({ $ref: '#/components/schemas/CampaignDto' });
+    expect(Object.keys(responses('Campaigns_create'))).toEqual(expect.arrayContaining(['400', '413', '415', '422']));
+    expect(Object.keys(responses('Campaigns_update'))).toEqual(expect.arrayContaining(['400', '403', '404', '409']));
+    const body = operationsOf(document).get('Campaigns_create')?.requestBody as {
+      content: Record<string, { schema: ReferenceObject }>;
+    };
+    const definition = schemaOf(document, body.content['application/json'].schema);
+    expect(Object.keys(definition.properties ?? {})).toEqual(
+      expect.arrayContaining(['name', 'template', 'params', 'audience', 'channels', 'schedule', 'quiet_hours']),
+    );
+    expect(answer('Campaigns_estimate', '200')).toEqual({ $ref: '#/components/schemas/CampaignEstimateDto' });
+    for (const action of ['launch', 'pause', 'resume', 'cancel']) {
+      expect(answer(`Campaigns_${action}`, '200')).toEqual({ $ref: '#/components/schemas/CampaignDto' });
+      expect(Object.keys(responses(`Campaigns_${action}`))).toEqual(expect.arrayContaining(['403', '404', '409']));
+    }
+    const report = responses('Campaigns_recipients')['200'] as { content: Record<string, unknown> };
+    expect(report.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/CampaignRecipientPageDto' } },
+      'text/csv': { schema: { type: 'string' } },
+    });
+  });
 });

@@ -44,4 +44,13 @@ describe('outcome events', () => {
       error: { code: '131026', title: 'Message undeliverable', retryable: false },
     });
   });
+
+  it("name a campaign's message's campaign, and leave the field out for other messages", () => {
+    const campaign = { ...msg, campaign_id: '0193a1b2-0000-7000-8000-0000000000c1' };
+    expect(messageSentEvent(campaign, 'wamid.X').data).toMatchObject({ campaign_id: campaign.campaign_id });
+    expect(messageFailedEvent(campaign, { code: 'x', title: 'y' }).data).toMatchObject({
+      campaign_id: campaign.campaign_id,
+    });
+    expect(messageSentEvent(msg, 'wamid.X').data).not.toHaveProperty('campaign_id');
+  });
 });

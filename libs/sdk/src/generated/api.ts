@@ -523,6 +523,9 @@ export interface components {
         | 'endpoint.disabled'
         | 'contact.opted_out'
         | 'contact.opted_in'
+        | 'campaign.started'
+        | 'campaign.paused'
+        | 'campaign.completed'
         | '*'
       )[];
       /** Format: uuid */
@@ -580,6 +583,9 @@ export interface components {
             | 'endpoint.disabled'
             | 'contact.opted_out'
             | 'contact.opted_in'
+            | 'campaign.started'
+            | 'campaign.paused'
+            | 'campaign.completed'
             | '*'
           )[];
       /**
@@ -953,6 +959,9 @@ export interface components {
         | 'endpoint.disabled'
         | 'contact.opted_out'
         | 'contact.opted_in'
+        | 'campaign.started'
+        | 'campaign.paused'
+        | 'campaign.completed'
         | '*'
       )[];
       /** Format: uuid */
@@ -1200,6 +1209,9 @@ export interface components {
             | 'endpoint.disabled'
             | 'contact.opted_out'
             | 'contact.opted_in'
+            | 'campaign.started'
+            | 'campaign.paused'
+            | 'campaign.completed'
             | '*'
           )[];
       /**

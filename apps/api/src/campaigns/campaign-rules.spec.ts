@@ -1,0 +1,144 @@
+import { CHANNEL_SEND_RATES } from '@app/contracts';
+import {
+  checkDefinition,
+  inQuietWindow,
+  localMinutes,
+  quietHoursEnd,
+  sendAllowance,
+  tierLabel,
+} from './campaign-rules';
+
+const valid = {
+  name: 'Spring sale',
+  template: 'spring_sale',
+  params: ['{{contact.name}}'],
+  audience: { list: 'customers' },
+  channels: ['whatsapp', 'telegram'],
+};
+
+describe('campaign definition', () => {
+  it('normalizes a valid definition: absent optional fields are null', () => {
+    expect(checkDefinition(valid)).toEqual({
+      ...valid,
+      language: null,
+      media_url: null,
+      schedule: null,
+      quiet_hours: null,
+      rate: null,
+      budget: null,
+    });
+  });
+
+  it('names each bad field', () => {
+    const errors = checkDefinition({
+      ...valid,
+      name: '',
+      channels: ['whatsapp', 'whatsapp'],
+      audience: { list: 'a', contact_ids: ['c1'] },
+      quiet_hours: { start: '21:00', end: '21:00' },
+      rate: 0,
+      budget: -1,
+      media_url: 'http://example.com/a.png',
+      schedule: { start_at: '2026-12-01T10:00:00', end_by: null },
+    });
+    expect(Array.isArray(errors)).toBe(true);
+    const fields = (errors as { field: string }[]).map((e) => e.field).sort();
+    expect(fields).toEqual(
+      ['audience', 'budget', 'channels', 'media_url', 'name', 'quiet_hours', 'rate', 'schedule.start_at'].sort(),
+    );
+  });
+
+  it('refuses an end_by before start_at', () => {
+    const errors = checkDefinition({
+      ...valid,
+      schedule: { start_at: '2026-12-01T10:00:00Z', end_by: '2026-12-01T09:00:00Z' },
+    });
+    expect(errors).toEqual([{ field: 'schedule.end_by', message: 'must be after start_at' }]);
+  });
+});
+
+describe('quiet hours', () => {
+  it('reads the local time in the recipient zone', () => {
+    const at = new Date('2026-06-01T12:30:00Z');
+    expect(localMinutes(at, 'UTC')).toBe(12 * 60 + 30);
+    expect(localMinutes(at, 'Europe/Moscow')).toBe(15 * 60 + 30);
+    expect(localMinutes(at, 'America/New_York')).toBe(8 * 60 + 30);
+  });
+
+  it('a window may wrap midnight', () => {
+    const [start, end] = [21 * 60, 9 * 60];
+    expect(inQuietWindow(22 * 60, start, end)).toBe(true);
+    expect(inQuietWindow(3 * 60, start, end)).toBe(true);
+    expect(inQuietWindow(9 * 60, start, end)).toBe(false);
+    expect(inQuietWindow(12 * 60, start, end)).toBe(false);
+    expect(inQuietWindow(13 * 60, 12 * 60, 14 * 60)).toBe(true);
+    expect(inQuietWindow(14 * 60, 12 * 60, 14 * 60)).toBe(false);
+  });
+
+  it('ends at the local end time in the recipient zone, across midnight', () => {
+    // 23:15 in Moscow (UTC+3): quiet until 09:00 Moscow = 06:00Z the next day.
+    const at = new Date('2026-06-01T20:15:00Z');
+    expect(quietHoursEnd(at, 'Europe/Moscow', { start: '21:00', end: '09:00' })?.toISOString()).toBe(
+      '2026-06-02T06:00:00.000Z',
+    );
+    // Outside quiet hours: no wait.
+    expect(quietHoursEnd(at, 'UTC', { start: '21:00', end: '09:00' })).toBeNull();
+  });
+
+  it('follows a change of offset on the way (summer time starts overnight)', () => {
+    // New York, 2026-03-08 02:00 local jumps to 03:00. At 01:30 EST (06:30Z), 09:00 EDT is 13:00Z.
+    const at = new Date('2026-03-08T06:30:00Z');
+    expect(quietHoursEnd(at, 'America/New_York', { start: '21:00', end: '09:00' })?.toISOString()).toBe(
+      '2026-03-08T13:00:00.000Z',
+    );
+  });
+});
+
+describe('send allowance', () => {
+  const pacing = { ...CHANNEL_SEND_RATES };
+
+  it('credits each channel at its pacing for the time since the last tick', () => {
+    const a = sendAllowance({ elapsedMs: 200, pacing, channels: ['whatsapp', 'telegram'], rate: null, batchMax: 500 });
+    expect(a.perChannel).toEqual({ whatsapp: 16, telegram: 6, max: 0 });
+    expect(a.total).toBe(22);
+  });
+
+  it('caps the credit at one second, and the batch at batchMax', () => {
+    const a = sendAllowance({ elapsedMs: 60_000, pacing, channels: ['whatsapp'], rate: null, batchMax: 500 });
+    expect(a.perChannel.whatsapp).toBe(80);
+    const b = sendAllowance({ elapsedMs: 60_000, pacing, channels: ['whatsapp'], rate: null, batchMax: 10 });
+    expect(b.total).toBe(10);
+  });
+
+  it('the campaign rate caps every channel together', () => {
+    const a = sendAllowance({ elapsedMs: 1000, pacing, channels: ['whatsapp', 'telegram'], rate: 5, batchMax: 500 });
+    expect(a.total).toBe(5);
+  });
+
+  it('a rate below one per second still sends: the credit grows to one message', () => {
+    expect(sendAllowance({ elapsedMs: 1000, pacing, channels: ['max'], rate: 0.5, batchMax: 500 }).total).toBe(0);
+    expect(sendAllowance({ elapsedMs: 2000, pacing, channels: ['max'], rate: 0.5, batchMax: 500 }).total).toBe(1);
+    expect(sendAllowance({ elapsedMs: 9000, pacing, channels: ['max'], rate: 0.5, batchMax: 500 }).total).toBe(1);
+  });
+
+  it('the first tick has a full credit; no time, nothing', () => {
+    expect(sendAllowance({ elapsedMs: null, pacing, channels: ['telegram'], rate: null, batchMax: 500 }).total).toBe(
+      30,
+    );
+    expect(sendAllowance({ elapsedMs: 0, pacing, channels: ['telegram'], rate: null, batchMax: 500 }).total).toBe(0);
+  });
+});
+
+describe('tier label', () => {
+  it('names a cap as people say it', () => {
+    expect([50, 250, 1000, 2000, 10_000, 100_000, 1500].map(tierLabel)).toEqual([
+      '50',
+      '250',
+      '1K',
+      '2K',
+      '10K',
+      '100K',
+      '1500',
+    ]);
+  });
+});

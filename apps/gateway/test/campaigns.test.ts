@@ -1,0 +1,465 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { createDataSource } from '@app/database';
+import { Platform, startPlatform } from '../../../test/support/platform';
+import { AccountsRepository } from '../src/accounts/accounts.repository';
+import { ContactsRepository } from '../src/contacts/contacts.repository';
+import { EMPTY_CONTACT } from '../src/contacts/contacts.service';
+import { gatewaySchema } from '../src/database/schema';
+import { CampaignsApiState, startCampaignsApi } from './support/campaigns-api';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The gateway's campaigns resource against a stand-in for the api's campaign subjects (same NATS
+ * request/reply shapes): definitions checked and named field by field, drafts changed and deleted,
+ * other accounts refused, the audience resolved from the account's contacts (a list, contacts by
+ * id and ext:<external id> with duplicates, a filter) with routes, params and zones, the estimate's
+ * exclusions, cost and time, a launch loaded in bounded pages that starts over when interrupted,
+ * and the recipients report as JSON and CSV.
+ */
+describe('gateway campaigns', () => {
+  let platform: Platform;
+  let api: { state: CampaignsApiState; close(): Promise<void> };
+  let db: DataSource;
+  let contacts: ContactsRepository;
+  let accountId: string;
+  let token: string;
+  let otherToken: string;
+  let unlinkedToken: string;
+
+  const call = async (
+    path: string,
+    init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const res = await fetch(`${platform.urls.gateway}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        Authorization: `Bearer ${init.token ?? token}`,
+        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...init.headers,
+      },
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    });
+    const text = await res.text();
+    const json = /json/.test(res.headers.get('content-type') ?? '');
+    return { status: res.status, headers: res.headers, text, body: (json && text ? JSON.parse(text) : null) as Json };
+  };
+  const fields = (res: { body: Json }) =>
+    [...new Set(((res.body?.errors ?? []) as { field: string }[]).map((e) => e.field))].sort();
+
+  const definition = (over: Json = {}): Json => ({
+    name: 'November sale',
+    template: 'sale_announcement',
+    params: ['{{contact.name}}'],
+    audience: { list: 'vip' },
+    channels: ['whatsapp', 'telegram'],
+    ...over,
+  });
+  const create = async (over: Json = {}) => {
+    const res = await call('/v1/campaigns', { body: definition(over) });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  const contact = (v: Partial<typeof EMPTY_CONTACT>) => contacts.insert(accountId, { ...EMPTY_CONTACT, ...v });
+  const loaded = (id: string) => api.state.loaded.get(id) ?? [];
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      suite: 'gw-campaigns',
+      services: ['gateway'],
+      env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
+    });
+    api = await startCampaignsApi(platform.env);
+    db = createDataSource(platform.infra.databaseUrl, gatewaySchema, 2);
+    await db.initialize();
+    contacts = new ContactsRepository(db);
+    const accounts = new AccountsRepository(db);
+    const mine = await accounts.createAccount('shop', randomUUID());
+    accountId = mine.account.id;
+    token = mine.token;
+    otherToken = (await accounts.createAccount('other', randomUUID())).token;
+    unlinkedToken = (await accounts.createAccount('unlinked', null)).token;
+    await db.query(`UPDATE accounts SET time_zone = 'Europe/Berlin' WHERE id = $1`, [accountId]);
+    await db.query(
+      `INSERT INTO connections (id, account_id, channel, state, app_id, bot_id, credential)
+       VALUES ($1, $2, 'whatsapp', 'active', 7, NULL, NULL), ($3, $2, 'telegram', 'active', NULL, '4242', 'sealed-telegram-token')`,
+      [uuidv7(), accountId, uuidv7()],
+    );
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await api?.close();
+    await platform?.stop();
+  });
+
+  it('creates a draft, reads, lists, changes and deletes it; refuses another account, unknown ids and no token', async () => {
+    const created = await create({ rate: 5, budget: 20, quiet_hours: { start: '21:00', end: '09:00' } });
+    expect(created).toMatchObject({ state: 'draft', name: 'November sale', rate: 5, audience: { list: 'vip' } });
+    expect((await call(`/v1/campaigns/${created.id}`)).body).toEqual(created);
+
+    const second = await create({ name: 'Second' });
+    const page = await call('/v1/campaigns?limit=1');
+    expect(page.body.data.map((c: Json) => c.id)).toEqual([second.id]);
+    const next = await call(`/v1/campaigns?limit=1&cursor=${page.body.next_cursor}`);
+    expect(next.body.data.map((c: Json) => c.id)).toEqual([created.id]);
+    expect(fields(await call('/v1/campaigns?state=done&limit=0'))).toEqual(['limit', 'state']);
+
+    const patched = await call(`/v1/campaigns/${created.id}`, {
+      method: 'PATCH',
+      body: { name: 'Renamed', rate: null, quiet_hours: null },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Renamed', rate: null, quiet_hours: null, budget: 20 });
+    // The merged definition is checked whole.
+    const badPatch = await call(`/v1/campaigns/${created.id}`, {
+      method: 'PATCH',
+      body: { schedule: { start_at: '2026-12-02T09:00:00Z', end_by: '2026-12-01T09:00:00Z' }, name: null, x: 1 },
+    });
+    expect(badPatch.status).toBe(400);
+    expect(fields(badPatch)).toEqual(['name']);
+    expect(
+      fields(
+        await call(`/v1/campaigns/${created.id}`, {
+          method: 'PATCH',
+          body: { schedule: { start_at: '2026-12-02T09:00:00Z', end_by: '2026-12-01T09:00:00Z' }, x: 1 },
+        }),
+      ),
+    ).toEqual(['schedule.end_by', 'x']);
+
+    expect((await call(`/v1/campaigns/${created.id}`, { token: otherToken })).status).toBe(403);
+    expect((await call(`/v1/campaigns/${created.id}/estimate`, { token: otherToken, method: 'POST' })).status).toBe(
+      403,
+    );
+    expect((await call(`/v1/campaigns/${uuidv7()}`)).status).toBe(404);
+    expect((await call('/v1/campaigns/not-an-id')).status).toBe(404);
+    expect((await call('/v1/campaigns', { token: 'gk_nothing' })).status).toBe(401);
+    expect((await call('/v1/campaigns', { token: otherToken })).body.data).toEqual([]);
+
+    expect((await call(`/v1/campaigns/${second.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await call(`/v1/campaigns/${second.id}`)).status).toBe(404);
+  });
+
+  it('names every bad field in a 400 problem and takes an audience of 10,000 contacts', async () => {
+    const res = await call('/v1/campaigns', {
+      body: {
+        name: '',
+        template: 'Sale!',
+        params: ['{{contact.phone}}'],
+        media_url: 'http://cdn.example.com/a.jpg',
+        audience: { list: 'vip', contact_ids: ['x'] },
+        channels: ['sms'],
+        schedule: { start_at: 'tomorrow' },
+        quiet_hours: { start: '09:00', end: '09:00' },
+        rate: 0,
+        budget: -1,
+        colour: 'red',
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(res.body.type).toBe('/problems/validation-error');
+    expect(fields(res)).toEqual(
+      [
+        'audience',
+        'audience.contact_ids[0]',
+        'budget',
+        'channels',
+        'colour',
+        'media_url',
+        'name',
+        'params[0]',
+        'quiet_hours.end',
+        'rate',
+        'schedule.start_at',
+        'template',
+      ].sort(),
+    );
+    const many = Array.from({ length: 10_000 }, (_, i) => `ext:customer-number-${i}`);
+    expect((await call('/v1/campaigns', { body: definition({ audience: { contact_ids: many } }) })).status).toBe(201);
+    expect(
+      fields(
+        await call('/v1/campaigns', { body: definition({ audience: { contact_ids: [...many, 'ext:one-more'] } }) }),
+      ),
+    ).toEqual(['audience.contact_ids']);
+    const unlinked = await call('/v1/campaigns', { token: unlinkedToken, body: definition() });
+    expect([unlinked.status, unlinked.body.type]).toEqual([422, '/problems/account-not-linked']);
+  });
+
+  it('answers a body that is no definition with a 4xx problem, never a 500', async () => {
+    const raw = async (body: string, contentType = 'application/json') => {
+      const res = await fetch(`${platform.urls.gateway}/v1/campaigns`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+        body,
+      });
+      return [res.status, res.headers.get('content-type')?.split(';')[0]];
+    };
+    expect(await raw('')).toEqual([400, 'application/problem+json']);
+    expect(await raw('{"name":')).toEqual([400, 'application/problem+json']);
+    expect(await raw('[1,2]')).toEqual([400, 'application/problem+json']);
+    expect(await raw('null')).toEqual([400, 'application/problem+json']);
+    expect(await raw('name=x', 'text/plain')).toEqual([415, 'application/problem+json']);
+    expect(await raw(JSON.stringify(definition({ name: 'x'.repeat(3 * 1024 * 1024) })))).toEqual([
+      413,
+      'application/problem+json',
+    ]);
+    expect(
+      fields(await call('/v1/campaigns', { body: definition({ audience: { contact_ids: [...Array(200).keys()] } }) })),
+    ).toEqual(['audience.contact_ids[0]']);
+    expect(fields(await call('/v1/campaigns', { body: definition({ audience: { list: [['deep']] } }) }))).toEqual([
+      'audience.list',
+    ]);
+  });
+
+  it('needs a linked WhatsApp app to estimate or launch', async () => {
+    const theirs = await call('/v1/campaigns', { token: otherToken, body: definition() });
+    for (const action of ['estimate', 'launch']) {
+      const res = await call(`/v1/campaigns/${theirs.body.id}/${action}`, { token: otherToken, method: 'POST' });
+      expect([res.status, res.body.type]).toEqual([422, '/problems/no-template-source']);
+    }
+  });
+
+  it('resolves a list audience: routes on live connections, params from each contact, its zone or the account’s', async () => {
+    const anna = await contact({ name: 'Anna', whatsapp: '79990000001', telegram: '1001', lists: ['list-a'] });
+    const boris = await contact({ name: 'Boris', telegram: '1002', time_zone: 'Asia/Tokyo', lists: ['list-a'] });
+    // MAX is not connected: no route.
+    const vera = await contact({ name: 'Vera', max: '3003', lists: ['list-a'] });
+    const nameless = await contact({ whatsapp: '79990000004', lists: ['list-a'] });
+    await contact({ name: 'Other list', whatsapp: '79990000005', lists: ['list-b'] });
+    const c = await create({
+      audience: { list: 'list-a' },
+      params: ['Hi {{contact.name}}', 'fixed'],
+      channels: ['max', 'whatsapp', 'telegram'],
+    });
+    const launched = await call(`/v1/campaigns/${c.id}/launch`, { method: 'POST' });
+    expect(launched.status).toBe(200);
+    expect(launched.body).toMatchObject({ state: 'running', recipients: 4 });
+    expect(loaded(c.id)).toEqual([
+      {
+        seq: 1,
+        contact_id: anna.id,
+        external_id: null,
+        time_zone: 'Europe/Berlin',
+        route: [
+          { channel: 'whatsapp', to: '79990000001' },
+          {
+            channel: 'telegram',
+            to: '1001',
+            sender: { connection_id: expect.any(String), credential: 'sealed-telegram-token' },
+          },
+        ],
+        params: ['Hi Anna', 'fixed'],
+      },
+      {
+        seq: 2,
+        contact_id: boris.id,
+        external_id: null,
+        time_zone: 'Asia/Tokyo',
+        route: [{ channel: 'telegram', to: '1002', sender: expect.any(Object) }],
+        params: ['Hi Boris', 'fixed'],
+      },
+      {
+        seq: 3,
+        contact_id: vera.id,
+        external_id: null,
+        time_zone: 'Europe/Berlin',
+        route: [],
+        params: [],
+        skip: 'no_identity',
+      },
+      {
+        seq: 4,
+        contact_id: nameless.id,
+        external_id: null,
+        time_zone: 'Europe/Berlin',
+        route: [],
+        params: [],
+        skip: 'missing_param',
+      },
+    ]);
+    // Launched: its definition no longer changes, and it launches once.
+    const patch = await call(`/v1/campaigns/${c.id}`, { method: 'PATCH', body: { name: 'Late' } });
+    expect([patch.status, patch.body.type]).toEqual([409, '/problems/campaign-not-draft']);
+    expect((await call(`/v1/campaigns/${c.id}/launch`, { method: 'POST' })).status).toBe(409);
+    expect((await call(`/v1/campaigns/${c.id}/pause`, { method: 'POST' })).body).toMatchObject({
+      state: 'paused',
+      pause_reason: 'requested',
+    });
+    expect((await call(`/v1/campaigns/${c.id}/pause`, { method: 'POST' })).body.type).toBe('/problems/campaign-state');
+    expect((await call(`/v1/campaigns/${c.id}/resume`, { method: 'POST' })).body.state).toBe('running');
+    expect((await call(`/v1/campaigns/${c.id}/cancel`, { method: 'POST' })).body.state).toBe('cancelled');
+  });
+
+  it('keeps the order of contacts named by id and ext:, skips a contact named twice, and names unknown ones', async () => {
+    const a = await contact({ external_id: 'crm-a', name: 'A', whatsapp: '79990000011' });
+    const b = await contact({ external_id: 'crm-b', name: 'B', whatsapp: '79990000012' });
+    const c = await contact({ name: 'C', telegram: '1013' });
+    const campaign = await create({
+      audience: { contact_ids: ['ext:crm-b', c.id.toUpperCase(), a.id, 'ext:crm-a', b.id] },
+    });
+    expect((await call(`/v1/campaigns/${campaign.id}/launch`, { method: 'POST' })).status).toBe(200);
+    expect(loaded(campaign.id).map((r) => [r.seq, r.contact_id, r.skip ?? null])).toEqual([
+      [1, b.id, null],
+      [2, c.id, null],
+      [3, a.id, null],
+      [4, a.id, 'duplicate'],
+      [5, b.id, 'duplicate'],
+    ]);
+
+    const theirs = await call('/v1/contacts', { token: otherToken, body: { external_id: 'theirs' } });
+    const unknown = await create({
+      audience: { contact_ids: [a.id, 'ext:nobody', theirs.body.id, 'ext:crm-b'] },
+    });
+    for (const action of ['estimate', 'launch']) {
+      const res = await call(`/v1/campaigns/${unknown.id}/${action}`, { method: 'POST' });
+      expect([res.status, res.body.type, res.body.unknown]).toEqual([
+        422,
+        '/problems/unknown-contacts',
+        ['ext:nobody', theirs.body.id],
+      ]);
+    }
+    expect((await call(`/v1/campaigns/${unknown.id}`)).body.state).toBe('draft');
+  });
+
+  it('resolves a filter: every list named and every attribute equal, a number matching a number', async () => {
+    const gold = await contact({
+      name: 'G',
+      whatsapp: '79990000021',
+      lists: ['f1', 'f2'],
+      attributes: { plan: 'gold', n: 3 },
+    });
+    await contact({ name: 'One list', whatsapp: '79990000022', lists: ['f1'], attributes: { plan: 'gold', n: 3 } });
+    await contact({
+      name: 'Silver',
+      whatsapp: '79990000023',
+      lists: ['f1', 'f2'],
+      attributes: { plan: 'silver', n: 3 },
+    });
+    await contact({
+      name: 'Text 3',
+      whatsapp: '79990000024',
+      lists: ['f1', 'f2'],
+      attributes: { plan: 'gold', n: '3' },
+    });
+    const c = await create({
+      audience: { filter: { lists: ['f1', 'f2'], attributes: { plan: 'gold', n: 3 } } },
+      params: ['{{contact.attributes.plan}} x{{contact.attributes.n}}'],
+    });
+    expect((await call(`/v1/campaigns/${c.id}/launch`, { method: 'POST' })).status).toBe(200);
+    expect(loaded(c.id).map((r) => [r.contact_id, r.params])).toEqual([[gold.id, ['gold x3']]]);
+  });
+
+  it('estimates exclusions, recipients and cost per channel, what the balance covers, and the time and its limits', async () => {
+    const tag = 'est';
+    await contact({ name: 'W1', whatsapp: '79990000031', lists: [tag] });
+    await contact({ name: 'W2 opted out on whatsapp', whatsapp: '79990000032', telegram: '1032', lists: [tag] });
+    await contact({ name: 'W3 opted out everywhere', whatsapp: '79990000033', lists: [tag] });
+    await contact({ name: 'No consent', telegram: '1034', lists: [tag] });
+    await contact({ name: 'T5', telegram: '1035', lists: [tag] });
+    await contact({ whatsapp: '79990000036', lists: [tag] });
+    await contact({ name: 'Max only', max: '3037', lists: [tag] });
+    api.state.optedOut.add('79990000032').add('79990000033');
+    api.state.consentRequired.add('1034');
+    api.state.quote = { ...api.state.quote, balance: 0.03, tier: { cap: 1, label: '1', remaining: 0 } };
+    const c = await create({ audience: { list: tag }, budget: 0.02 });
+    const res = await call(`/v1/campaigns/${c.id}/estimate`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      audience: 7,
+      recipients: 3,
+      excluded: { opted_out: 2, no_identity: 1, duplicate: 0, missing_param: 1 },
+      channels: {
+        whatsapp: { recipients: 1, price: 0.0125, cost: 0.0125 },
+        telegram: { recipients: 2, price: 0.01, cost: 0.02 },
+      },
+      cost: {
+        total: 0.0325,
+        currency: 'USD',
+        balance: 0.03,
+        covered_recipients: 2,
+        budget: 0.02,
+        budget_covered_recipients: 1,
+      },
+      time: { limited_by: 'tier', seconds: 86_400 },
+      warnings: [
+        "WhatsApp's tier (1) spreads the campaign over 2 days",
+        'the balance covers 2 of 3 recipients',
+        'the budget covers 1 of 3 recipients',
+      ],
+    });
+    expect(res.body.limits).toEqual(
+      expect.arrayContaining([
+        { limit: 'pacing', channel: 'whatsapp', per_second: 80, seconds: 1 },
+        { limit: 'tier', channel: 'whatsapp', per_day: 1, days: 1, seconds: 86_400 },
+      ]),
+    );
+    // Nothing was loaded or sent.
+    expect(loaded(c.id)).toEqual([]);
+    expect((await call(`/v1/campaigns/${c.id}`)).body.state).toBe('draft');
+  });
+
+  it('loads a large audience in pages bounded by count and size, starts over after an interrupted launch, and reports it as JSON and CSV', async () => {
+    const tag = 'big';
+    await db.query(
+      `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, lists, attributes)
+       SELECT gen_random_uuid(), $1, CASE WHEN i = 7 THEN '=HYPERLINK("x")' ELSE 'big-' || i END,
+              repeat('n', 200), (79100000000 + i)::text, ARRAY[$2], '{}'::jsonb
+         FROM generate_series(1, 2500) AS i`,
+      [accountId, tag],
+    );
+    // About 700 bytes a recipient: pages are cut by size (512 KiB) before they reach 1,000 recipients.
+    const c = await create({
+      audience: { list: tag },
+      params: ['{{contact.name}}', '{{contact.name}}', '{{contact.name}}', '{{contact.external_id}}'],
+    });
+    const first = await call(`/v1/campaigns/${c.id}/launch`, { method: 'POST' });
+    expect(first.status).toBe(200);
+    const pages = api.state.pages.filter((p) => p.id === c.id);
+    expect(pages[0].reset).toBe(true);
+    expect(pages.slice(1).every((p) => !p.reset)).toBe(true);
+    expect(pages.every((p) => p.count <= 1000 && p.bytes <= 520 * 1024)).toBe(true);
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    expect(pages.reduce((n, p) => n + p.count, 0)).toBe(2500);
+    expect(loaded(c.id).map((r) => r.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
+
+    // A draft holding what an interrupted launch loaded starts over.
+    const again = await create({ audience: { list: tag }, params: ['{{contact.name}}'] });
+    api.state.loaded.set(again.id, [loaded(c.id)[0]]);
+    expect((await call(`/v1/campaigns/${again.id}/launch`, { method: 'POST' })).body.recipients).toBe(2500);
+
+    const json = await call(`/v1/campaigns/${c.id}/recipients?limit=2`);
+    expect(json.body.data.map((r: Json) => r.seq)).toEqual([1, 2]);
+    expect(json.body.next_after).toBe(2);
+    expect((await call(`/v1/campaigns/${c.id}/recipients?after=2499`)).body).toMatchObject({
+      data: [{ seq: 2500 }],
+      next_after: null,
+    });
+    expect(fields(await call(`/v1/campaigns/${c.id}/recipients?limit=1001&status=lost`))).toEqual(['limit', 'status']);
+    const csv = await call(`/v1/campaigns/${c.id}/recipients`, { headers: { Accept: 'text/csv' } });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe(
+      'seq,contact_id,external_id,status,skip_reason,channel,message_id,failure_code,queued_at,updated_at,next_attempt_at',
+    );
+    expect(lines).toHaveLength(2501);
+    expect(lines[1]).toMatch(/^1,[0-9a-f-]{36},big-\d+,pending,,,,,,,$/);
+    // Text a spreadsheet would run as a formula is quoted.
+    expect(csv.text).toMatch(/^\d+,[0-9a-f-]{36},"'=HYPERLINK\(""x""\)",pending,/m);
+    expect((await call(`/v1/campaigns/${uuidv7()}/recipients`, { headers: { Accept: 'text/csv' } })).status).toBe(404);
+  });
+
+  it('answers 503 when the api does not answer', async () => {
+    const c = await create();
+    await api.close();
+    try {
+      const res = await call(`/v1/campaigns/${c.id}`);
+      expect([res.status, res.body.type]).toEqual([503, '/problems/service-unavailable']);
+    } finally {
+      api = await startCampaignsApi(platform.env);
+    }
+  });
+});
