@@ -52,8 +52,11 @@ export interface CampaignOutcome {
     state: string;
     lastTickSecondsAgo: number | null;
     claimedNow: number;
-    /** Pending recipients per first channel, with how far off the soonest is due (s; negative: overdue). */
-    pending: Record<string, { n: number; dueIn: number }>;
+    /**
+     * Pending recipients per first channel: how far off the soonest is due (s; negative: overdue),
+     * and how long ago one was last given back by a runner (claimed, then released unsent).
+     */
+    pending: Record<string, { n: number; dueIn: number; releasedAgo: number }>;
     whatsappWaitSeconds: number | null;
     /** The api's own answer to campaigns.get over NATS (what the gateway would relay), abridged. */
     apiAnswer: string;
@@ -233,9 +236,10 @@ export class ChaosCampaign {
            FROM api.campaigns c WHERE c.id = $1`,
         [this.id],
       );
-      const pending = await db.query<{ channel: string; n: number; due_in: number }>(
+      const pending = await db.query<{ channel: string; n: number; due_in: number; released_ago: number }>(
         `SELECT coalesce(first_channel, '-') AS channel, count(*)::int AS n,
-                round(extract(epoch FROM min(next_at) - now()))::int AS due_in
+                round(extract(epoch FROM min(next_at) - now()))::int AS due_in,
+                round(extract(epoch FROM now() - max(updated_at)))::int AS released_ago
            FROM api.campaign_recipients WHERE campaign_id = $1 AND state = 'pending' GROUP BY 1`,
         [this.id],
       );
@@ -253,7 +257,9 @@ export class ChaosCampaign {
         state: rows[0].state,
         lastTickSecondsAgo: rows[0].ago === null ? null : Math.round(rows[0].ago),
         claimedNow: rows[0].claimed,
-        pending: Object.fromEntries(pending.rows.map((r) => [r.channel, { n: r.n, dueIn: r.due_in }])),
+        pending: Object.fromEntries(
+          pending.rows.map((r) => [r.channel, { n: r.n, dueIn: r.due_in, releasedAgo: r.released_ago }]),
+        ),
         whatsappWaitSeconds: rows[0].wait === null ? null : Math.round(rows[0].wait),
         apiAnswer: await this.askApi({ account_id: rows[0].account_id, id: this.id }),
         openTransactions: (
