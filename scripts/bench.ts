@@ -3,6 +3,7 @@
 // --smoke: a few seconds each, for CI, asserting only that each completes and reports a figure.
 import { cpus, totalmem } from 'node:os';
 import { Bench, BenchFigure, report } from './bench/report';
+import { campaignBench } from './bench/campaign.bench';
 import { consumerBench } from './bench/consumer.bench';
 import { contactsBench } from './bench/contacts.bench';
 import { e2eBench } from './bench/e2e.bench';
@@ -25,6 +26,7 @@ const BENCHES: Record<string, Bench> = {
   pixel: pixelBench,
   transactions: transactionsBench,
   contacts: contactsBench,
+  campaign: campaignBench,
 };
 
 async function main(): Promise<void> {

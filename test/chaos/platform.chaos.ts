@@ -9,6 +9,7 @@ import { ChaosCluster, ServiceName } from './support/cluster';
 import { readAllEvents, readLedger, Ledger, webhookHistory } from './support/ledger';
 import { InFlightKeyOutcome, killApiWithKeyInFlight, messagesWithKey } from './support/in-flight-key';
 import { Attempt, SendLoad, SendTarget } from './support/load';
+import { CAMPAIGN_ELIGIBLE, CAMPAIGN_EXCLUDED, CampaignOutcome, ChaosCampaign } from './support/campaign';
 
 /** Tunable from the environment; with the defaults the suite takes two to four minutes. */
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -17,6 +18,8 @@ const STEADY_MS = num('CHAOS_STEADY_MS', 4000);
 const SENDS_PER_SECOND = num('CHAOS_SENDS_PER_SECOND', 10);
 const MAX_IN_FLIGHT = num('CHAOS_MAX_IN_FLIGHT', 20);
 const SETTLE_MS = num('CHAOS_SETTLE_MS', 90_000);
+/** The campaign's pace: slow enough that its 500 recipients are still being sent through every kill and outage. */
+const CAMPAIGN_RATE = num('CHAOS_CAMPAIGN_RATE', 4);
 /** Messages with no final status after this long are failed `no_receipt` by the api's reconciler. */
 // The receipt reconciler works in whole minutes: a message with no final status after this fails as no_receipt.
 const NO_RECEIPT_AFTER_MINUTES = num('CHAOS_NO_RECEIPT_AFTER_MINUTES', 1);
@@ -81,6 +84,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
   let factory: ApiFactory | undefined;
   let receiver: Receiver;
   let load: SendLoad;
+  let campaign: ChaosCampaign;
   const users: { userId: string; auth: string; secret: string; path: string }[] = [];
   const targets: SendTarget[] = [];
   const figures: Figures = { restarts: {} };
@@ -97,6 +101,8 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
           RECEIPT_TIMEOUT_MINUTES: String(NO_RECEIPT_AFTER_MINUTES),
           SETTLEMENT_INTERVAL_MS: '1000',
           OUTBOX_RELAY_AFTER_MS: '2000',
+          // A runner killed mid-send leaves its claimed recipients to another tick after this long.
+          CAMPAIGN_CLAIM_SECONDS: '10',
         },
         queue: { QUEUE_BACKOFF_BASE_MS: '500', QUEUE_BACKOFF_MAX_MS: '5000' },
         webhooks: {
@@ -139,6 +145,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
       users.push({ userId: user.userId, auth: user.auth, secret, path });
       targets.push({ userIndex: i, auth: user.auth, appId: app.id, template: template.name });
     }
+    campaign = await ChaosCampaign.prepare(cluster.urls, cluster.databaseUrl, cluster.natsUrl, factory, CAMPAIGN_RATE);
     // The suite's own connections are not part of the experiment: closed before Postgres stops.
     await factory.close();
     factory = undefined;
@@ -153,6 +160,8 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
   });
 
   it('loses nothing, does nothing twice and leaves no money held through kills and outages', async () => {
+    // The campaign runs through everything that follows, at its own pace, beside the sends.
+    await campaign.launch();
     load.start();
     await sleep(STEADY_MS);
 
@@ -198,15 +207,19 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
     // Settle: every accepted message final, no hold left, every event at its subscriber.
     const ids = load.accepted.map((a) => a.messageId);
     const userIds = users.map((u) => u.userId);
-    let ledger: Ledger = await readLedger(cluster.databaseUrl, ids, userIds);
+    const moneyUserIds = [...userIds, campaign.userId];
+    let ledger: Ledger = await readLedger(cluster.databaseUrl, ids, moneyUserIds);
     let events: EventEnvelope[] = [];
     const settleBy = Date.now() + SETTLE_MS;
     for (;;) {
-      ledger = await readLedger(cluster.databaseUrl, ids, userIds);
+      ledger = await readLedger(cluster.databaseUrl, ids, moneyUserIds);
       events = await readAllEvents(cluster.natsUrl);
       const received = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
       const settled =
-        ledger.notFinal.length === 0 && ledger.held.length === 0 && events.every((e) => received.has(e.id));
+        ledger.notFinal.length === 0 &&
+        ledger.held.length === 0 &&
+        events.every((e) => received.has(e.id)) &&
+        (await campaign.settled().catch(() => false));
       if (settled || Date.now() > settleBy) break;
       await sleep(2000);
     }
@@ -274,6 +287,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
         ),
     );
 
+    const campaignOutcome: CampaignOutcome = await campaign.outcome();
     const inFlight = figures.inFlightKey;
     const inFlightMessages = inFlight ? await messagesWithKey(cluster.databaseUrl, users[0].userId, inFlight.key) : 0;
     const during = (phase: string) => load.attempts.filter((a) => a.phase === phase);
@@ -296,7 +310,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
       ['  of which failed no_receipt by the reconciler', `${ledger.noReceipt}`],
       ['accepted messages without a final event', `${withoutFinalEvent.length}`],
       ['messages that reached the channel twice', `${twiceOnChannel.length} of ${sends.length} channel calls`],
-      ['users whose credits ≠ available + held + captured', `${ledger.moneyMismatches.length} of ${USERS}`],
+      ['users whose credits ≠ available + held + captured', `${ledger.moneyMismatches.length} of ${USERS + 1}`],
       ['holds still HELD', `${ledger.held.length}`],
       ['events not delivered to their subscriber', `${notDelivered.length} of ${expectedEvents.length}`],
       [
@@ -304,6 +318,7 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
         `${receivedTwice.length} of ${receiver.requests.length}, besides ${repeatedAfterCrash} repeated after a kill or a Postgres stop before the answer was recorded`,
       ],
       ['webhook deliveries that failed verification', `${unverified.length}`],
+      [`campaign of 500 at ${CAMPAIGN_RATE}/s through it all`, ChaosCampaign.describe(campaignOutcome)],
       [`sends while NATS was down (${OUTAGE_MS / 1000} s)`, `${describeAnswers(natsDown)}; ${answerTimes(natsDown)}`],
       [`sends while Postgres was down (${OUTAGE_MS / 1000} s)`, `${describeAnswers(pgDown)}; ${answerTimes(pgDown)}`],
       [
@@ -340,6 +355,26 @@ function badAnswers(attempts: Attempt[]): Attempt[] {
     expect({ receivedTwice: receivedTwice.slice(0, 20), unverified: unverified.slice(0, 5) }).toEqual({
       receivedTwice: [],
       unverified: [],
+    });
+    // The campaign: one message per eligible recipient, none pending, only the planned exclusions skipped.
+    expect({
+      state: campaignOutcome.state,
+      messages: campaignOutcome.ledger.messages,
+      sentTwice: campaignOutcome.sentTwice.slice(0, 20),
+      reachedTwice: campaignOutcome.reachedTwice.slice(0, 20),
+      recipients: campaignOutcome.ledger.recipientStates,
+      skipped: campaignOutcome.skipped,
+      countsMatch: campaignOutcome.countsMatch,
+      held: campaignOutcome.ledger.held,
+    }).toEqual({
+      state: 'completed',
+      messages: CAMPAIGN_ELIGIBLE,
+      sentTwice: [],
+      reachedTwice: [],
+      recipients: { queued: CAMPAIGN_ELIGIBLE, skipped: CAMPAIGN_EXCLUDED.opted_out + CAMPAIGN_EXCLUDED.no_identity },
+      skipped: CAMPAIGN_EXCLUDED,
+      countsMatch: true,
+      held: 0,
     });
     expect(ids.length).toBeGreaterThan(0);
     expect(acceptedIds.size).toBe(ids.length);

@@ -89,6 +89,8 @@ export class ChaosCluster {
         GATEWAY_PUBLIC_URL: cluster.urls.gateway,
         SANDBOX_URL: cluster.urls.sandbox,
         WHATSAPP_GRAPH_URL: cluster.urls.sandbox,
+        TELEGRAM_API_URL: `${cluster.urls.sandbox}/telegram`,
+        MAX_API_URL: `${cluster.urls.sandbox}/max`,
         // The suite's webhook receiver, course platform and media listen on loopback over plain http.
         WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
         ALLOW_PRIVATE_TARGETS: 'true',
