@@ -1,4 +1,4 @@
-export { NatsClients, connectNats, natsAuth } from './nats-connection';
+export { NatsClients, connectNats, natsAuth, RECONNECT_FOREVER } from './nats-connection';
 export type { NatsConnectOptions, NatsAuth } from './nats-connection';
 export {
   natsPermissions,

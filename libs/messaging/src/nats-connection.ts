@@ -31,13 +31,19 @@ export function natsAuth(env: NodeJS.ProcessEnv = process.env): NatsAuth {
  * (`noAsyncTraces`): that was two stack captures per request, a tenth of a relaying service's CPU,
  * for the rare request that fails, whose error still says what timed out or failed.
  */
+/**
+ * Every connection of a service, the request/reply ones of the Nest transport included, reconnects
+ * for as long as the service runs: the client's default gives up after about 20 s, and a NATS outage
+ * longer than that would leave a running service deaf to requests (or unable to make them) for good.
+ */
+export const RECONNECT_FOREVER = { maxReconnectAttempts: -1, reconnectTimeWait: 500 } as const;
+
 export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
   return connectCoalescing({
     ...(opts.auth ?? natsAuth()),
     servers: opts.url.split(','),
     name: opts.name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
+    ...RECONNECT_FOREVER,
     timeout: 5000,
     noAsyncTraces: true,
   });

@@ -3,7 +3,7 @@ import { ClientNats, NatsOptions, NatsRecordBuilder, ServerNats } from '@nestjs/
 import { headers as natsHeaders } from 'nats';
 import { RpcProblem, RpcReply, RpcRequest, RpcResult, RpcSubject } from '@app/contracts';
 import { firstValueFrom, timeout as rxTimeout } from 'rxjs';
-import { natsAuth } from './nats-connection';
+import { natsAuth, RECONNECT_FOREVER } from './nats-connection';
 import { MESSAGING_OPTIONS, MessagingModuleOptions } from './options';
 import { contextFrom, inSpan, SpanKind, traceHeaders, tracingEnabled } from './tracing';
 
@@ -132,6 +132,7 @@ export class RpcClient implements OnApplicationShutdown {
   constructor(@Inject(MESSAGING_OPTIONS) opts: MessagingModuleOptions) {
     this.proxy = new PrefixedClientNats({
       ...natsAuth(),
+      ...RECONNECT_FOREVER,
       servers: opts.url.split(','),
       prefix: opts.prefix,
       name: `${opts.name}-rpc`,

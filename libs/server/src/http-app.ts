@@ -5,7 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import { natsAuth, PrefixedServerNats } from '@app/messaging';
+import { natsAuth, PrefixedServerNats, RECONNECT_FOREVER } from '@app/messaging';
 import { startAdminServer } from './health';
 import { httpRequestDuration, startDefaultMetrics } from './metrics';
 import { installJsonBodies } from './json-body';
@@ -120,7 +120,13 @@ export async function createHttpApp(
     app.connectMicroservice(
       {
         strategy: new PrefixedServerNats(
-          { ...natsAuth(), servers: opts.rpc.url.split(','), queue: opts.rpc.queue, name: `${opts.name}-rpc-server` },
+          {
+            ...natsAuth(),
+            ...RECONNECT_FOREVER,
+            servers: opts.rpc.url.split(','),
+            queue: opts.rpc.queue,
+            name: `${opts.name}-rpc-server`,
+          },
           opts.rpc.prefix,
         ),
       },

@@ -439,8 +439,11 @@ export class CampaignsRepository {
          SELECT r.seq, r.contact_id, r.external_id, r.state, ${STATUS_SQL} AS status, r.skip_reason,
                 CASE WHEN r.state = 'queued' THEN coalesce(l.channel, m.channel, r.channel) END AS channel,
                 r.message_id, coalesce(l.failure_code, m.failure_code) AS failure_code, r.queued_at,
-                greatest(r.updated_at, coalesce(l.updated_at, m.updated_at)) AS updated_at, r.next_at
-           FROM campaign_recipients r ${LAST_ATTEMPT_SQL}
+                greatest(r.updated_at, coalesce(l.updated_at, m.updated_at)) AS updated_at,
+                -- A WhatsApp-first recipient also waits for the tier to free a place.
+                CASE WHEN r.first_channel = 'whatsapp' AND c.whatsapp_wait_until > r.next_at
+                     THEN c.whatsapp_wait_until ELSE r.next_at END AS next_at
+           FROM campaign_recipients r JOIN campaigns c ON c.id = r.campaign_id ${LAST_ATTEMPT_SQL}
           WHERE r.campaign_id = $1 AND r.seq > $2
           ORDER BY r.seq
        ) x
