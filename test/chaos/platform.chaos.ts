@@ -19,7 +19,7 @@ const SENDS_PER_SECOND = num('CHAOS_SENDS_PER_SECOND', 10);
 const MAX_IN_FLIGHT = num('CHAOS_MAX_IN_FLIGHT', 20);
 const SETTLE_MS = num('CHAOS_SETTLE_MS', 90_000);
 /** The campaign's pace: slow enough that its 500 recipients are still being sent through every kill and outage. */
-const CAMPAIGN_RATE = num('CHAOS_CAMPAIGN_RATE', 4);
+const CAMPAIGN_RATE = num('CHAOS_CAMPAIGN_RATE', 5);
 /** Messages with no final status after this long are failed `no_receipt` by the api's reconciler. */
 // The receipt reconciler works in whole minutes: a message with no final status after this fails as no_receipt.
 const NO_RECEIPT_AFTER_MINUTES = num('CHAOS_NO_RECEIPT_AFTER_MINUTES', 1);

@@ -1,6 +1,7 @@
 import { CHANNEL_SEND_RATES } from '@app/contracts';
 import {
   checkDefinition,
+  creditCountedTo,
   inQuietWindow,
   localMinutes,
   quietHoursEnd,
@@ -140,5 +141,21 @@ describe('tier label', () => {
       '100K',
       '1500',
     ]);
+  });
+});
+
+describe('creditCountedTo', () => {
+  const at = (ms: number) => new Date(Date.UTC(2026, 10, 26, 12, 0, 0) + ms);
+  it('keeps the fraction of a message a tick could not take for the next tick', () => {
+    // 4 per second, 400 ms since the last tick: 1.6 messages of credit, 1 taken, 0.6 kept.
+    expect(creditCountedTo({ last: at(0), now: at(400), taken: 1, rate: 4, creditMs: 1000 })).toEqual(at(250));
+  });
+  it('never keeps more than one credit window, nor counts past now', () => {
+    expect(creditCountedTo({ last: at(0), now: at(5000), taken: 0, rate: 4, creditMs: 1000 })).toEqual(at(4000));
+    expect(creditCountedTo({ last: at(0), now: at(400), taken: 3, rate: 4, creditMs: 1000 })).toEqual(at(400));
+  });
+  it('counts to now without a rate, or on the first tick', () => {
+    expect(creditCountedTo({ last: at(0), now: at(400), taken: 1, rate: null, creditMs: 1000 })).toEqual(at(400));
+    expect(creditCountedTo({ last: null, now: at(400), taken: 1, rate: 4, creditMs: 1000 })).toEqual(at(400));
   });
 });

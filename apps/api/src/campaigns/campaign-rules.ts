@@ -259,10 +259,7 @@ export function sendAllowance(input: {
   rate: number | null;
   batchMax: number;
 }): SendAllowance {
-  const rates = input.channels.map((c) => input.pacing[c]);
-  if (input.rate !== null) rates.push(input.rate);
-  const slowest = Math.min(...rates);
-  const creditMs = Math.max(1000, 1000 / slowest);
+  const creditMs = creditWindowMs(input.pacing, input.channels, input.rate);
   const elapsed = input.elapsedMs === null ? creditMs : Math.min(Math.max(0, input.elapsedMs), creditMs);
   const perChannel = Object.fromEntries(GATEWAY_SEND_CHANNELS.map((c) => [c, 0])) as Record<GatewaySendChannel, number>;
   for (const c of input.channels) {
@@ -271,6 +268,30 @@ export function sendAllowance(input: {
   const sum = input.channels.reduce((n, c) => n + perChannel[c], 0);
   const overall = input.rate === null ? sum : Math.floor((input.rate * elapsed) / 1000);
   return { perChannel, total: Math.min(sum, overall, input.batchMax) };
+}
+
+/** The most time a campaign's credit may stand for: one second, or one message at its slowest pace. */
+export function creditWindowMs(pacing: ChannelPacing, channels: GatewaySendChannel[], rate: number | null): number {
+  const rates = channels.map((c) => pacing[c]);
+  if (rate !== null) rates.push(rate);
+  return Math.max(1000, 1000 / Math.min(...rates));
+}
+
+/**
+ * Where a campaign's pacing credit is counted to after a tick took `taken` recipients at `now`:
+ * under a `rate`, only as far as those messages used it (never more than one credit window
+ * behind), so the fraction of a message a tick could not take carries over; otherwise to now.
+ */
+export function creditCountedTo(input: {
+  last: Date | null;
+  now: Date;
+  taken: number;
+  rate: number | null;
+  creditMs: number;
+}): Date {
+  if (input.rate === null || !input.last) return input.now;
+  const from = Math.max(input.last.getTime(), input.now.getTime() - input.creditMs);
+  return new Date(Math.min(input.now.getTime(), from + (input.taken * 1000) / input.rate));
 }
 
 /** A messaging tier's cap as people say it: 250, 2K, 100K. */

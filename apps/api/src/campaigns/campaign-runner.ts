@@ -7,7 +7,7 @@ import { AttemptWrite } from '../messages/failover.service';
 import { GatewaySendsService } from '../messages/gateway-sends';
 import type { SendableTemplate } from '../messages/template-message';
 import type { AppEntity } from '../wa-apps/app.entity';
-import { instantOf, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
+import { creditCountedTo, creditWindowMs, instantOf, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
 import { CampaignRow, CampaignsRepository, ClaimedRecipient } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 
@@ -139,8 +139,20 @@ export class CampaignRunner extends PeriodicService<number> {
       claimed.push(...got);
       left -= got.length;
     }
-    // Credit below one message carries over to the next tick.
-    if (claimed.length || allowance.total > 0) await this.repo.markTick(em, c.id);
+    // Credit below one message carries over to the next tick: under a `rate`, the tick is counted
+    // as far as the messages taken used it (never more than one credit behind), else to now.
+    if (claimed.length || allowance.total > 0)
+      await this.repo.markTick(
+        em,
+        c.id,
+        creditCountedTo({
+          last: c.last_tick_at ? new Date(c.last_tick_at) : null,
+          now,
+          taken: claimed.length,
+          rate: c.definition.rate ?? null,
+          creditMs: creditWindowMs(this.config.campaignPacing, c.definition.channels, c.definition.rate ?? null),
+        }),
+      );
     return claimed.sort((a, b) => a.seq - b.seq);
   }
 

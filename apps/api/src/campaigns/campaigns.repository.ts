@@ -287,8 +287,9 @@ export class CampaignsRepository {
     );
   }
 
-  async markTick(em: EntityManager, id: string): Promise<void> {
-    await em.query(`UPDATE campaigns SET last_tick_at = now() WHERE id = $1`, [id]);
+  /** The campaign's pacing credit is counted up to `at`. */
+  async markTick(em: EntityManager, id: string, at: Date): Promise<void> {
+    await em.query(`UPDATE campaigns SET last_tick_at = $2 WHERE id = $1`, [id, at.toISOString()]);
   }
 
   /** Recipients given back: due again at `nextAt` (now when null), no longer held. */
