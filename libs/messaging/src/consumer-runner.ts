@@ -106,7 +106,8 @@ export class ConsumerRunner {
   private woken = false;
   /** A wake subject's publication ended the last idle wait. */
   private wakeSeen = false;
-  private wakeSubs: Subscription[] = [];
+  /** The armed wake subscriptions, by subject (see arm). */
+  private readonly wakeSubs = new Map<string, Subscription>();
   private readonly backoff: BackoffOptions;
   private readonly batch: number;
   private readonly idlePollMs: number;
@@ -138,27 +139,39 @@ export class ConsumerRunner {
   start(): void {
     if (this.running) return;
     this.running = true;
-    for (const subject of this.opts.wakeSubjects ?? []) {
-      this.wakeSubs.push(
-        this.nc.subscribe(subject, {
-          callback: () => {
-            // Only a wake that ends an idle wait: one that comes while the runner pulls or
-            // handles is most often for a message that pull already took.
-            if (this.wake) this.wakeSeen = true;
-            this.poke();
-          },
-        }),
-      );
-    }
     this.loop = this.run();
+  }
+
+  /**
+   * Subscribes each wake subject for its next publication only (the server drops the subscription
+   * after one delivery), renewed at every look at the sources. A wake matters once per look: the
+   * first publication after it ends the idle wait (or the next one), and every later one until the
+   * next look would change nothing. A subscription kept for good would have every publication of
+   * a busy stream (its whole content) sent to this process once more for nothing.
+   */
+  private arm(): void {
+    for (const subject of this.opts.wakeSubjects ?? []) {
+      if (this.wakeSubs.has(subject)) continue;
+      const sub: Subscription = this.nc.subscribe(subject, {
+        max: 1,
+        callback: () => {
+          if (this.wakeSubs.get(subject) === sub) this.wakeSubs.delete(subject);
+          // Only a wake that ends an idle wait: one that comes while the runner pulls or
+          // handles is most often for a message that pull already took.
+          if (this.wake) this.wakeSeen = true;
+          this.poke();
+        },
+      });
+      this.wakeSubs.set(subject, sub);
+    }
   }
 
   /** Stops pulling and waits for the messages in hand to be settled. */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
-    for (const s of this.wakeSubs) s.unsubscribe();
-    this.wakeSubs = [];
+    for (const s of this.wakeSubs.values()) s.unsubscribe();
+    this.wakeSubs.clear();
     await this.loop;
     // A pull still under way hands its messages over as it ends; those are settled too.
     while (this.pending.size) await Promise.all(this.pending);
@@ -167,6 +180,7 @@ export class ConsumerRunner {
   private async run(): Promise<void> {
     if (this.opts.inHandPerSource) return this.runContinuous(this.opts.inHandPerSource);
     while (this.running) {
+      this.arm();
       let handled = 0;
       try {
         handled = await this.pullOnce();
@@ -246,6 +260,7 @@ export class ConsumerRunner {
   private async runContinuous(limit: number): Promise<void> {
     const lowWater = this.lowWater;
     while (this.running) {
+      this.arm();
       let pulled = 0;
       try {
         const woke = this.takeWake();

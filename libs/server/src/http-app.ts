@@ -9,6 +9,7 @@ import { natsAuth, PrefixedServerNats, RECONNECT_FOREVER } from '@app/messaging'
 import { startAdminServer } from './health';
 import { httpRequestDuration, startDefaultMetrics } from './metrics';
 import { installJsonBodies } from './json-body';
+import { installRequestLogging, REQUEST_LOGGER } from './logging';
 import { ProblemFilter, sendClientErrorProblem, sendProblem } from './problem.filter';
 import { startTracing, traceHttpRequests } from './tracing';
 import { createValidationPipe } from './validation';
@@ -90,6 +91,7 @@ export async function createHttpApp(
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
+  installRequestLogging(fastify, app.get(REQUEST_LOGGER, { strict: false }));
   installJsonBodies(fastify);
   traceHttpRequests(fastify);
   // Bodies are JSON: without this, Fastify's built-in text/plain parser hands a string to the

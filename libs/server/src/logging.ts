@@ -1,6 +1,10 @@
-import { RequestMethod } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
-import type { IncomingMessage } from 'node:http';
+import { DynamicModule } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import { LoggerModule, PinoLogger } from 'nestjs-pino';
+import { Store, storage } from 'nestjs-pino/storage';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { levels } from 'pino';
+import { HttpLogger, pinoHttp } from 'pino-http';
 
 /**
  * The path of a request URL without its query string: queries can carry credentials (an onboarding
@@ -27,7 +31,17 @@ export interface LoggingOptions {
   hidePath?: (path: string) => string;
 }
 
-/** The pino-http options of every service's access log (see loggingModule). */
+/** Whether a logger at `level` writes lines of `lineLevel` ('silent' writes none). */
+function writes(level: string, lineLevel: string): boolean {
+  const at = levels.values[level];
+  return at !== undefined && at <= levels.values[lineLevel];
+}
+
+/**
+ * The pino-http options of every service's access log (see loggingModule). The access line is
+ * written at info: below that level the per-request bookkeeping of the line (listeners on the
+ * response, its timing) is not set up at all, since it could never be written.
+ */
 export function httpLogOptions(service: string, level: string, opts: LoggingOptions = {}) {
   return {
     level,
@@ -48,19 +62,46 @@ export function httpLogOptions(service: string, level: string, opts: LoggingOpti
       req: (req: { id?: string; method?: string; url?: string }) => requestLogFields(req, opts.hidePath),
       res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
     },
-    autoLogging: {
+    autoLogging: writes(level, 'info') && {
       ignore: (req: IncomingMessage) => /^\/(healthz|readyz|metrics)/.test(req.url ?? ''),
     },
   };
 }
 
+/** The provider of a service's request logger (see installRequestLogging). */
+export const REQUEST_LOGGER = Symbol('REQUEST_LOGGER');
+
 /**
  * Structured JSON logs with the request id; secrets and bodies are never logged. Health, readiness
- * and metrics requests are not logged (probes would drown everything else).
+ * and metrics requests are not logged (probes would drown everything else). Nest's logger writes
+ * through the same pino logger; each request's logger is bound by installRequestLogging, a Fastify
+ * hook, rather than by a Nest middleware, which would run every request through Nest's middleware
+ * layer for this alone.
  */
-export function loggingModule(service: string, level: string, opts: LoggingOptions = {}) {
-  return LoggerModule.forRoot({
-    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-    pinoHttp: httpLogOptions(service, level, opts),
+export function loggingModule(service: string, level: string, opts: LoggingOptions = {}): DynamicModule {
+  const http = pinoHttp(httpLogOptions(service, level, opts));
+  // What nestjs-pino's own middleware would set: the logger outside any request.
+  (PinoLogger as unknown as { root: unknown }).root = http.logger;
+  const module = LoggerModule.forRoot({ pinoHttp: { logger: http.logger }, useExisting: true, forRoutes: [] });
+  return {
+    ...module,
+    providers: [...(module.providers ?? []), { provide: REQUEST_LOGGER, useValue: http }],
+    exports: [...(module.exports ?? []), REQUEST_LOGGER],
+  };
+}
+
+type LoggedRequest = IncomingMessage & { id?: string; log?: Store['logger'] };
+
+/**
+ * Gives every request its logger (request id, method and path) for everything logged while it is
+ * handled, and its access line. The hook runs before the body is read, so the parser and the
+ * handler run inside the request's logging context.
+ */
+export function installRequestLogging(fastify: FastifyInstance, http: HttpLogger): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const req = request.raw as LoggedRequest;
+    req.id = request.id;
+    http(req, reply.raw as ServerResponse);
+    storage.run(new Store(req.log!), done);
   });
 }

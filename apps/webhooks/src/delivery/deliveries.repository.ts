@@ -119,7 +119,9 @@ export class DeliveriesRepository {
     const rows = await sqlRows<{ event_id: string; n: number; ready: boolean }>(
       this.ds,
       `WITH e AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[], $5::text[], $6::uuid[], $7::integer[], $8::text[], $9::text[])
+         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[],
+                              ARRAY(SELECT p FROM json_array_elements_text($5::json) WITH ORDINALITY AS j(p, n) ORDER BY n),
+                              $6::uuid[], $7::integer[], $8::text[], $9::text[])
               WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, traceparent, ord)
        ), matched AS (
          SELECT e.*, s.id AS subscription_id, s.parked_until
@@ -160,7 +162,9 @@ export class DeliveriesRepository {
         col('type'),
         col('createdAt'),
         col('streamSeq'),
-        col('payload'),
+        // The payloads (each the JSON of an event) as one JSON array: JSON.stringify escapes them
+        // natively, where a text[] parameter is escaped character by character in JavaScript.
+        JSON.stringify(col('payload')),
         col('userId'),
         col('appId'),
         col('orderKey'),
