@@ -138,17 +138,22 @@ export async function campaignLedger(databaseUrl: string, campaignId: string): P
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
+    // Each recipient's addresses, then the campaign's first attempts to them: a hash join, not a
+    // scan of the campaign's messages per recipient.
     const perSeq = await db.query<{ seq: number; n: number }>(
-      `SELECT r.seq, count(m.id)::int AS n
-         FROM api.campaign_recipients r
-         JOIN api.messages m ON m.campaign_id = r.campaign_id AND m.recipient = ANY(
-                ARRAY(SELECT s->>'to' FROM jsonb_array_elements(r.route) s))
-                AND NOT EXISTS (SELECT 1 FROM api.message_attempts a WHERE a.message_id = m.id AND a.parent_id <> m.id)
+      `WITH addresses AS (
+         SELECT r.seq, s->>'to' AS address
+           FROM api.campaign_recipients r, jsonb_array_elements(r.route) s
+          WHERE r.campaign_id = $1
+       )
+       SELECT a.seq, count(DISTINCT m.id)::int AS n
+         FROM addresses a
+         JOIN api.messages m ON m.campaign_id = $1 AND m.recipient = a.address
+                AND NOT EXISTS (SELECT 1 FROM api.message_attempts t WHERE t.message_id = m.id AND t.parent_id <> m.id)
                 -- A send withdrawn after its commit (its publish failed: 503, nothing charged, never
                 -- at a channel) is not the recipient's message; the recipient is sent again.
                 AND m.failure_code IS DISTINCT FROM 'queue_unavailable'
-        WHERE r.campaign_id = $1
-        GROUP BY r.seq`,
+        GROUP BY a.seq`,
       [campaignId],
     );
     const totals = await db.query<{ rows: number; held: number; charged: string }>(

@@ -121,7 +121,11 @@ export function fromSchema(doc: OpenApiDocument, schema: Schema, depth = 0): fc.
     case 'number':
       return hostile(
         fc.oneof(
-          fc.integer({ min: schema.minimum ?? -5, max: Math.min(schema.maximum ?? 2 ** 31, 2 ** 31) }),
+          // A number's bounds need not be whole (a rate from 0.1): the whole numbers inside them.
+          fc.integer({
+            min: Math.ceil(schema.minimum ?? -5),
+            max: Math.floor(Math.min(schema.maximum ?? 2 ** 31, 2 ** 31)),
+          }),
           fc.double(),
         ),
       );

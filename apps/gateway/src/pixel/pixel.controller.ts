@@ -40,7 +40,8 @@ export class PixelController {
   @UseGuards(PublicRateLimitGuard)
   @ApiOperation({ summary: "A message's tracking pixel: a 1x1 transparent GIF; the first open marks the message READ" })
   @ApiProduces('image/gif')
-  @ApiProblems(414)
+  // 404: a path no token could be (one with a line break, say) matches no route.
+  @ApiProblems(404, 414)
   @ApiOkResponse({
     description: 'The 43-byte GIF, for any token (a token the gateway did not make records nothing)',
     content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },

@@ -3526,6 +3526,15 @@ export interface operations {
           'image/gif': string;
         };
       };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description URI too long: a path segment past 100 characters */
       414: {
         headers: {
