@@ -368,6 +368,8 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
     }
     const seconds = (last.at - launchedAt) / 1000;
     const value = recipients / seconds;
+    const died = services.filter((s) => s.child.exitCode !== null || s.child.signalCode !== null).map((s) => s.name);
+    if (died.length) throw new Error(`${died.join(', ')} exited during the run`);
     const rss = Object.fromEntries(services.map((s) => [s.name, peakRssMiB(s.child.pid!)])) as Record<
       ServiceName,
       number
