@@ -22,7 +22,7 @@ import {
 import { compileServicesBuild, spawnBuiltService } from '../../test/support/compiled-service';
 import { ApiFactory } from '../../test/support/factories';
 import { platformEnv, ServiceName } from '../../test/support/platform-env';
-import { registerSandboxNumber } from '../../test/support/sandbox';
+import { registerSandboxBot, registerSandboxNumber } from '../../test/support/sandbox';
 import { ALL_SCHEMAS } from '../schemas';
 import { httpLoad } from './http-load';
 import { Bench, BenchFigure, BenchOptions } from './report';
@@ -250,12 +250,7 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
       if (linked.status !== 201) throw new Error(`whatsapp connection refused: ${linked.status} ${linked.text}`);
       const bot = a < ACCOUNTS_WITH_BOT;
       if (bot) {
-        const registered = await fetch(`${urls.sandbox}/_sandbox/telegram/bots`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: '{}',
-        });
-        const { token } = (await registered.json()) as { token: string };
+        const { token } = await registerSandboxBot(urls.sandbox, 'telegram');
         const connected = await call('POST', '/v1/connections', { channel: 'telegram', bot_token: token });
         if (connected.status !== 201) throw new Error(`bot refused: ${connected.status} ${connected.text}`);
       }

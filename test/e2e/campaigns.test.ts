@@ -12,7 +12,7 @@ import {
 } from '../support/campaigns';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
-import { registerSandboxNumber } from '../support/sandbox';
+import { registerSandboxBot, registerSandboxNumber } from '../support/sandbox';
 import { Endpoint } from '../support/webhook-endpoint';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -125,12 +125,7 @@ describe('campaigns end to end', () => {
       await gatewayAccount(platform.infra.databaseUrl, 'shop', user.userId),
     );
     expect((await gateway('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
-    const registered = await fetch(`${platform.urls.sandbox}/_sandbox/telegram/bots`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    bot = (await registered.json()) as { id: number; token: string };
+    bot = await registerSandboxBot(platform.urls.sandbox, 'telegram');
     expect((await gateway('POST', '/v1/connections', { channel: 'telegram', bot_token: bot.token })).status).toBe(201);
     await endpoint.open();
     const sub = await fetch(`${platform.urls.api}/api/v1/subscriptions`, {

@@ -5,7 +5,7 @@ import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
-import { registerSandboxNumber } from '../support/sandbox';
+import { registerSandboxBot, registerSandboxNumber } from '../support/sandbox';
 import { Delivered, Endpoint } from '../support/webhook-endpoint';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -128,12 +128,7 @@ describe('consent and failover across channels', () => {
     token = (await new AccountsRepository(gatewayDb).createAccount('consent', user.userId)).token;
     await gatewayDb.destroy();
     expect((await gateway('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
-    const registered = await fetch(`${platform.urls.sandbox}/_sandbox/telegram/bots`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    bot = (await registered.json()) as { id: number; token: string };
+    bot = await registerSandboxBot(platform.urls.sandbox, 'telegram');
     expect((await gateway('POST', '/v1/connections', { channel: 'telegram', bot_token: bot.token })).status).toBe(201);
     await endpoint.open();
     const sub = await api('POST', '/subscriptions', {

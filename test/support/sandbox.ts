@@ -14,15 +14,18 @@ export async function registerSandboxNumber(sandboxUrl: string, app: AppEntity):
 }
 
 /** A WhatsApp webhook as the sandbox's log shows it (`GET /_sandbox/whatsapp/webhooks`). */
-/** Registers a bot with the sandbox's Telegram or MAX emulator; its token. */
-export async function registerSandboxBot(sandboxUrl: string, channel: 'telegram' | 'max'): Promise<{ token: string }> {
+/** Registers a bot with the sandbox's Telegram or MAX emulator; its id and token. */
+export async function registerSandboxBot(
+  sandboxUrl: string,
+  channel: 'telegram' | 'max',
+): Promise<{ id: number; token: string }> {
   const res = await fetch(`${sandboxUrl}/_sandbox/${channel}/bots`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: '{}',
   });
   if (res.status !== 201) throw new Error(`sandbox bot not registered: ${res.status}`);
-  return (await res.json()) as { token: string };
+  return (await res.json()) as { id: number; token: string };
 }
 
 export interface LoggedWebhook {

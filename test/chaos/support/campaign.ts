@@ -13,7 +13,7 @@ import {
   importContacts,
   recipientsReport,
 } from '../../support/campaigns';
-import { registerSandboxNumber } from '../../support/sandbox';
+import { registerSandboxBot, registerSandboxNumber } from '../../support/sandbox';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -111,12 +111,7 @@ export class ChaosCampaign {
     const call = gatewayClient(urls.gateway, await gatewayAccount(databaseUrl, 'chaos campaign', user.userId));
     const linked = await call('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id });
     if (linked.status !== 201) throw new Error(`whatsapp connection refused: ${linked.status} ${linked.text}`);
-    const registered = await fetch(`${urls.sandbox}/_sandbox/telegram/bots`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const bot = (await registered.json()) as { id: number; token: string };
+    const bot = await registerSandboxBot(urls.sandbox, 'telegram');
     const connected = await call('POST', '/v1/connections', { channel: 'telegram', bot_token: bot.token });
     if (connected.status !== 201) throw new Error(`bot connection refused: ${connected.status} ${connected.text}`);
     await importContacts(
