@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { ClaimedDelivery } from '../src/delivery/deliveries.repository';
 import { addSubscription, streamEvents, useDeliveriesStore } from './support/store';
 
@@ -67,6 +68,34 @@ describe('deliveries: claiming within windows and tenant limits', () => {
     expect(new Set(rest.map((d) => d.subscription_id))).toEqual(new Set([a, b]));
   });
 
+  it.each([
+    ['leased', `locked_until = now() + interval '1 minute'`],
+    ['settled', `status = 'SUCCEEDED', locked_until = NULL, finished_at = now()`],
+  ])('passes over a delivery another dispatcher %s after this claim had chosen it', async (_, change) => {
+    const user = randomUUID();
+    await addSubscription(store.ds, user);
+    await events(user, 1);
+    const [{ id }] = await store.ds.query(
+      `SELECT d.id FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id WHERE s.user_id = $1`,
+      [user],
+    );
+    // The other dispatcher's claim is under way: its row lock on the delivery is taken, not yet committed.
+    const other = store.ds.createQueryRunner();
+    await other.connect();
+    try {
+      await other.startTransaction();
+      await other.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [id]);
+      // This claim chooses the delivery from its snapshot (free then) and waits on the row.
+      const mine = claim(3, 64);
+      await waitUntilBlocked(store.ds);
+      await other.query(`UPDATE deliveries SET ${change} WHERE id = $1`, [id]);
+      await other.commitTransaction();
+      expect(await mine).toEqual([]);
+    } finally {
+      await other.release();
+    }
+  });
+
   it('takes again what a crashed dispatcher held once its lease ran out', async () => {
     const user = randomUUID();
     await addSubscription(store.ds, user);
@@ -79,3 +108,15 @@ describe('deliveries: claiming within windows and tenant limits', () => {
     expect(again.map((d) => d.id)).toEqual(held.map((d) => d.id));
   });
 });
+
+/** Until a backend of this database waits for a row lock (the claim, blocked on the delivery). */
+async function waitUntilBlocked(ds: DataSource): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const [{ n }] = await ds.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (n > 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the claim never waited on the row');
+}

@@ -11,11 +11,19 @@ import { ADMIN_PORT_OFFSET } from '@app/server';
 import { SERVICE_NODE_FLAGS } from '@app/config';
 import { compileServices } from '../../../scripts/stack';
 import { freePort } from '../../support/platform';
+import { Balancer, startBalancer } from '../../support/balancer';
+import { BALANCED_SERVICES, PORT_VARIABLES } from '../../support/platform-env';
 
 import type { ServiceName } from '../../support/platform-env';
 
 export type { ServiceName };
 export const SERVICES: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue', 'api'];
+
+/** One running copy of a service: where it serves and where its admin listener (`/readyz`) is. */
+interface Instance {
+  port: number;
+  adminPort: number;
+}
 
 /** A process the cluster runs: its current child, when it was spawned, and whether we stopped it. */
 interface Managed {
@@ -28,9 +36,16 @@ interface Managed {
  * The whole platform as real processes on free ports, with its own PostgreSQL (embedded) and its own
  * `nats-server -js`, so that stopping them disturbs nobody else. A service that exits on its own is
  * started again, as Kubernetes would, and counted.
+ *
+ * With `replicas` above one, every service but the sandbox runs as that many processes, each on
+ * ports of its own. Clients and the channel emulator's callbacks reach the api's and the gateway's
+ * replicas through a round-robin balancer on the service's address (the cluster's Service), which
+ * takes a killed replica out of its rotation until the new process is ready, as a failing readiness
+ * check does.
  */
 export class ChaosCluster {
   readonly ports: Record<ServiceName, number>;
+  /** Each service's address: the balancer's for the api and the gateway run as several replicas. */
   readonly urls: Record<ServiceName, string>;
   readonly dir: string;
   databaseUrl = '';
@@ -41,9 +56,12 @@ export class ChaosCluster {
   private env: Record<string, string> = {};
   /** Services run compiled, as in the container image (see compileServices). */
   private readonly build = newBuildDir();
+  private readonly balancers: Partial<Record<ServiceName, Balancer>> = {};
 
   private constructor(
     ports: Record<ServiceName, number>,
+    /** Each service's processes, in replica order (one for the sandbox). */
+    private readonly instances: Record<ServiceName, Instance[]>,
     private readonly pgPort: number,
     private readonly natsPort: number,
     private readonly serviceEnv: Partial<Record<ServiceName, Record<string, string>>>,
@@ -64,10 +82,25 @@ export class ChaosCluster {
   static async start(opts: {
     serviceEnv: Partial<Record<ServiceName, Record<string, string>>>;
     ackWaitMs: number;
+    /** Processes per service (the sandbox always runs one); 1 when not given. */
+    replicas?: number;
   }): Promise<ChaosCluster> {
+    const replicas = opts.replicas ?? 1;
     const ports = {} as Record<ServiceName, number>;
-    for (const s of SERVICES) ports[s] = await freePort();
-    const cluster = new ChaosCluster(ports, await freePort(), await freePort(), opts.serviceEnv);
+    const instances = {} as Record<ServiceName, Instance[]>;
+    for (const s of SERVICES) {
+      ports[s] = await freePort();
+      const count = s === 'sandbox' ? 1 : replicas;
+      // One process serves on the service's port; a balanced service's replicas leave it to the balancer.
+      const own = count > 1 && BALANCED_SERVICES.includes(s);
+      instances[s] = [];
+      for (let i = 0; i < count; i++) {
+        const port = i === 0 && !own ? ports[s] : await freePort();
+        // The sandbox serves its readiness on its port + ADMIN_PORT_OFFSET; the others take ADMIN_PORT.
+        instances[s].push({ port, adminPort: s === 'sandbox' ? port + ADMIN_PORT_OFFSET : await freePort() });
+      }
+    }
+    const cluster = new ChaosCluster(ports, instances, await freePort(), await freePort(), opts.serviceEnv);
     try {
       compileServices(cluster.build);
       await cluster.startPostgres();
@@ -96,8 +129,18 @@ export class ChaosCluster {
         ALLOW_PRIVATE_TARGETS: 'true',
       };
       for (const s of SERVICES) {
-        cluster.startService(s);
-        await cluster.waitReady(s, 60_000);
+        if (instances[s].length > 1 && BALANCED_SERVICES.includes(s)) {
+          cluster.balancers[s] = await startBalancer(
+            instances[s].map((r) => `http://127.0.0.1:${r.port}`),
+            ports[s],
+          );
+          // In the rotation once ready (waitReady), as a pod behind its Service.
+          instances[s].forEach((_, i) => cluster.balancers[s]!.setReady(i, false));
+        }
+        for (let i = 0; i < instances[s].length; i++) {
+          cluster.startService(s, i);
+          await cluster.waitReady(s, 60_000, i);
+        }
       }
     } catch (err) {
       await cluster.stop();
@@ -113,8 +156,10 @@ export class ChaosCluster {
   private run(name: string, spawnIt: () => ChildProcess, restart?: () => void): ChildProcess {
     const child = spawnIt();
     const log = createWriteStream(this.logFile(name), { flags: 'a' });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
+    // Both streams into one file: neither may end it while the other still writes.
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('close', () => log.end());
     const entry: Managed = { child, spawnedAt: Date.now(), expectExit: false };
     this.managed.set(name, entry);
     child.once('exit', () => {
@@ -169,36 +214,62 @@ export class ChaosCluster {
     return this.halt('nats', 'SIGTERM');
   }
 
-  startService(name: ServiceName): void {
+  /** How many processes run the service. */
+  replicaCount(name: ServiceName): number {
+    return this.instances[name].length;
+  }
+
+  /** The address of one replica itself, past any balancer. */
+  replicaUrl(name: ServiceName, replica = 0): string {
+    return `http://127.0.0.1:${this.instances[name][replica].port}`;
+  }
+
+  /** The name a replica's process (and log file) goes by: the service's own when it runs once. */
+  private processName(name: ServiceName, replica: number): string {
+    return this.instances[name].length > 1 ? `${name}-${replica}` : name;
+  }
+
+  startService(name: ServiceName, replica = 0): void {
+    const { port, adminPort } = this.instances[name][replica];
     this.run(
-      name,
+      this.processName(name, replica),
       () =>
         spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(this.build, 'apps', name, 'src', 'main.js')], {
           cwd: REPO_ROOT,
-          env: { ...process.env, ...this.env, ...this.serviceEnv[name] },
+          env: {
+            ...process.env,
+            ...this.env,
+            ...this.serviceEnv[name],
+            [PORT_VARIABLES[name]]: String(port),
+            ADMIN_PORT: String(adminPort),
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         }),
-      () => this.startService(name),
+      () => this.startService(name, replica),
     );
   }
 
-  /** Milliseconds from the service's (last) start until its readiness answers 200. */
-  async waitReady(name: ServiceName, timeoutMs = 60_000): Promise<number> {
+  /** Milliseconds from the replica's (last) start until its readiness answers 200. */
+  async waitReady(name: ServiceName, timeoutMs = 60_000, replica = 0): Promise<number> {
     const deadline = Date.now() + timeoutMs;
+    const which = this.processName(name, replica);
     for (;;) {
-      if (await this.isReady(name)) return Date.now() - (this.managed.get(name)?.spawnedAt ?? 0);
+      if (await this.isReady(name, replica)) {
+        this.balancers[name]?.setReady(replica, true);
+        return Date.now() - (this.managed.get(which)?.spawnedAt ?? 0);
+      }
       if (Date.now() > deadline) {
-        throw new Error(`${name} not ready within ${timeoutMs} ms; see ${this.logFile(name)}`);
+        throw new Error(`${which} not ready within ${timeoutMs} ms; see ${this.logFile(which)}`);
       }
       await sleep(50);
     }
   }
 
-  async isReady(name: ServiceName): Promise<boolean> {
+  async isReady(name: ServiceName, replica = 0): Promise<boolean> {
     try {
-      // Readiness is served on the admin listener (the public port + ADMIN_PORT_OFFSET by default).
-      const admin = `http://127.0.0.1:${Number(new URL(this.urls[name]).port) + ADMIN_PORT_OFFSET}`;
-      const res = await fetch(`${admin}/readyz`, { signal: AbortSignal.timeout(2500) });
+      const res = await fetch(`http://127.0.0.1:${this.instances[name][replica].adminPort}/readyz`, {
+        signal: AbortSignal.timeout(2500),
+      });
       await res.arrayBuffer();
       return res.status === 200;
     } catch {
@@ -206,25 +277,37 @@ export class ChaosCluster {
     }
   }
 
-  /** Waits until every service is ready; milliseconds it took. */
+  /** Waits until every replica of every service is ready; milliseconds it took. */
   async waitAllReady(timeoutMs = 60_000): Promise<number> {
     const started = Date.now();
-    for (const s of SERVICES) await this.waitReady(s, Math.max(1000, timeoutMs - (Date.now() - started)));
+    for (const s of SERVICES) {
+      for (let i = 0; i < this.instances[s].length; i++) {
+        await this.waitReady(s, Math.max(1000, timeoutMs - (Date.now() - started)), i);
+      }
+    }
     return Date.now() - started;
   }
 
-  /** SIGKILL, then a new process at once: milliseconds from its start until it is ready. */
-  async killAndRestart(name: ServiceName): Promise<{ readyAfterStartMs: number; readyAfterKillMs: number }> {
+  /**
+   * SIGKILL one replica, then a new process for it at once: milliseconds from its start until it is
+   * ready. Its balancer stops sending it requests from the kill until it is ready again.
+   */
+  async killAndRestart(
+    name: ServiceName,
+    replica = 0,
+  ): Promise<{ readyAfterStartMs: number; readyAfterKillMs: number }> {
     const killedAt = Date.now();
-    await this.halt(name, 'SIGKILL');
-    this.startService(name);
-    const readyAfterStartMs = await this.waitReady(name, 60_000);
+    await this.halt(this.processName(name, replica), 'SIGKILL');
+    this.balancers[name]?.setReady(replica, false);
+    this.startService(name, replica);
+    const readyAfterStartMs = await this.waitReady(name, 60_000, replica);
     return { readyAfterStartMs, readyAfterKillMs: Date.now() - killedAt };
   }
 
   async stop(): Promise<void> {
     const names = [...this.managed.keys()].filter((n) => n !== 'postgres' && n !== 'nats');
     await Promise.all(names.map((n) => this.halt(n, 'SIGKILL')));
+    for (const b of Object.values(this.balancers)) await b.close();
     await this.halt('nats', 'SIGTERM');
     await this.halt('postgres', 'SIGTERM');
     rmSync(this.build, { recursive: true, force: true });

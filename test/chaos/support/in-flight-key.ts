@@ -16,9 +16,9 @@ export interface InFlightKeyOutcome {
 }
 
 /**
- * Kills the api while a send holds its Idempotency-Key: the send is made to wait on its user's
- * balance row (locked here), so its key is in progress at the kill. Then retries it with the same
- * key, as a client does (409: after Retry-After), from the moment the new api is ready.
+ * Kills the api (its first replica) while a send holds its Idempotency-Key: the send is made to wait
+ * on its user's balance row (locked here), so its key is in progress at the kill. Then retries it with
+ * the same key, as a client does (409: after Retry-After), from the moment the new process is ready.
  */
 export async function killApiWithKeyInFlight(
   cluster: ChaosCluster,
@@ -27,8 +27,10 @@ export async function killApiWithKeyInFlight(
   giveUpMs = 60_000,
 ): Promise<InFlightKeyOutcome> {
   const key = randomUUID();
-  const send = () =>
-    fetch(`${cluster.urls.api}/api/v1/wa/apps/${target.appId}/messages`, {
+  // The first send goes to the replica about to be killed; the retries through the api's address
+  // (with replicas, the balancer: the survivor may answer before the killed one is back).
+  const send = (base = cluster.urls.api) =>
+    fetch(`${base}/api/v1/wa/apps/${target.appId}/messages`, {
       method: 'POST',
       headers: { authorization: target.auth, 'content-type': 'application/json', 'idempotency-key': key },
       body: JSON.stringify({
@@ -44,7 +46,7 @@ export async function killApiWithKeyInFlight(
   try {
     await db.query('BEGIN');
     await db.query('SELECT 1 FROM api.balances WHERE user_id = $1 FOR UPDATE', [userId]);
-    const first = send().catch(() => null);
+    const first = send(cluster.replicaUrl('api', 0)).catch(() => null);
     const deadline = Date.now() + 10_000;
     for (;;) {
       const { rows } = await db.query<{ state: string }>(
@@ -55,7 +57,7 @@ export async function killApiWithKeyInFlight(
       if (Date.now() > deadline) throw new Error('the send never held its key');
       await sleep(20);
     }
-    restart = await cluster.killAndRestart('api');
+    restart = await cluster.killAndRestart('api', 0);
     await first;
   } finally {
     await db.query('ROLLBACK').catch(() => undefined);

@@ -362,10 +362,14 @@ export class DeliveriesRepository {
           ORDER BY ranked.stream_seq, ranked.seq
           LIMIT $1
        )
+       -- Checked again on the row as it is now: a dispatcher whose statement began before another
+       -- one's claim (or settlement) of the same delivery committed waits for that row, then finds
+       -- it taken and passes it over, instead of sending it a second time.
        UPDATE deliveries d
           SET locked_until = now() + make_interval(secs => $4::bigint / 1000.0)
          FROM picked, subscriptions s
         WHERE d.id = picked.id AND s.id = d.subscription_id
+          AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until <= now())
        RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.event_created_at, d.payload, d.attempts,
                  d.retry_index, d.stream_seq, d.seq, s.user_id, s.url, s.secret, s.previous_secret,
                  s.previous_secret_expires_at, s.secret_key_id, (s.parked_until IS NOT NULL) AS probing, d.traceparent`,
