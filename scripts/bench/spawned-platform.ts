@@ -2,7 +2,7 @@ import { ADMIN_PORT_OFFSET } from '@app/server';
 // The services a benchmark measures, each in its own process (as deployed), on free loopback ports
 // with the run's own database and stream prefix; stopped and removed afterwards.
 import { ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { migrateSchema } from '@app/database';
 import { killHard, startTestInfra, TestInfra } from '@app/testing';
 import { Balancer, startBalancer } from '../../test/support/balancer';
@@ -17,6 +17,7 @@ import {
 } from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
 import { BenchOptions, cpuMs, writeSyscalls } from './report';
+import { peakRssMiB } from './send.bench';
 
 export interface SpawnedPlatform {
   infra: TestInfra;
@@ -54,11 +55,10 @@ function servicesBuild(): string {
   return (build = compiled);
 }
 
-/** A process's peak resident set in MiB (VmHWM of /proc/<pid>/status); NaN when it cannot be read. */
-function peakRssMib(pid: number | undefined): number {
+/** A process's peak resident set in MiB; NaN when it cannot be read (ended, or no /proc). */
+function peakRssOf(pid: number | undefined): number {
   try {
-    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kib === undefined ? NaN : Math.round(Number(kib) / 1024);
+    return pid === undefined ? NaN : peakRssMiB(pid);
   } catch {
     return NaN;
   }
@@ -113,7 +113,7 @@ export async function spawnPlatform(
   };
   const cpu = () => perService(cpuMs);
   const writes = () => perService(writeSyscalls);
-  const peakRss = () => perService(peakRssMib);
+  const peakRss = () => perService(peakRssOf);
   const replicaCpu = () => Object.fromEntries([...labels].map(([child, label]) => [label, cpuMs(child.pid)]));
   const stop = async () => {
     for (const c of children.reverse()) await killHard(c);
