@@ -1,10 +1,11 @@
 // Profiles a service's CPU for a chosen stretch of a benchmark: preloaded with
 // NODE_OPTIONS="--require scripts/bench/cpu-profile.js" and CPU_PROFILE_DIR set, each service process
-// (apps/<name>/src/main.ts) starts V8's sampling profiler once CPU_PROFILE_DIR/go exists and writes
-// <name>-<pid>.cpuprofile there once CPU_PROFILE_DIR/stop exists. Services of a benchmark are killed
+// (apps/<name>/src/main.js of the build the benchmarks run, or main.ts run from source) starts V8's
+// sampling profiler once CPU_PROFILE_DIR/go exists and writes <name>-<pid>.cpuprofile there once
+// CPU_PROFILE_DIR/stop exists. Services of a benchmark are killed
 // hard, so `--cpu-prof` (written at a clean exit) would never write its file.
 const dir = process.env.CPU_PROFILE_DIR;
-const entry = /apps\/([a-z-]+)\/src\/main\.ts$/.exec(process.argv[1] ?? '');
+const entry = /apps\/([a-z-]+)\/src\/main\.[jt]s$/.exec(process.argv[1] ?? '');
 if (dir && entry) {
   const { existsSync, writeFileSync } = require('node:fs');
   const { join } = require('node:path');

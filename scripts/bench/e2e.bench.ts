@@ -292,6 +292,10 @@ async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<Be
           bench_client_cpu_ms_per_message: benchMs,
           // Socket writes per message (each a system call: to NATS, PostgreSQL, the channel, a client).
           write_syscalls_per_message: writesPerMessage,
+          // Each service's largest resident set over the run, in MiB (with SERVICE_NODE_FLAGS, as deployed).
+          peak_rss_mib: Object.entries(platform.peakRssMib())
+            .map(([name, mib]) => `${name} ${mib}`)
+            .join(', '),
           callbacks: callbacks.total,
           callback_attempts: callbacks.attempts,
           queue_alone_machine_cpu_ms_per_message: oneQueue.machinePerMessage,

@@ -2,9 +2,11 @@ import { ADMIN_PORT_OFFSET } from '@app/server';
 // The services a benchmark measures, each in its own process (as deployed), on free loopback ports
 // with the run's own database and stream prefix; stopped and removed afterwards.
 import { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { migrateSchema } from '@app/database';
-import { killHard, spawnTs, startTestInfra, TestInfra } from '@app/testing';
+import { killHard, startTestInfra, TestInfra } from '@app/testing';
 import { Balancer, startBalancer } from '../../test/support/balancer';
+import { compileServicesBuild, spawnBuiltService } from '../../test/support/compiled-service';
 import {
   BALANCED_SERVICES,
   freePort,
@@ -15,6 +17,7 @@ import {
 } from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
 import { BenchOptions, cpuMs, writeSyscalls } from './report';
+import { peakRssMiB } from './send.bench';
 
 export interface SpawnedPlatform {
   infra: TestInfra;
@@ -24,6 +27,8 @@ export interface SpawnedPlatform {
   cpuMs(): Partial<Record<ServiceName, number>>;
   /** Write system calls each service's processes have made so far (Linux; NaN elsewhere). */
   writes(): Partial<Record<ServiceName, number>>;
+  /** Each service's largest resident set so far, in MiB (its processes' peaks summed; Linux; NaN elsewhere). */
+  peakRssMib(): Partial<Record<ServiceName, number>>;
   /** CPU milliseconds each process has used so far, by replica (`api#0`, `api#1`, ...). */
   replicaCpuMs(): Record<string, number>;
   /** The round-robin balancer in front of the api's or the gateway's replicas, when there are several. */
@@ -34,6 +39,30 @@ export interface SpawnedPlatform {
 }
 
 const STARTUP_MS = 180_000;
+
+let build: string | undefined;
+
+/**
+ * The services compiled once per benchmark process (swc, as the image does) and run as the image
+ * runs them, with SERVICE_NODE_FLAGS (its heap limits included): run from source through the
+ * on-the-fly TypeScript loader and without those flags, they had V8's default heap, and their
+ * garbage collection was not the deployment's.
+ */
+function servicesBuild(): string {
+  if (build) return build;
+  const compiled = compileServicesBuild('bench');
+  process.once('exit', () => rmSync(compiled, { recursive: true, force: true }));
+  return (build = compiled);
+}
+
+/** A process's peak resident set in MiB; NaN when it cannot be read (ended, or no /proc). */
+function peakRssOf(pid: number | undefined): number {
+  try {
+    return pid === undefined ? NaN : peakRssMiB(pid);
+  } catch {
+    return NaN;
+  }
+}
 
 async function waitReady(name: string, url: string, child: ChildProcess, isReady: (body: unknown) => boolean) {
   const deadline = Date.now() + STARTUP_MS;
@@ -84,6 +113,7 @@ export async function spawnPlatform(
   };
   const cpu = () => perService(cpuMs);
   const writes = () => perService(writeSyscalls);
+  const peakRss = () => perService(peakRssOf);
   const replicaCpu = () => Object.fromEntries([...labels].map(([child, label]) => [label, cpuMs(child.pid)]));
   const stop = async () => {
     for (const c of children.reverse()) await killHard(c);
@@ -96,7 +126,7 @@ export async function spawnPlatform(
     // Readiness is on the admin listener: its own free port (the sandbox's is its port + the offset).
     adminPort ??= name === 'sandbox' ? Number(port) + ADMIN_PORT_OFFSET : await freePort();
     const label = `${name}#${started(name)}`;
-    const child = spawnTs(`apps/${name}/src/main.ts`, {
+    const child = spawnBuiltService(servicesBuild(), name, {
       ...env,
       ADMIN_PORT: String(adminPort),
       [PORT_VARIABLES[name]]: port,
@@ -137,5 +167,16 @@ export async function spawnPlatform(
     await stop();
     throw err;
   }
-  return { infra, urls, env, cpuMs: cpu, writes, replicaCpuMs: replicaCpu, balancers, addQueueReplicas, stop };
+  return {
+    infra,
+    urls,
+    env,
+    cpuMs: cpu,
+    writes,
+    peakRssMib: peakRss,
+    replicaCpuMs: replicaCpu,
+    balancers,
+    addQueueReplicas,
+    stop,
+  };
 }

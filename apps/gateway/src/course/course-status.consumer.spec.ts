@@ -18,8 +18,10 @@ function setup() {
     student: '79990001122',
   };
   const course = {
-    findMessages: jest.fn(async (ids: string[]) => new Map(ids.includes(LINKED) ? [[LINKED, link]] : [])),
-    sendsInFlightFor: jest.fn(async (users: string[]) => new Set(users.filter((u) => u === SENDING_USER))),
+    statusLookups: jest.fn(async (ids: string[], users: string[]) => ({
+      links: new Map(ids.includes(LINKED) ? [[LINKED, link]] : []),
+      sending: new Set(users.filter((u) => u === SENDING_USER)),
+    })),
     enqueueStatus: jest.fn().mockResolvedValue(true),
   };
   const connections = { findById: jest.fn().mockResolvedValue({ id: 'c1', state: 'active' }) };
@@ -49,8 +51,8 @@ describe('CourseStatusConsumer', () => {
     const { consumer, course } = setup();
     const outcomes = await Promise.all([consumer.handle(status(LINKED)), consumer.handle(status(OTHER))]);
     expect(outcomes).toEqual([{ action: 'ack' }, { action: 'ack' }]);
-    expect(course.findMessages).toHaveBeenCalledTimes(1);
-    expect(course.findMessages.mock.calls[0][0].sort()).toEqual([LINKED, OTHER].sort());
+    expect(course.statusLookups).toHaveBeenCalledTimes(1);
+    expect(course.statusLookups.mock.calls[0][0].sort()).toEqual([LINKED, OTHER].sort());
     expect(course.enqueueStatus).toHaveBeenCalledTimes(1);
     expect(course.enqueueStatus.mock.calls[0][0]).toMatchObject({ messageId: LINKED, status: 'delivered' });
   });
@@ -63,7 +65,10 @@ describe('CourseStatusConsumer', () => {
     ]);
     expect(waiting).toMatchObject({ action: 'retry' });
     expect(forgotten).toEqual({ action: 'ack' });
-    expect(course.sendsInFlightFor).toHaveBeenCalledTimes(1);
+    expect(course.statusLookups).toHaveBeenCalledTimes(1);
+    expect(course.statusLookups.mock.calls[0][1].sort()).toEqual(
+      [SENDING_USER, '22222222-2222-4222-8222-222222222222'].sort(),
+    );
     expect(course.enqueueStatus).not.toHaveBeenCalled();
   });
 });

@@ -27,6 +27,12 @@ const LOOKUP_BATCH = 500;
 /** A status of a message whose course event is still being sent is looked at again this soon. */
 const IN_FLIGHT_RETRY_MS = 250;
 
+/** A status event's message's course link, and whether its tenant has a course event being sent now. */
+interface StatusLookup {
+  link: CourseMessageRow | null;
+  inFlight: boolean;
+}
+
 /** The JSON posted to the platform for one status (docs/course.md, Outbound events). */
 export interface CourseStatusEvent {
   event: string;
@@ -50,14 +56,19 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
   private runner?: ConsumerRunner;
   /** Events are handled one after another, in the order pulled. */
   private order: Promise<unknown> = Promise.resolve();
-  private readonly links = new GroupCommit<string, CourseMessageRow | null>(async (_, ids) => {
-    const found = await this.course.findMessages(ids);
-    return ids.map((id) => found.get(id) ?? null);
-  }, LOOKUP_BATCH);
-  private readonly sendingTenants = new GroupCommit<string, boolean>(async (_, users) => {
-    const sending = await this.course.sendsInFlightFor(users);
-    return users.map((u) => sending.has(u));
-  }, LOOKUP_BATCH);
+  private readonly lookups = new GroupCommit<{ messageId: string; userId: string | null }, StatusLookup>(
+    async (_, items) => {
+      const { links, sending } = await this.course.statusLookups(
+        items.map((i) => i.messageId),
+        items.flatMap((i) => (i.userId ? [i.userId] : [])),
+      );
+      return items.map((i) => ({
+        link: links.get(i.messageId) ?? null,
+        inFlight: i.userId !== null && sending.has(i.userId),
+      }));
+    },
+    LOOKUP_BATCH,
+  );
 
   constructor(
     private readonly clients: NatsClients,
@@ -101,18 +112,17 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
   }
 
   /**
-   * What handling a status event needs from the database: the course link of its message, or
-   * (none yet) whether a course event of its tenant is being sent right now. Null: not a status of
-   * one of our messages. The lookups of events handled at the same time go in one query each.
+   * What handling a status event needs from the database: the course link of its message, and
+   * whether a course event of its tenant is being sent right now (for a message with no link yet).
+   * Null: not a status of one of our messages. The lookups of events handled at the same time go
+   * in one query.
    */
-  private async lookUp(event: EventEnvelope): Promise<{ link: CourseMessageRow | null; inFlight: boolean } | null> {
-    if (!STATUS_EVENTS[event.type]) return null;
+  private lookUp(event: EventEnvelope): Promise<StatusLookup | null> {
+    if (!STATUS_EVENTS[event.type]) return Promise.resolve(null);
     const messageId = (event.data as Partial<MessageStatusData> | null)?.message_id;
     // Only our own message ids (UUIDs) can be linked to a course event.
-    if (!isUuid(messageId)) return null;
-    const link = await this.links.submit('messages', messageId);
-    if (link) return { link, inFlight: false };
-    return { link: null, inFlight: event.user_id ? await this.sendingTenants.submit('users', event.user_id) : false };
+    if (!isUuid(messageId)) return Promise.resolve(null);
+    return this.lookups.submit('status', { messageId, userId: event.user_id ?? null });
   }
 
   async handle(event: EventEnvelope, lookup = this.lookUp(event)): Promise<Settlement> {

@@ -130,17 +130,6 @@ export class CourseRepository {
     );
   }
 
-  /** Of these users, those with a course event (of an account billed to them) being turned into sends right now. */
-  async sendsInFlightFor(userIds: string[]): Promise<Set<string>> {
-    if (userIds.length === 0) return new Set();
-    const rows = (await this.ds.query(
-      `SELECT DISTINCT a.user_id FROM course_events e JOIN accounts a ON a.id = e.account_id
-       WHERE a.user_id = ANY($1::uuid[]) AND e.status = 'received' AND e.claimed_until > now()`,
-      [[...new Set(userIds)]],
-    )) as { user_id: string }[];
-    return new Set(rows.map((r) => r.user_id));
-  }
-
   /** The account's events, newest first, after the cursor (an event id). */
   listEvents(
     accountId: string,
@@ -231,13 +220,35 @@ export class CourseRepository {
     );
   }
 
-  /** The course links of these messages (messages no course event made have none), by message id. */
-  async findMessages(messageIds: string[]): Promise<Map<string, CourseMessageRow>> {
-    if (messageIds.length === 0) return new Map();
-    const rows = (await this.ds.query(`SELECT * FROM course_messages WHERE message_id = ANY($1::text[])`, [
-      [...new Set(messageIds)],
-    ])) as CourseMessageRow[];
-    return new Map(rows.map((r) => [r.message_id, r]));
+  /**
+   * What the status events of these messages need, read in one statement: the course links of the
+   * messages (messages no course event made have none), by message id, and which of these users
+   * have a course event (of an account billed to them) being turned into sends right now. A link is
+   * written before its event is finished, so in the one snapshot a message without a link is either
+   * no course event's or its event is still being sent; two reads one after the other could miss
+   * both (the link written and the event finished between them).
+   */
+  async statusLookups(
+    messageIds: string[],
+    userIds: string[],
+  ): Promise<{ links: Map<string, CourseMessageRow>; sending: Set<string> }> {
+    if (messageIds.length === 0 && userIds.length === 0) return { links: new Map(), sending: new Set() };
+    const rows = (await this.ds.query(
+      `SELECT message_id, connection_id, course_event_id, event_id, student, NULL::uuid AS sending_user
+         FROM course_messages WHERE message_id = ANY($1::text[])
+       UNION ALL
+       SELECT DISTINCT NULL, NULL::uuid, NULL::uuid, NULL, NULL, a.user_id
+         FROM course_events e JOIN accounts a ON a.id = e.account_id
+        WHERE a.user_id = ANY($2::uuid[]) AND e.status = 'received' AND e.claimed_until > now()`,
+      [[...new Set(messageIds)], [...new Set(userIds)]],
+    )) as (CourseMessageRow & { sending_user: string | null })[];
+    const links = new Map<string, CourseMessageRow>();
+    const sending = new Set<string>();
+    for (const { sending_user, ...link } of rows) {
+      if (sending_user) sending.add(sending_user);
+      else links.set(link.message_id, link);
+    }
+    return { links, sending };
   }
 
   /**
