@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { GroupCommit } from './group-commit';
 
 /**
@@ -39,4 +40,31 @@ export class BatchedLookup<Q, R> {
   async one(q: Q): Promise<R | null> {
     return (await this.all(q))[0] ?? null;
   }
+}
+
+/**
+ * The owner of a live (not revoked) token, by the token's hash: concurrent lookups share one query,
+ * read after each of them asked (a token revoked a moment ago is refused). `from` joins the token
+ * table, aliased `t` (`token_hash`, `revoked_at`), to its owner's; `columns` are the owner's columns
+ * that `toOwner` reads from each row.
+ */
+export function liveTokenOwners<R, T>(
+  /** The data source, asked for at each load (so a repository may pass its own before it is built). */
+  ds: () => DataSource,
+  query: { columns: string; from: string },
+  toOwner: (row: R) => T,
+): (tokenHash: string) => Promise<T | null> {
+  const lookup = new BatchedLookup<string, { tokenHash: string; owner: T }>({
+    load: async (hashes) => {
+      const rows: (R & { token_hash: string })[] = await ds().query(
+        `SELECT ${query.columns}, t.token_hash FROM ${query.from}
+          WHERE t.token_hash = ANY($1::bpchar[]) AND t.revoked_at IS NULL`,
+        [hashes],
+      );
+      return rows.map((r) => ({ tokenHash: r.token_hash, owner: toOwner(r) }));
+    },
+    queryKey: (hash) => hash,
+    rowKey: (r) => r.tokenHash,
+  });
+  return async (tokenHash) => (await lookup.one(tokenHash))?.owner ?? null;
 }

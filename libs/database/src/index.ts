@@ -5,5 +5,5 @@ export type { MigrationResult } from './migrate';
 export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './database.module';
 export { isPgError, PG_ERROR, returnedRows, sqlRows } from './rows';
 export { GroupCommit } from './group-commit';
-export { BatchedLookup } from './batched-lookup';
+export { BatchedLookup, liveTokenOwners } from './batched-lookup';
 export * from './rate-limit';

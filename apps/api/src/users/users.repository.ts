@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { BatchedLookup } from '@app/database';
+import { liveTokenOwners } from '@app/database';
 import { generateToken, hashToken, TokenKind } from '@app/auth';
 import { BalanceEntity } from '../billing/balance.entity';
 import { ApiTokenEntity } from './api-token.entity';
@@ -55,36 +55,22 @@ export class UsersRepository {
 
   /** The user behind a live token, or null for an unknown or revoked one; concurrent requests share one query. */
   findByToken(token: string): Promise<UserEntity | null> {
-    return this.byTokenHash.one(hashToken(token)).then((row) => row?.user ?? null);
+    return this.byTokenHash(hashToken(token));
   }
 
-  private readonly byTokenHash = new BatchedLookup<string, { tokenHash: string; user: UserEntity }>({
-    load: async (hashes) => {
-      const rows: {
-        id: string;
-        name: string;
-        kind: TokenKind;
-        currency: string;
-        created_at: Date;
-        token_hash: string;
-      }[] = await this.ds.query(
-        `SELECT u.id, u.name, u.kind, u.currency, u.created_at, t.token_hash
-             FROM api_tokens t JOIN users u ON u.id = t.user_id
-            WHERE t.token_hash = ANY($1::bpchar[]) AND t.revoked_at IS NULL`,
-        [hashes],
-      );
-      return rows.map((r) => ({
-        tokenHash: r.token_hash,
-        user: Object.assign(new UserEntity(), {
-          id: r.id,
-          name: r.name,
-          kind: r.kind,
-          currency: r.currency,
-          createdAt: r.created_at,
-        }),
-      }));
+  private readonly byTokenHash = liveTokenOwners(
+    () => this.ds,
+    {
+      columns: 'u.id, u.name, u.kind, u.currency, u.created_at',
+      from: 'api_tokens t JOIN users u ON u.id = t.user_id',
     },
-    queryKey: (hash) => hash,
-    rowKey: (r) => r.tokenHash,
-  });
+    (r: { id: string; name: string; kind: TokenKind; currency: string; created_at: Date }) =>
+      Object.assign(new UserEntity(), {
+        id: r.id,
+        name: r.name,
+        kind: r.kind,
+        currency: r.currency,
+        createdAt: r.created_at,
+      }),
+  );
 }

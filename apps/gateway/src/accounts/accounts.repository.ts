@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { generateToken, hashToken } from '@app/auth';
-import { BatchedLookup } from '@app/database';
+import { liveTokenOwners } from '@app/database';
 import { AccountTokenEntity } from './account-token.entity';
 import { AccountEntity } from './account.entity';
 
@@ -57,36 +57,22 @@ export class AccountsRepository {
    * share one query, read after each of them asked (a token revoked a moment ago is refused).
    */
   findByToken(token: string): Promise<AccountEntity | null> {
-    return this.byTokenHash.one(hashToken(token)).then((row) => row?.account ?? null);
+    return this.byTokenHash(hashToken(token));
   }
 
-  private readonly byTokenHash = new BatchedLookup<string, { tokenHash: string; account: AccountEntity }>({
-    load: async (hashes) => {
-      const rows: {
-        id: string;
-        name: string;
-        user_id: string | null;
-        time_zone: string;
-        created_at: Date;
-        token_hash: string;
-      }[] = await this.ds.query(
-        `SELECT a.id, a.name, a.user_id, a.time_zone, a.created_at, t.token_hash
-           FROM account_tokens t JOIN accounts a ON a.id = t.account_id
-          WHERE t.token_hash = ANY($1::bpchar[]) AND t.revoked_at IS NULL`,
-        [hashes],
-      );
-      return rows.map((r) => ({
-        tokenHash: r.token_hash,
-        account: Object.assign(new AccountEntity(), {
-          id: r.id,
-          name: r.name,
-          userId: r.user_id,
-          timeZone: r.time_zone,
-          createdAt: r.created_at,
-        }),
-      }));
+  private readonly byTokenHash = liveTokenOwners(
+    () => this.ds,
+    {
+      columns: 'a.id, a.name, a.user_id, a.time_zone, a.created_at',
+      from: 'account_tokens t JOIN accounts a ON a.id = t.account_id',
     },
-    queryKey: (hash) => hash,
-    rowKey: (r) => r.tokenHash,
-  });
+    (r: { id: string; name: string; user_id: string | null; time_zone: string; created_at: Date }) =>
+      Object.assign(new AccountEntity(), {
+        id: r.id,
+        name: r.name,
+        userId: r.user_id,
+        timeZone: r.time_zone,
+        createdAt: r.created_at,
+      }),
+  );
 }
