@@ -131,7 +131,13 @@ describe('tracing', () => {
     await everyStepTraced(accept, steps);
 
     const s = steps();
-    // Connected: each step descends from the accept, through parents that were all exported.
+    // Connected: each step descends from the accept, through parents that were all exported. A
+    // parent is exported when it ends, after its children: the last of them may still be on its way.
+    const parentsExported = () => {
+      const exported = new Set(inTrace().map((t) => t.spanId));
+      return inTrace().every((span) => span === accept() || exported.has(span.parentSpanId));
+    };
+    await waitFor(parentsExported, 10_000, "every span's parent exported", 100).catch(() => undefined);
     for (const step of Object.values(s)) expect(ancestry(step!).at(-1)).toBe(`api:${accept()!.name}`);
     const ids = new Set(inTrace().map((t) => t.spanId));
     for (const span of inTrace()) if (span !== accept()) expect(ids.has(span.parentSpanId)).toBe(true);
