@@ -4,12 +4,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateSchema } from '@app/database';
-import { killHard, NATS_SERVER_BIN, REPO_ROOT, sleep, spawnTs, waitForLine } from '@app/testing';
+import { killHard, NATS_SERVER_BIN, sleep, spawnTs, waitForLine } from '@app/testing';
 import { ALL_SCHEMAS } from '../../../scripts/schemas';
 import { setupNats } from '../../../scripts/nats-setup';
 import { ADMIN_PORT_OFFSET } from '@app/server';
-import { SERVICE_NODE_FLAGS } from '@app/config';
-import { compileServices } from '../../../scripts/stack';
+import { compileServicesBuild, spawnBuiltService } from '../../support/compiled-service';
 import { freePort } from '../../support/platform';
 import { Balancer, startBalancer } from '../../support/balancer';
 import { BALANCED_SERVICES, PORT_VARIABLES } from '../../support/platform-env';
@@ -54,8 +53,8 @@ export class ChaosCluster {
   readonly unexpectedExits: Record<string, number> = {};
   private readonly managed = new Map<string, Managed>();
   private env: Record<string, string> = {};
-  /** Services run compiled, as in the container image (see compileServices). */
-  private readonly build = newBuildDir();
+  /** Services run compiled, as in the container image (see compileServicesBuild); set by `start`. */
+  private build = '';
   private readonly balancers: Partial<Record<ServiceName, Balancer>> = {};
 
   private constructor(
@@ -102,7 +101,7 @@ export class ChaosCluster {
     }
     const cluster = new ChaosCluster(ports, instances, await freePort(), await freePort(), opts.serviceEnv);
     try {
-      compileServices(cluster.build);
+      cluster.build = compileServicesBuild('chaos');
       await cluster.startPostgres();
       await cluster.startNats();
       for (const def of ALL_SCHEMAS) await migrateSchema(cluster.databaseUrl, def);
@@ -234,16 +233,11 @@ export class ChaosCluster {
     this.run(
       this.processName(name, replica),
       () =>
-        spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(this.build, 'apps', name, 'src', 'main.js')], {
-          cwd: REPO_ROOT,
-          env: {
-            ...process.env,
-            ...this.env,
-            ...this.serviceEnv[name],
-            [PORT_VARIABLES[name]]: String(port),
-            ADMIN_PORT: String(adminPort),
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
+        spawnBuiltService(this.build, name, {
+          ...this.env,
+          ...this.serviceEnv[name],
+          [PORT_VARIABLES[name]]: String(port),
+          ADMIN_PORT: String(adminPort),
         }),
       () => this.startService(name, replica),
     );
@@ -310,15 +304,9 @@ export class ChaosCluster {
     for (const b of Object.values(this.balancers)) await b.close();
     await this.halt('nats', 'SIGTERM');
     await this.halt('postgres', 'SIGTERM');
-    rmSync(this.build, { recursive: true, force: true });
+    if (this.build) rmSync(this.build, { recursive: true, force: true });
     if (!process.env.CHAOS_KEEP_LOGS) rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-function newBuildDir(): string {
-  const cache = join(REPO_ROOT, 'node_modules', '.cache');
-  mkdirSync(cache, { recursive: true });
-  return mkdtempSync(join(cache, 'chaos-build-'));
 }
 
 function portOpen(port: number): Promise<boolean> {
