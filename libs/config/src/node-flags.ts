@@ -2,15 +2,16 @@
  * How every service's Node process starts, wherever it runs: the image's CMD (deploy/Dockerfile,
  * checked by test/deploy/compose.test.ts), `pnpm stack`, the chaos suite and the benchmarks.
  * Source maps for stack traces, and a heap bounded for the containers' 256-384 MiB limits: an old
- * generation of at most 144 MiB and young semi-spaces of 4 MiB keep the api at 155 MiB through the
- * accept benchmark (340 MiB with V8's defaults, which grow the heap with throughput). An old
- * generation of 88 MiB kept it 3 MiB lower but had the api and the gateway collecting garbage for
- * 15-25 % of their CPU on the status path: these limits take a sixth off the CPU per message of the
- * four status-path services. Semi-spaces of 16 MiB would take a third, at 30 MiB more per service
- * (docs/performance.md).
+ * generation of at most 144 MiB (V8's defaults grow the heap with throughput: 340 MiB for the api
+ * through the accept benchmark) and young semi-spaces of 8 MiB. On the status path objects live
+ * across a few event-loop turns (a message's events wait in groups for their transaction); with
+ * semi-spaces of 4 MiB they were promoted to the old generation, and collecting garbage took 14-18 %
+ * of each status-path service's CPU profile. 8 MiB bring that to 8-12 % for 8 MiB more per service
+ * (the api 163 MiB through the accept benchmark); 16 MiB to 7-11 % for 25 MiB more
+ * (docs/performance.md, "Third pass").
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = [
   '--enable-source-maps',
   '--max-old-space-size=144',
-  '--max-semi-space-size=4',
+  '--max-semi-space-size=8',
 ];

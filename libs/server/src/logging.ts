@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { Store, storage } from 'nestjs-pino/storage';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { levels } from 'pino';
+import { DestinationStream, levels } from 'pino';
 import { HttpLogger, pinoHttp } from 'pino-http';
 
 /**
@@ -29,6 +29,8 @@ export function requestLogFields(
 export interface LoggingOptions {
   /** Rewrites a request's path before it is logged: credentials in paths are never written. */
   hidePath?: (path: string) => string;
+  /** Where the lines go: stdout unless given. */
+  destination?: DestinationStream;
 }
 
 /** Whether a logger at `level` writes lines of `lineLevel` ('silent' writes none). */
@@ -79,7 +81,7 @@ export const REQUEST_LOGGER = Symbol('REQUEST_LOGGER');
  * layer for this alone.
  */
 export function loggingModule(service: string, level: string, opts: LoggingOptions = {}): DynamicModule {
-  const http = pinoHttp(httpLogOptions(service, level, opts));
+  const http = pinoHttp(httpLogOptions(service, level, opts), opts.destination);
   // What nestjs-pino's own middleware would set: the logger outside any request.
   (PinoLogger as unknown as { root: unknown }).root = http.logger;
   const module = LoggerModule.forRoot({ pinoHttp: { logger: http.logger }, useExisting: true, forRoutes: [] });
@@ -93,15 +95,50 @@ export function loggingModule(service: string, level: string, opts: LoggingOptio
 type LoggedRequest = IncomingMessage & { id?: string; log?: Store['logger'] };
 
 /**
+ * A request's logging context whose logger is made when something first asks for it: the child
+ * logger (the request's bindings serialized, redaction set up) is most of what logging costs a
+ * request that logs nothing, as nearly every request does below info. Built when asked, it binds
+ * the same request id, method and path as one built when the request came in.
+ */
+class RequestLogContext {
+  private bound?: Store['logger'];
+
+  constructor(
+    private readonly http: HttpLogger,
+    private readonly req: LoggedRequest,
+    private readonly res: ServerResponse,
+  ) {}
+
+  get logger(): Store['logger'] {
+    if (!this.bound) {
+      this.http(this.req, this.res);
+      this.bound = this.req.log!;
+    }
+    return this.bound;
+  }
+
+  /** nestjs-pino's `assign` replaces the logger with a child carrying more fields. */
+  set logger(logger: Store['logger']) {
+    this.bound = logger;
+  }
+}
+
+/**
  * Gives every request its logger (request id, method and path) for everything logged while it is
  * handled, and its access line. The hook runs before the body is read, so the parser and the
- * handler run inside the request's logging context.
+ * handler run inside the request's logging context. Where the access line is written (info and
+ * below) the logger is bound when the request comes in; above info, when something first logs.
  */
 export function installRequestLogging(fastify: FastifyInstance, http: HttpLogger): void {
+  const accessLine = http.logger.isLevelEnabled('info');
   fastify.addHook('onRequest', (request, reply, done) => {
     const req = request.raw as LoggedRequest;
     req.id = request.id;
-    http(req, reply.raw as ServerResponse);
-    storage.run(new Store(req.log!), done);
+    if (accessLine) {
+      http(req, reply.raw as ServerResponse);
+      storage.run(new Store(req.log!), done);
+    } else {
+      storage.run(new RequestLogContext(http, req, reply.raw as ServerResponse) as unknown as Store, done);
+    }
   });
 }

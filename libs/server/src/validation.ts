@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { FieldError, ValidationProblem } from './problem';
+import { memoizeValidationMetadata } from './validation-metadata';
 
 /**
  * Bounds on what reaches class-transformer and class-validator. Both walk a value recursively and
@@ -125,6 +126,7 @@ export class BoundedValidationPipe extends ValidationPipe {
  * failure becomes a 400 problem with field-level errors.
  */
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new BoundedValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
