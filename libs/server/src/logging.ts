@@ -97,8 +97,9 @@ type LoggedRequest = IncomingMessage & { id?: string; log?: Store['logger'] };
 /**
  * A request's logging context whose logger is made when something first asks for it: the child
  * logger (the request's bindings serialized, redaction set up) is most of what logging costs a
- * request that logs nothing, as nearly every request does below info. Built when asked, it binds
- * the same request id, method and path as one built when the request came in.
+ * request that logs nothing, as nearly every request does when the service logs at warn or above.
+ * Built when asked, it binds the same request id, method and path as one built when the request
+ * came in.
  */
 class RequestLogContext {
   private bound?: Store['logger'];
