@@ -6,4 +6,5 @@ export { databaseModule, postgresReadiness, POSTGRES_READINESS } from './databas
 export { isPgError, PG_ERROR, returnedRows, sqlRows } from './rows';
 export { GroupCommit } from './group-commit';
 export { BatchedLookup, liveTokenOwners } from './batched-lookup';
+export { EntityRows } from './entity-rows';
 export * from './rate-limit';

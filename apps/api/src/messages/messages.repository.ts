@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
 import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
-import { BatchedLookup, returnedRows } from '@app/database';
+import { BatchedLookup, EntityRows, returnedRows } from '@app/database';
 import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../usage/usage-counters';
 
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
@@ -40,7 +40,12 @@ export const stepKey = (s: { messageId: string; status: string }) => `${s.messag
 /** The only place that queries messages and message_events (and reads templates for sending). */
 @Injectable()
 export class MessagesRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  /** Messages by id, read without the query builder (every group of status events reads its messages). */
+  private readonly rows: EntityRows<MessageEntity>;
+
+  constructor(@InjectDataSource() private readonly ds: DataSource) {
+    this.rows = new EntityRows(ds, MessageEntity);
+  }
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.ds.transaction(work);
@@ -180,7 +185,7 @@ export class MessagesRepository {
   /** The messages with these ids, by id. */
   async findByIds(ids: string[]): Promise<Map<string, MessageEntity>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.ds.getRepository(MessageEntity).findBy({ id: In(ids) });
+    const rows = await this.rows.byIds(ids);
     return new Map(rows.map((m) => [m.id, m]));
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, Not } from 'typeorm';
 import { v4 as uuidv4 } from 'uuid';
-import { BatchedLookup } from '@app/database';
+import { BatchedLookup, EntityRows } from '@app/database';
 import { AppEntity } from './app.entity';
 
 /** What onboarding records about a connected WhatsApp number. */
@@ -15,7 +15,12 @@ export interface AppConnection {
 /** The only place that queries apps. */
 @Injectable()
 export class WaAppsRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  /** Apps by id, read without the query builder (every send reads its app). */
+  private readonly rows: EntityRows<AppEntity>;
+
+  constructor(@InjectDataSource() private readonly ds: DataSource) {
+    this.rows = new EntityRows(ds, AppEntity);
+  }
 
   /** A new app: INACTIVE, TIER_NOT_SET, UNKNOWN quality, no number yet. */
   async create(userId: string, name: string): Promise<AppEntity> {
@@ -45,7 +50,7 @@ export class WaAppsRepository {
   }
 
   private readonly byId = new BatchedLookup<number, AppEntity>({
-    load: (ids) => this.ds.getRepository(AppEntity).findBy({ id: In(ids) }),
+    load: (ids) => this.rows.byIds(ids),
     queryKey: String,
     rowKey: (app) => String(app.id),
   });
