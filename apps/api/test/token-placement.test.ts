@@ -30,6 +30,8 @@ describe('tokens in the header only; logs without query strings', () => {
       ...infra.env,
       NODE_ENV: 'test',
       API_PORT: String(port),
+      // Its own admin port: the default (its port + 1000) is in another jest worker's port window.
+      ADMIN_PORT: String(await freePort()),
       API_PUBLIC_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'info',
       WHATSAPP_MODE: 'sandbox',

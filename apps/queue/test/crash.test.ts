@@ -44,6 +44,8 @@ describe('queue crash and restart', () => {
   async function startQueue(): Promise<ChildProcess> {
     const proc = spawnTs('apps/queue/src/main.ts', {
       ...platform.env,
+      // Its own admin port: the default (its port + 1000) is in another jest worker's port window.
+      ADMIN_PORT: new URL(platform.adminUrls.queue).port,
       LOG_LEVEL: 'info',
       CHANNELS: 'whatsapp',
       QUEUE_CONCURRENCY: '10',

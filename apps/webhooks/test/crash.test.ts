@@ -39,6 +39,8 @@ describe('killing the webhooks service mid-fan-out', () => {
   async function startWebhooks(): Promise<ChildProcess> {
     const child = spawnTs('apps/webhooks/src/main.ts', {
       ...platform.env,
+      // Its own admin port: the default (its port + 1000) is in another jest worker's port window.
+      ADMIN_PORT: new URL(platform.adminUrls.webhooks).port,
       LOG_LEVEL: 'info',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_RETRY_SCHEDULE: '200,200,200',
