@@ -5,7 +5,7 @@ import { returnedRows } from './rows';
 interface Layout {
   sql: string;
   metadata: EntityMetadata;
-  columns: { column: ColumnMetadata; name: string }[];
+  columns: ColumnMetadata[];
 }
 
 /**
@@ -35,8 +35,8 @@ export class EntityRows<T extends ObjectLiteral> {
   private entity(layout: Layout, row: Record<string, unknown>): T {
     const entity = layout.metadata.create() as T;
     const driver = this.ds.driver;
-    for (const { column, name } of layout.columns) {
-      column.setEntityValue(entity, driver.prepareHydratedValue(row[name], column));
+    for (const column of layout.columns) {
+      column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
     }
     return entity;
   }
@@ -48,13 +48,13 @@ export class EntityRows<T extends ObjectLiteral> {
       throw new Error(`EntityRows reads entities of plain columns with one primary key; ${metadata.name} is not one`);
     }
     const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-    const columns = metadata.columns.map((column) => ({ column, name: column.databaseName }));
+    const columns = metadata.columns;
     const table = [metadata.schema, metadata.tableName]
       .filter(Boolean)
       .map((part) => quote(part!))
       .join('.');
     const key = quote(metadata.primaryColumns[0].databaseName);
-    const sql = `SELECT ${columns.map((c) => quote(c.name)).join(', ')} FROM ${table} WHERE ${key} = ANY($1)`;
+    const sql = `SELECT ${columns.map((c) => quote(c.databaseName)).join(', ')} FROM ${table} WHERE ${key} = ANY($1)`;
     return (this.layout = { sql, metadata, columns });
   }
 }

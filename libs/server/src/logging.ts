@@ -135,11 +135,9 @@ export function installRequestLogging(fastify: FastifyInstance, http: HttpLogger
   fastify.addHook('onRequest', (request, reply, done) => {
     const req = request.raw as LoggedRequest;
     req.id = request.id;
-    if (accessLine) {
-      http(req, reply.raw as ServerResponse);
-      storage.run(new Store(req.log!), done);
-    } else {
-      storage.run(new RequestLogContext(http, req, reply.raw as ServerResponse) as unknown as Store, done);
-    }
+    const context = new RequestLogContext(http, req, reply.raw as ServerResponse);
+    // The access line is set up with the logger: bound now where it is written.
+    if (accessLine) void context.logger;
+    storage.run(context as unknown as Store, done);
   });
 }

@@ -34,12 +34,11 @@ export function memoizeValidationMetadata(
   marked[MEMOIZED] = true;
 
   let byTarget = new Map<unknown, Map<string, ValidationMetadata[]>>();
-  let grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
-  let kept = new WeakSet<ValidationMetadata[]>();
+  // Each answer kept, with its grouping by property once asked for.
+  let grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]> | undefined>();
   const forget = () => {
     byTarget = new Map();
     grouped = new WeakMap();
-    kept = new WeakSet();
   };
 
   const targetMetadatas = storage.getTargetValidationMetadatas.bind(storage);
@@ -51,7 +50,7 @@ export function memoizeValidationMetadata(
     if (!found) {
       found = targetMetadatas(target, schema, always, strictGroups, groups);
       answers.set(question, found);
-      kept.add(found);
+      grouped.set(found, undefined);
     }
     return found;
   };
@@ -61,12 +60,9 @@ export function memoizeValidationMetadata(
   // Nest's pipe only read them.
   const groupByPropertyName = storage.groupByPropertyName.bind(storage);
   storage.groupByPropertyName = (metadata) => {
-    if (!kept.has(metadata)) return groupByPropertyName(metadata);
+    if (!grouped.has(metadata)) return groupByPropertyName(metadata);
     let found = grouped.get(metadata);
-    if (!found) {
-      found = groupByPropertyName(metadata);
-      grouped.set(metadata, found);
-    }
+    if (!found) grouped.set(metadata, (found = groupByPropertyName(metadata)));
     return found;
   };
 

@@ -184,7 +184,6 @@ export class MessagesRepository {
 
   /** The messages with these ids, by id. */
   async findByIds(ids: string[]): Promise<Map<string, MessageEntity>> {
-    if (ids.length === 0) return new Map();
     const rows = await this.rows.byIds(ids);
     return new Map(rows.map((m) => [m.id, m]));
   }
