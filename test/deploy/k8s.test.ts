@@ -287,9 +287,9 @@ const containerPort = (container: any, port: string | number) =>
 });
 
 describe('the image and the NATS chart values', () => {
-  it('runs Node 22 as the numeric user the manifests require', () => {
+  it('runs Node 24 as the numeric user the manifests require', () => {
     const dockerfile = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
-    for (const from of dockerfile.match(/^FROM \S+/gm) ?? []) expect(from).toMatch(/^FROM node:22-/);
+    for (const from of dockerfile.match(/^FROM \S+/gm) ?? []) expect(from).toMatch(/^FROM node:24-/);
     expect(dockerfile).toMatch(new RegExp(`^USER ${UID}:${UID}$`, 'm'));
     expect(dockerfile).toContain(`--uid ${UID}`);
   });
