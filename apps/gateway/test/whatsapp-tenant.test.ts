@@ -144,6 +144,57 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
     ]);
   });
 
+  it("publishes a known connection's callbacks to EVENTS at once, without a detour through INBOUND", async () => {
+    const t = platform.infra.topology;
+    const jsm = await clients.jsm();
+    const inboundLastSeq = async () => (await jsm.streams.info(t.stream('inbound'))).state.last_seq;
+    const known = await factory.activeApp(userId, { waba_id: '3000004', phone_number_id: '4000004' });
+    const post = async (wamid: string, status: 'sent' | 'delivered' | 'read', at: number) =>
+      expect(
+        (
+          await postWebhook(
+            url(),
+            JSON.stringify(
+              statusesPayload('3000004', '4000004', [
+                { id: wamid, status, timestamp: String(at), recipient_id: '79990001122' },
+              ]),
+            ),
+          )
+        ).status,
+      ).toBe(200);
+    const ofMessage = async (wamid: string) =>
+      (await readEvents(clients, t)).filter(
+        (e) => (e.data as { provider_message_id?: string }).provider_message_id === wamid,
+      );
+    // The first callback of a connection the gateway does not know yet waits in INBOUND for the api's answer.
+    const before = await inboundLastSeq();
+    await post('wamid.K1', 'sent', 1763700001);
+    await waitFor(async () => (await ofMessage('wamid.K1')).length === 1, 20_000, 'the first status relayed');
+    expect(await inboundLastSeq()).toBeGreaterThan(before);
+
+    // Known now, and nothing of its messages waiting: the next callbacks skip INBOUND.
+    const known1 = await waitFor(
+      async () => {
+        const seq = await inboundLastSeq();
+        await post('wamid.K1', 'delivered', 1763700002);
+        await post('wamid.K1', 'read', 1763700003);
+        await post('wamid.K2', 'sent', 1763700004);
+        const events = await ofMessage('wamid.K1');
+        return (await inboundLastSeq()) === seq && events.length === 3 ? events : false;
+      },
+      20_000,
+      'a callback published without INBOUND',
+    );
+    expect(known1.map((e) => [e.type, e.app_id, e.user_id])).toEqual([
+      ['message.sent', known.id, userId],
+      ['message.delivered', known.id, userId],
+      ['message.read', known.id, userId],
+    ]);
+    expect(await ofMessage('wamid.K2')).toEqual([
+      expect.objectContaining({ type: 'message.sent', app_id: known.id, user_id: userId, channel: 'whatsapp' }),
+    ]);
+  });
+
   it('acknowledges callbacks while the api is stopped and relays them with their tenant once it returns', async () => {
     const raw = JSON.stringify(
       statusesPayload('3000003', '4000003', [

@@ -153,6 +153,8 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
         publish: [
           ...events('gateway'),
           ...t.streamSubjects('inbound'),
+          // Where INBOUND ends, for a callback's events to know what the relay has yet to take.
+          streamInfo('inbound'),
           ...rpcSubjects(t, APPS_RPC),
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
           ...rpcSubjects(t, CONSENT_RPC),

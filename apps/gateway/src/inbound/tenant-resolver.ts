@@ -19,6 +19,10 @@ const MAX_ENTRIES = 10_000;
 const lookups = () =>
   counter('gateway_tenant_lookups_total', 'Tenant lookups of channel connections by outcome', ['outcome']);
 
+function keyOf(req: ResolveConnectionRequest): string {
+  return `${req.channel}|${req.phone_number_id ?? ''}|${req.waba_id ?? ''}`;
+}
+
 /**
  * Which app and tenant a channel connection belongs to, asked of the api (the owner of apps) over
  * request/reply and remembered per connection. Errors (the api not answering) propagate: the caller
@@ -36,18 +40,26 @@ export class TenantResolver {
   ) {}
 
   async resolve(req: ResolveConnectionRequest): Promise<Tenant> {
-    const key = `${req.channel}|${req.phone_number_id ?? ''}|${req.waba_id ?? ''}`;
-    const now = Date.now();
-    const cached = this.cache.get(key);
-    if (cached && cached.expires > now) {
-      lookups().inc({ outcome: 'cached' });
-      return cached.tenant;
-    }
+    const key = keyOf(req);
+    const known = this.remembered(key);
+    if (known) return known;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const ask = this.ask(key, req).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, ask);
     return ask;
+  }
+
+  /** The connection's owner when an answer about it is remembered; nothing is asked. */
+  known(req: ResolveConnectionRequest): Tenant | undefined {
+    return this.remembered(keyOf(req));
+  }
+
+  private remembered(key: string): Tenant | undefined {
+    const cached = this.cache.get(key);
+    if (!cached || cached.expires <= Date.now()) return undefined;
+    lookups().inc({ outcome: 'cached' });
+    return cached.tenant;
   }
 
   private async ask(key: string, req: ResolveConnectionRequest): Promise<Tenant> {

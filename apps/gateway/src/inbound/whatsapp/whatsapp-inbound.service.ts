@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { trace } from '@opentelemetry/api';
 import { constantTimeEqual } from '@app/auth';
 import { APPS_RPC, AppSignal, EventEnvelope, Topology } from '@app/contracts';
@@ -16,6 +16,7 @@ import { verifyHubSignature } from '@app/channels';
 import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
 import { ChannelStatus } from '../../channel-status/channel-status';
 import { GatewayConfig } from '../../config';
+import { InboundBacklog, RelayProgress } from '../inbound-backlog';
 import { Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
 
@@ -35,18 +36,28 @@ export class InvalidSignatureProblem extends ProblemError {
 /** The api applies a signal with a few indexed statements; past this the relay tries again later. */
 const SIGNAL_RPC_TIMEOUT_MS = 5_000;
 
+const NO_TENANT: Tenant = { app_id: null, user_id: null };
+
+/** One message's statuses keep their order; other events (inbound messages, template updates) keep theirs among themselves. */
+function orderingKeyOf(event: EventEnvelope): string {
+  const id = (event.data as { message_id?: unknown }).message_id;
+  return event.type.startsWith('message.') && typeof id === 'string' && id ? `message:${id}` : 'other';
+}
+
 const webhooks = () => counter('whatsapp_webhooks_total', 'WhatsApp webhook calls by outcome', ['outcome']);
 const events = () => counter('whatsapp_webhook_events_total', 'Events normalized from WhatsApp webhooks', ['type']);
 
 /** Verifies WhatsApp callbacks and publishes what they say as platform events. */
 @Injectable()
-export class WhatsAppInboundService implements OnApplicationShutdown {
+export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('WhatsAppInbound');
   private deliveryState?: Promise<DeliveryStateStore | null>;
   /** Messages whose hand-over this process recorded lately (oldest first): their later callbacks need no record. */
   private readonly recorded = new Set<string>();
   /** The relay's last started event: the next one starts after it (see relay). */
   private relayOrder: Promise<void> = Promise.resolve();
+  /** Whether an event of a known connection may go to EVENTS at once (see store). */
+  private readonly backlog = new InboundBacklog((withLastSeq) => this.relayProgress(withLastSeq));
 
   constructor(
     private readonly config: GatewayConfig,
@@ -78,10 +89,10 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
 
   /**
    * Verifies the signature over the raw bytes, then parses them (`parse`: never before the
-   * signature matches), and stores every event it carries in the INBOUND
-   * stream before answering, so a 200 means the callback is kept. Whose the events are is resolved
-   * afterwards by the relay (InboundRelay), so a slow or stopped api never makes the channel
-   * wait or retry. Event ids are deterministic, so a callback delivered twice is stored once.
+   * signature matches), and stores every event it carries before answering, so a 200 means the
+   * callback is kept (see store). Whose an event is, when not remembered, is resolved afterwards by
+   * the relay (InboundRelay), so a slow or stopped api never makes the channel wait or retry.
+   * Event ids are deterministic, so a callback delivered twice is stored once.
    */
   async receive(
     raw: Buffer | undefined,
@@ -113,14 +124,34 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   }
 
   /**
-   * Stores one event in INBOUND. Tracing on, an event about one of our messages is handled in a
-   * span of that message's trace (its context is the one the queue stored with the channel call),
-   * linked to the callback's request; the stored event carries it on to the relay, the api and
-   * the webhooks.
+   * Stores one event. When its connection's owner is remembered and no event of the same message
+   * that this process stored in INBOUND waits there, the event is stamped and published to EVENTS
+   * at once, under its own id as the relay would (no second publish, pull and acknowledgement);
+   * otherwise it goes to INBOUND, and the message's later events follow it there until the relay
+   * has taken it, so that none overtakes an earlier one. Tracing on, an event about
+   * one of our messages is handled in a span of that message's trace (its context is the one the
+   * queue stored with the channel call), linked to the callback's request; the stored event
+   * carries it on to the relay, the api and the webhooks.
    */
   private async store(event: EventEnvelope): Promise<void> {
-    const publish = () =>
-      publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id);
+    const key = orderingKeyOf(event);
+    const tenant = this.backlog.mayPass(key) ? this.knownTenantOf(event) : undefined;
+    const publish = tenant
+      ? async () => {
+          await publishDurableWithin(
+            this.clients.js,
+            this.topology.eventSubject(event.type),
+            Object.assign(event, tenant),
+            event.id,
+          );
+          this.status.relayed();
+          events().inc({ type: event.type });
+        }
+      : async () => {
+          await this.backlog.storing(key, () =>
+            publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id),
+          );
+        };
     const messageId = event.data.message_id;
     if (!tracingEnabled() || typeof messageId !== 'string') {
       await publish();
@@ -188,7 +219,28 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
   /** Events that name no connection stay without a tenant, as do connections no app owns. */
   private tenantOf(event: EventEnvelope): Promise<Tenant> {
     const lookup = tenantLookupOf(event);
-    return lookup ? this.tenants.resolve(lookup) : Promise.resolve({ app_id: null, user_id: null });
+    return lookup ? this.tenants.resolve(lookup) : Promise.resolve(NO_TENANT);
+  }
+
+  /** The event's tenant when it is known without asking the api. */
+  private knownTenantOf(event: EventEnvelope): Tenant | undefined {
+    const lookup = tenantLookupOf(event);
+    return lookup ? this.tenants.known(lookup) : NO_TENANT;
+  }
+
+  /**
+   * The relay's acknowledgement floor in INBOUND; with nothing pending and nothing unacknowledged,
+   * every message it was given (a stream's last messages may be gone before the floor reaches them).
+   */
+  private async relayProgress(withLastSeq: boolean): Promise<RelayProgress> {
+    const jsm = await this.clients.jsm();
+    const stream = this.topology.stream('inbound');
+    const info = await jsm.consumers.info(stream, this.topology.inboundConsumer());
+    const idle = info.num_pending === 0 && info.num_ack_pending === 0;
+    return {
+      ackFloor: idle ? Math.max(info.ack_floor.stream_seq, info.delivered.stream_seq) : info.ack_floor.stream_seq,
+      lastSeq: withLastSeq ? (await jsm.streams.info(stream)).state.last_seq : undefined,
+    };
   }
 
   /**
@@ -228,7 +280,12 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     if (this.recorded.size > RECORDED_REMEMBERED) this.recorded.delete(this.recorded.values().next().value!);
   }
 
+  onApplicationBootstrap(): void {
+    this.backlog.start();
+  }
+
   onApplicationShutdown(): void {
+    this.backlog.stop();
     this.deliveryState = undefined;
   }
 }

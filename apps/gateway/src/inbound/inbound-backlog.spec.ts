@@ -1,0 +1,115 @@
+import { BACKLOG_MAX_KEYS, InboundBacklog, RelayProgress } from './inbound-backlog';
+
+describe('InboundBacklog', () => {
+  let floor: number;
+  let lastSeq: number;
+  let looks: boolean[];
+  let backlog: InboundBacklog;
+  const progress = async (withLastSeq: boolean): Promise<RelayProgress> => {
+    looks.push(withLastSeq);
+    return { ackFloor: floor, lastSeq: withLastSeq ? lastSeq : undefined };
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 30));
+
+  beforeEach(() => {
+    floor = 0;
+    lastSeq = 0;
+    looks = [];
+    backlog = new InboundBacklog(progress, 5);
+  });
+  afterEach(() => backlog.stop());
+
+  it('lets nothing pass before it has looked at the relay, then waits for what an earlier process left', async () => {
+    lastSeq = 40;
+    floor = 30;
+    expect(backlog.mayPass('message:a')).toBe(false);
+    backlog.start();
+    await settle();
+    expect(looks[0]).toBe(true);
+    // INBOUND held messages up to 40 when the process started: nothing passes until the relay took them.
+    expect(backlog.mayPass('message:a')).toBe(false);
+    floor = 40;
+    await settle();
+    expect(backlog.mayPass('message:a')).toBe(true);
+  });
+
+  it("holds back only the keys of what this process stored, until the relay's floor passes their sequence", async () => {
+    backlog.start();
+    await settle();
+    let release!: (v: { seq: number }) => void;
+    const stored = backlog.storing('message:a', () => new Promise<{ seq: number }>((r) => (release = r)));
+    // Under way, its sequence not yet known: the key waits.
+    expect(backlog.mayPass('message:a')).toBe(false);
+    expect(backlog.mayPass('message:b')).toBe(true);
+    release({ seq: 7 });
+    await stored;
+    floor = 6;
+    await settle();
+    expect(backlog.mayPass('message:a')).toBe(false);
+    floor = 7;
+    await settle();
+    expect(backlog.mayPass('message:a')).toBe(true);
+    const quiet = looks.length;
+    await settle();
+    // Nothing waits: no more looks.
+    expect(looks.length).toBe(quiet);
+  });
+
+  it('a key stored twice waits for its later store', async () => {
+    backlog.start();
+    await settle();
+    await backlog.storing('other', async () => ({ seq: 3 }));
+    await backlog.storing('other', async () => ({ seq: 9 }));
+    floor = 3;
+    await settle();
+    expect(backlog.mayPass('other')).toBe(false);
+    floor = 9;
+    await settle();
+    expect(backlog.mayPass('other')).toBe(true);
+  });
+
+  it('a failed store still holds its key back, to the highest sequence seen', async () => {
+    backlog.start();
+    await settle();
+    await backlog.storing('message:a', async () => ({ seq: 12 }));
+    await expect(
+      backlog.storing('message:b', async () => {
+        throw new Error('no answer');
+      }),
+    ).rejects.toThrow('no answer');
+    floor = 11;
+    await settle();
+    expect(backlog.mayPass('message:b')).toBe(false);
+    floor = 12;
+    await settle();
+    expect(backlog.mayPass('message:b')).toBe(true);
+  });
+
+  it('past the keys it remembers, holds every key back until the relay passes the last store', async () => {
+    backlog.start();
+    await settle();
+    for (let i = 1; i <= BACKLOG_MAX_KEYS + 1; i++) await backlog.storing(`message:${i}`, async () => ({ seq: i }));
+    expect(backlog.mayPass('message:never-stored')).toBe(false);
+    floor = BACKLOG_MAX_KEYS;
+    await settle();
+    expect(backlog.mayPass('message:never-stored')).toBe(false);
+    floor = BACKLOG_MAX_KEYS + 1;
+    await settle();
+    expect(backlog.mayPass('message:never-stored')).toBe(true);
+    expect(backlog.mayPass('message:1')).toBe(true);
+  });
+
+  it('keeps looking while the relay cannot be asked', async () => {
+    let failing = true;
+    backlog = new InboundBacklog(async (withLastSeq) => {
+      if (failing) throw new Error('no responders');
+      return progress(withLastSeq);
+    }, 5);
+    backlog.start();
+    await settle();
+    expect(backlog.mayPass('message:a')).toBe(false);
+    failing = false;
+    await settle();
+    expect(backlog.mayPass('message:a')).toBe(true);
+  });
+});
