@@ -304,6 +304,8 @@ export class ConsumerRunner {
   }
 
   private idle(ms: number): Promise<void> {
+    // Stopped while it pulled: nothing would end the wait but its timer.
+    if (!this.running) return Promise.resolve();
     if (this.woken) {
       this.woken = false;
       return Promise.resolve();
