@@ -8,7 +8,7 @@ import {
 } from '@app/contracts';
 import { toGraphMessage, WhatsAppConnector } from '@app/channels';
 import { NatsClients } from '@app/messaging';
-import { eventsOf, readEvents, waitFor } from '@app/testing';
+import { eventsEventually, eventsOf, readEvents, waitFor } from '@app/testing';
 import { Platform, startPlatform } from '../../../test/support/platform';
 
 const PHONE_NUMBER_ID = '1000001';
@@ -376,7 +376,7 @@ describe('WhatsApp sandbox with the connector and the gateway', () => {
       const moved = await control(`templates/${submitted.wa_id}/category`, { category: 'MARKETING' });
       expect(moved.status).toBe(200);
       expect(((await moved.json()) as { webhook: unknown }).webhook).toEqual({ delivered: true, status: 200 });
-      const [updated] = await eventsOf(
+      const [updated] = await eventsEventually(
         clients,
         platform.infra.topology,
         'template.updated',
