@@ -1,4 +1,5 @@
 import { DataSource, DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
+import { nameRepeatedStatements } from './prepared-statements';
 
 /** What a service declares about the schema it owns. */
 export interface SchemaDefinition {
@@ -12,6 +13,7 @@ export interface SchemaDefinition {
 
 /** TypeORM options for one service's schema; `synchronize` is always off: migrations own the schema. */
 export function dataSourceOptions(url: string, def: SchemaDefinition, poolSize = 10): DataSourceOptions {
+  nameRepeatedStatements();
   return {
     type: 'postgres',
     url,
