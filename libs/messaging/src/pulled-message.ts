@@ -72,17 +72,13 @@ export class PulledMessage {
 
   /**
    * Acknowledges the message without waiting for the server's answer, which would cost a reply per
-   * message. An acknowledgement
-   * lost on the way (the connection dropped before the server read it) means one more delivery
-   * after the consumer's ack wait: every consumer already takes a redelivered message as it takes
-   * one redelivered after a crash between its work and its acknowledgement, without doing the work
-   * twice.
+   * message. An acknowledgement lost on the way (the connection dropped before the server read it)
+   * means one more delivery after the consumer's ack wait: every consumer already takes a
+   * redelivered message as it takes one redelivered after a crash between its work and its
+   * acknowledgement, without doing the work twice.
    */
   async ack(): Promise<void> {
-    if (this.settled) return;
-    if (!this.msg.reply) throw new Error('message has no ack subject');
-    this.nc.publish(this.msg.reply, '+ACK');
-    this.settled = true;
+    await this.settle('+ACK', false);
   }
 
   /** Asks for redelivery no sooner than `delayMs`. */
@@ -100,10 +96,12 @@ export class PulledMessage {
     if (!this.settled && this.msg.reply) this.nc.publish(this.msg.reply, '+WPI');
   }
 
-  private async settle(body: string): Promise<void> {
+  /** Settles once; `confirmed`: waits for the server's answer (double ack). */
+  private async settle(body: string, confirmed = true): Promise<void> {
     if (this.settled) return;
     if (!this.msg.reply) throw new Error('message has no ack subject');
-    await this.nc.request(this.msg.reply, body, { timeout: 5000 });
+    if (confirmed) await this.nc.request(this.msg.reply, body, { timeout: 5000 });
+    else this.nc.publish(this.msg.reply, body);
     this.settled = true;
   }
 }

@@ -128,10 +128,10 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
    * that this process stored in INBOUND waits there, the event is stamped and published to EVENTS
    * at once, under its own id as the relay would (no second publish, pull and acknowledgement);
    * otherwise it goes to INBOUND, and the message's later events follow it there until the relay
-   * has taken it, so that none overtakes an earlier one. Tracing on, an event about
-   * one of our messages is handled in a span of that message's trace (its context is the one the
-   * queue stored with the channel call), linked to the callback's request; the stored event
-   * carries it on to the relay, the api and the webhooks.
+   * has taken it, so that none overtakes an earlier one. Tracing on, an event about one of our
+   * messages is handled in a span of that message's trace (its context is the one the queue stored
+   * with the channel call), linked to the callback's request; the stored event carries it on to the
+   * relay, the api and the webhooks.
    */
   private async store(event: EventEnvelope): Promise<void> {
     const key = orderingKeyOf(event);
