@@ -38,10 +38,13 @@ const SIGNAL_RPC_TIMEOUT_MS = 5_000;
 
 const NO_TENANT: Tenant = { app_id: null, user_id: null };
 
-/** One message's statuses keep their order; other events (inbound messages, template updates) keep theirs among themselves. */
-function orderingKeyOf(event: EventEnvelope): string {
+/**
+ * The message a status event is about, whose statuses keep their order; undefined for any other
+ * event (inbound messages, reactions, template updates), which always goes through INBOUND.
+ */
+function statusKeyOf(event: EventEnvelope): string | undefined {
   const id = (event.data as { message_id?: unknown }).message_id;
-  return event.type.startsWith('message.') && typeof id === 'string' && id ? `message:${id}` : 'other';
+  return event.type.startsWith('message.') && typeof id === 'string' && id ? `message:${id}` : undefined;
 }
 
 const webhooks = () => counter('whatsapp_webhooks_total', 'WhatsApp webhook calls by outcome', ['outcome']);
@@ -124,18 +127,18 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   }
 
   /**
-   * Stores one event. When its connection's owner is remembered and no event of the same message
-   * that this process stored in INBOUND waits there, the event is stamped and published to EVENTS
-   * at once, under its own id as the relay would (no second publish, pull and acknowledgement);
-   * otherwise it goes to INBOUND, and the message's later events follow it there until the relay
-   * has taken it, so that none overtakes an earlier one. Tracing on, an event about one of our
+   * Stores one event. A status whose connection's owner is remembered, and no status of whose
+   * message this process stored in INBOUND waits there, is stamped and published to EVENTS at once,
+   * under its own id as the relay would (no second publish, pull and acknowledgement); any other
+   * event goes to INBOUND, and a message's later statuses follow it there until the relay has taken
+   * it, so that none overtakes an earlier one. Tracing on, an event about one of our
    * messages is handled in a span of that message's trace (its context is the one the queue stored
    * with the channel call), linked to the callback's request; the stored event carries it on to the
    * relay, the api and the webhooks.
    */
   private async store(event: EventEnvelope): Promise<void> {
-    const key = orderingKeyOf(event);
-    const tenant = this.backlog.mayPass(key) ? this.knownTenantOf(event) : undefined;
+    const key = statusKeyOf(event);
+    const tenant = key && this.backlog.mayPass(key) ? this.knownTenantOf(event) : undefined;
     const publish = tenant
       ? async () => {
           await publishDurableWithin(
@@ -148,9 +151,9 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
           events().inc({ type: event.type });
         }
       : async () => {
-          await this.backlog.storing(key, () =>
-            publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id),
-          );
+          const inbound = () =>
+            publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id);
+          await (key ? this.backlog.storing(key, inbound) : inbound());
         };
     const messageId = event.data.message_id;
     if (!tracingEnabled() || typeof messageId !== 'string') {
