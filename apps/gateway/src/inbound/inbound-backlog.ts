@@ -12,13 +12,13 @@ export interface RelayProgress {
 }
 
 /**
- * What this process stored in INBOUND that the relay may not have taken yet, by ordering key (a
- * message's id for its statuses), so that a later event with the same key follows it through
- * INBOUND instead of overtaking it on the way to EVENTS. A key stops waiting once the relay's
- * acknowledgement floor passes the stream sequence of its last store. Until a first look at the
- * relay (a process does not know what an earlier one left there), and while more keys wait than
- * it remembers, every key waits for a fixed sequence: the stream's last at start, the last store's
- * when the keys overflowed.
+ * What this process stored in INBOUND that the relay may not have taken yet, by ordering key (the
+ * id of the message whose status it stored), so that a later event with the same key follows it
+ * through INBOUND instead of overtaking it on the way to EVENTS. A key stops waiting once the
+ * relay's acknowledgement floor passes the stream sequence of its last store. Until a first look
+ * at the relay (a process does not know what an earlier one left there), and while more keys wait
+ * than it remembers, every key waits for a fixed sequence: the stream's last at start, the last
+ * store's when the keys overflowed.
  */
 export class InboundBacklog {
   /** Key -> the stream sequence of its last store in INBOUND. */

@@ -39,12 +39,12 @@ const SIGNAL_RPC_TIMEOUT_MS = 5_000;
 const NO_TENANT: Tenant = { app_id: null, user_id: null };
 
 /**
- * The message a status event is about, whose statuses keep their order; undefined for any other
- * event (inbound messages, reactions, template updates), which always goes through INBOUND.
+ * The id of the message a status event is about, whose statuses keep their order; undefined for
+ * any other event (inbound messages, reactions, template updates), which always goes through INBOUND.
  */
 function statusKeyOf(event: EventEnvelope): string | undefined {
   const id = (event.data as { message_id?: unknown }).message_id;
-  return event.type.startsWith('message.') && typeof id === 'string' && id ? `message:${id}` : undefined;
+  return event.type.startsWith('message.') && typeof id === 'string' && id ? id : undefined;
 }
 
 const webhooks = () => counter('whatsapp_webhooks_total', 'WhatsApp webhook calls by outcome', ['outcome']);
