@@ -17,7 +17,7 @@ export async function sqlRows<T>(db: DataSource | EntityManager, sql: string, pa
 }
 
 /** PostgreSQL's error codes the services act on. */
-export const PG_ERROR = { uniqueViolation: '23505', deadlockDetected: '40P01' } as const;
+export const PG_ERROR = { uniqueViolation: '23505', serializationFailure: '40001', deadlockDetected: '40P01' } as const;
 
 /** Whether `err` is PostgreSQL's error `code` (from a TypeORM query or the pg driver). */
 export function isPgError(err: unknown, code: string): boolean {

@@ -57,6 +57,15 @@ export class BalancesRepository {
     return rows[0] ?? null;
   }
 
+  /** A user's balance as it stands, without a lock (what a send group expects to find when it takes it). */
+  async peekBalance(userId: string): Promise<{ currency: string; available: string } | null> {
+    const rows: { currency: string; available: string }[] = await this.ds.query(
+      `SELECT currency, available::text AS available FROM balances WHERE user_id = $1`,
+      [userId],
+    );
+    return rows[0] ?? null;
+  }
+
   /**
    * Records holds of accepted messages and moves their total from available to held, in one
    * statement inside the caller's transaction (the balance row is already locked by it). The
@@ -70,15 +79,27 @@ export class BalancesRepository {
     total: string,
   ): Promise<void> {
     await em.query(
-      `WITH h AS (
-         INSERT INTO holds (message_id, user_id, amount, currency, status)
-         SELECT x.message_id, $1, x.amount, $2, 'HELD'
-         FROM jsonb_to_recordset($3::jsonb) AS x(message_id text, amount numeric)
-       )
-       UPDATE balances SET available = available - $4::numeric, held = held + $4::numeric, updated_at = now()
-       WHERE user_id = $1`,
-      [userId, currency, JSON.stringify(holds.map((h) => ({ message_id: h.messageId, amount: h.amount }))), total],
+      `WITH h AS (${holdRowsSql('$1', '$2', '$3')})
+       ${balanceHoldSql('$1', '$4')}`,
+      [userId, currency, holdsJson(holds), total],
     );
+  }
+
+  /**
+   * The parts of a statement that hold `total` of a user's balance for the holds given as JSON
+   * (`holdsJson`), only if the balance, in `currency`, still has `total` available (and `also`
+   * holds, a condition of the caller's statement): `hold_b`
+   * returns the balance's row when it did (locked from then to the end of the transaction, and
+   * before anything that reads `hold_b`), `hold_h` records the holds. Parameters by placeholder.
+   */
+  conditionalHoldSql(p: { user: string; currency: string; holds: string; total: string; also?: string }): string {
+    const also = p.also ? `AND ${p.also}` : '';
+    return `hold_b AS (
+         ${balanceHoldSql(p.user, p.total, `AND currency = ${p.currency} AND available >= ${p.total}::numeric ${also}`)}
+         RETURNING user_id
+       ), hold_h AS (
+         ${holdRowsSql(p.user, p.currency, p.holds, 'EXISTS (SELECT 1 FROM hold_b)')}
+       )`;
   }
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
@@ -320,4 +341,22 @@ function fromKey(key: TransactionKey | null, op: '>=' | '>', params: unknown[]):
   params.push(key.micros, key.id);
   const at = TIME(`$${params.length - 1}`);
   return `AND created_at >= ${at} AND (created_at, id) ${op} (${at}, $${params.length}::uuid)`;
+}
+
+export function holdsJson(holds: { messageId: string; amount: string }[]): string {
+  return JSON.stringify(holds.map((h) => ({ message_id: h.messageId, amount: h.amount })));
+}
+
+/** Inserts the holds given as JSON in `holds` (HELD), of `user` in `currency`; with `gate`, only when it holds. */
+function holdRowsSql(user: string, currency: string, holds: string, gate = 'true'): string {
+  return `INSERT INTO holds (message_id, user_id, amount, currency, status)
+         SELECT x.message_id, ${user}, x.amount, ${currency}, 'HELD'
+         FROM jsonb_to_recordset(${holds}::jsonb) AS x(message_id text, amount numeric)
+         WHERE ${gate}`;
+}
+
+/** Moves `total` of `user`'s balance from available to held (`condition`: more of the WHERE clause). */
+function balanceHoldSql(user: string, total: string, condition = ''): string {
+  return `UPDATE balances SET available = available - ${total}::numeric, held = held + ${total}::numeric, updated_at = now()
+       WHERE user_id = ${user} ${condition}`;
 }

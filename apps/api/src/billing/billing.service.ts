@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ChannelPricing } from '@app/contracts';
 import { BalanceEntity } from './balance.entity';
-import { BalancesRepository } from './balances.repository';
+import { BalancesRepository, holdsJson } from './balances.repository';
 import { Charge, decideCharges, fromUnits, toUnits, Units } from './charges';
 import { MessagePrices } from './message-prices';
 import { TransactionEntity } from './transaction.entity';
@@ -48,6 +48,37 @@ export class BillingService {
     return row ? { userId, currency: row.currency, available: toUnits(row.available) } : null;
   }
 
+  /** A user's balance as it stands, unlocked: what a send group expects to hold from (null: none). */
+  async peek(userId: string): Promise<LockedBalance | null> {
+    const row = await this.balances.peekBalance(userId);
+    return row ? { userId, currency: row.currency, available: toUnits(row.available) } : null;
+  }
+
+  /**
+   * The part of one statement that holds these sends' prices on the balance, all or none: only if
+   * the balance, in its currency, still has their sum available when the statement takes its row.
+   * `hold_b` has the row when it did (and `also`, a condition of the caller's statement, held); the
+   * parameters follow the caller's from `$first` on.
+   */
+  conditionalHold(
+    balance: LockedBalance,
+    holds: { messageId: string; amount: Units }[],
+    first: number,
+    also?: string,
+  ): { sql: string; params: unknown[] } {
+    const total = holds.reduce((sum, h) => sum + h.amount, 0n);
+    const [user, currency, rows, sum] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+    return {
+      sql: this.balances.conditionalHoldSql({ user, currency, holds: rows, total: sum, also }),
+      params: [
+        balance.userId,
+        balance.currency,
+        holdsJson(holds.map((h) => ({ messageId: h.messageId, amount: fromUnits(h.amount) }))),
+        fromUnits(total),
+      ],
+    };
+  }
+
   /** Whether a locked balance still covers `price` after what this transaction already holds. */
   covers(balance: LockedBalance, alreadyHeld: Units, price: Units): boolean {
     return balance.available - alreadyHeld >= price;
@@ -79,8 +110,9 @@ export class BillingService {
   /**
    * Settles many messages' holds at once: captures the first list as charges (at what the channel
    * billed, when its callback said: see `decideCharges`), gives the second's back, each hold once.
-   * Inside a caller's transaction the users' balance rows are locked first, in one order, so that
-   * settlement never deadlocks with sends. The charges captured, by message id, and the ids released.
+   * A balance row is taken after the holds' rows when only one user's holds are captured, each within
+   * its hold, and first otherwise (several users' rows in one order, so that settlements never
+   * deadlock). The charges captured, by message id, and the ids released.
    */
   async settle(
     em: EntityManager | undefined,
@@ -88,23 +120,36 @@ export class BillingService {
   ): Promise<{ captured: Map<string, Charge>; released: Set<string> }> {
     const run = async (tx: EntityManager) => {
       const captureIds = ids.capture.map((c) => c.messageId);
-      const available = await this.balances.lockBalancesOfHolds(tx, [...captureIds, ...ids.release]);
-      const held = await this.balances.heldForCapture(tx, captureIds);
-      const charges = decideCharges(
-        held.map((h) => ({
-          messageId: h.messageId,
-          userId: h.userId,
-          channel: h.channel,
-          held: toUnits(h.amount),
-          assumedCategory: h.category,
-        })),
-        new Map(ids.capture.map((c) => [c.messageId, c.pricing])),
-        new Map([...available].map(([userId, amount]) => [userId, toUnits(amount)])),
-        (category, channel) => {
-          if (!this.prices) throw new Error('a charge at a billed category needs the price table');
-          return toUnits(this.prices.priceOf(category, channel));
-        },
-      );
+      const pricing = new Map(ids.capture.map((c) => [c.messageId, c.pricing]));
+      const decide = (
+        held: Awaited<ReturnType<BalancesRepository['heldForCapture']>>,
+        available: Map<string, string>,
+      ) =>
+        decideCharges(
+          held.map((h) => ({
+            messageId: h.messageId,
+            userId: h.userId,
+            channel: h.channel,
+            held: toUnits(h.amount),
+            assumedCategory: h.category,
+          })),
+          pricing,
+          new Map([...available].map(([userId, amount]) => [userId, toUnits(amount)])),
+          (category, channel) => {
+            if (!this.prices) throw new Error('a charge at a billed category needs the price table');
+            return toUnits(this.prices.priceOf(category, channel));
+          },
+        );
+      // Captures of one user's holds, each charged within its hold, need nothing of the available
+      // balance: the capture statement takes the balance row itself, as late as it can (the holds
+      // cannot move meanwhile: whoever settles a message holds its row). Otherwise the users' rows
+      // are locked first, in one order, so that settlements of several users never deadlock.
+      const held = ids.release.length === 0 ? await this.balances.heldForCapture(tx, captureIds) : null;
+      let charges = held && new Set(held.map((h) => h.userId)).size <= 1 ? decide(held, new Map()) : null;
+      if (!charges || charges.some((c) => c.uncharged > 0n)) {
+        const available = await this.balances.lockBalancesOfHolds(tx, [...captureIds, ...ids.release]);
+        charges = decide(await this.balances.heldForCapture(tx, captureIds), available);
+      }
       const captured = await this.balances.capture(
         tx,
         charges.map((c) => ({

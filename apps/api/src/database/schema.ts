@@ -24,6 +24,7 @@ import { BilledPricing1764100000005 } from './migrations/1764100000005-BilledPri
 import { Consent1764300000000 } from './migrations/1764300000000-Consent';
 import { FailoverAttempts1764300000002 } from './migrations/1764300000002-FailoverAttempts';
 import { Campaigns1764400000000 } from './migrations/1764400000000-Campaigns';
+import { WholeSendStatement1764500000000 } from './migrations/1764500000000-WholeSendStatement';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -59,5 +60,6 @@ export const apiSchema: SchemaDefinition = {
     Consent1764300000000,
     FailoverAttempts1764300000002,
     Campaigns1764400000000,
+    WholeSendStatement1764500000000,
   ],
 };

@@ -186,8 +186,10 @@ export class MessageStatusService implements OnModuleInit {
         em,
         steps.map((s) => s.messageId),
       );
-      const money = await this.billing.settle(em, { capture, release });
+      // The balance as late as its order allows (messages, balances, usage rows): other sends and
+      // settlements of the user wait on its row until this commits.
       const timeline = await this.messages.recordEvents(em, steps);
+      const money = await this.billing.settle(em, { capture, release });
       await this.messages.advanceMany(em, current, steps);
       return { recorded: timeline, settled: money };
     });

@@ -6,7 +6,7 @@ import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
-import { BatchedLookup, EntityRows, returnedRows } from '@app/database';
+import { BatchedLookup, EntityRows, returnedRows, sqlRows } from '@app/database';
 import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../usage/usage-counters';
 
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
@@ -45,6 +45,11 @@ export class MessagesRepository {
 
   constructor(@InjectDataSource() private readonly ds: DataSource) {
     this.rows = new EntityRows(ds, MessageEntity);
+  }
+
+  /** Runs one statement on its own (its own transaction): its rows. */
+  statement<T>(sql: string, params: unknown[]): Promise<T[]> {
+    return sqlRows<T>(this.ds, sql, params);
   }
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
@@ -97,51 +102,61 @@ export class MessagesRepository {
    * usage report, in one statement. A message is accepted now unless its `createdAt` says when.
    */
   async insertQueued(em: EntityManager, messages: QueuedMessage[]) {
-    await em.query(
-      `WITH x AS (
-         SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset($1::jsonb) AS x(
+    await em.query(`WITH ${this.queuedSql('$1')} SELECT 1`, [this.queuedJson(messages)]);
+  }
+
+  /**
+   * The parts of a statement that record accepted sends as QUEUED (the rows, their first timeline
+   * step, the usage counters), as CTEs reading the JSON of `queuedJson` from parameter `param`; with
+   * `gate`, a condition, only when it holds.
+   */
+  queuedSql(param: string, gate = 'true'): string {
+    return `queued_x AS (
+         SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset(${param}::jsonb) AS x(
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
            idempotency_key text, request_hash text, failure_code text, failure_reason text, accepted_at timestamptz,
            campaign_id uuid)
-       ), m AS (
+         WHERE ${gate}
+       ), queued_m AS (
          INSERT INTO messages (id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, status,
                                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
                                created_at, updated_at, campaign_id)
          SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
                 provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
                 created_at, created_at, campaign_id
-         FROM x
-       ), u AS (
-         ${usageUpsert('x', { queued: '1' })}
-       )
-       INSERT INTO message_events (message_id, status, occurred_at)
-       SELECT id, 'QUEUED', floor(extract(epoch FROM created_at))::bigint FROM x`,
-      [
-        JSON.stringify(
-          messages.map((m) => ({
-            id: m.id,
-            user_id: m.userId,
-            app_id: m.appId,
-            account_id: m.accountId,
-            channel: m.channel,
-            recipient: m.recipient,
-            kind: m.kind,
-            category: m.category,
-            priority: m.priority,
-            template_id: m.templateId,
-            provider_message_id: m.providerMessageId,
-            price: m.price,
-            currency: m.currency,
-            idempotency_key: m.idempotencyKey,
-            request_hash: m.requestHash,
-            failure_code: m.failureCode,
-            failure_reason: m.failureReason,
-            accepted_at: m.createdAt ?? null,
-            campaign_id: m.campaignId ?? null,
-          })),
-        ),
-      ],
+         FROM queued_x
+       ), queued_u AS (
+         ${usageUpsert('queued_x', { queued: '1' })}
+       ), queued_e AS (
+         INSERT INTO message_events (message_id, status, occurred_at)
+         SELECT id, 'QUEUED', floor(extract(epoch FROM created_at))::bigint FROM queued_x
+       )`;
+  }
+
+  queuedJson(messages: QueuedMessage[]): string {
+    return JSON.stringify(
+      messages.map((m) => ({
+        id: m.id,
+        user_id: m.userId,
+        app_id: m.appId,
+        account_id: m.accountId,
+        channel: m.channel,
+        recipient: m.recipient,
+        kind: m.kind,
+        category: m.category,
+        priority: m.priority,
+        template_id: m.templateId,
+        provider_message_id: m.providerMessageId,
+        price: m.price,
+        currency: m.currency,
+        idempotency_key: m.idempotencyKey,
+        request_hash: m.requestHash,
+        failure_code: m.failureCode,
+        failure_reason: m.failureReason,
+        accepted_at: m.createdAt ?? null,
+        campaign_id: m.campaignId ?? null,
+      })),
     );
   }
 

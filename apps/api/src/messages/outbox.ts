@@ -42,11 +42,14 @@ export class OutboxRepository {
   /** Adds entries inside the caller's transaction (the one that records what they publish). */
   async insert(em: EntityManager, entries: OutboxEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await em.query(
-      `INSERT INTO outbox (id, subject, payload)
-       SELECT x.id, x.subject, x.payload FROM jsonb_to_recordset($1::jsonb) AS x(id text, subject text, payload jsonb)`,
-      [JSON.stringify(entries)],
-    );
+    await em.query(this.insertSql('$1'), [JSON.stringify(entries)]);
+  }
+
+  /** The statement that adds the entries given as JSON in parameter `param`; with `gate`, only when it holds. */
+  insertSql(param: string, gate = 'true'): string {
+    return `INSERT INTO outbox (id, subject, payload)
+       SELECT x.id, x.subject, x.payload FROM jsonb_to_recordset(${param}::jsonb) AS x(id text, subject text, payload jsonb)
+       WHERE ${gate}`;
   }
 
   async delete(ids: string[], em: EntityManager = this.ds.manager): Promise<void> {

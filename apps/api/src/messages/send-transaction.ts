@@ -1,4 +1,4 @@
-import { GroupCommit } from '@app/database';
+import { GroupCommit, isPgError, PG_ERROR } from '@app/database';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ProblemError, TooManyRequestsProblem, UnprocessableProblem } from '@app/server';
@@ -47,7 +47,99 @@ export class SendTransaction {
     return this.groups.submit(send.message.userId, send);
   }
 
-  private commitGroup(userId: string, sends: SendRecord[]): Promise<SendOutcome[]> {
+  private async commitGroup(userId: string, sends: SendRecord[]): Promise<SendOutcome[]> {
+    return (await this.commitInOneStatement(userId, sends)) ?? this.commitLocked(userId, sends);
+  }
+
+  /**
+   * The common case as one statement on its own: the balance covers every send of the group, and
+   * each template's recipient is either inside its app's tier window or new to it with room left
+   * under the cap (no expired row to sweep). The statement takes the apps' counters it moves, then
+   * the balance row, each on condition that what was read still holds, and keeps them only while it
+   * runs and commits, not across round trips to this process: the sends and settlements of one
+   * user on several api replicas queue behind each other for that long only. Null, with nothing
+   * written, when the case does not hold or no longer holds when the rows are taken; then
+   * `commitLocked` decides each send.
+   */
+  private async commitInOneStatement(userId: string, sends: SendRecord[]): Promise<SendOutcome[] | null> {
+    if (sends.some((s) => s.alsoWrite)) return null;
+    const tiered = new Map<string, { appId: number; recipient: string; cap: number }>();
+    for (const s of sends) {
+      if (!s.tier) continue;
+      tiered.set(`${s.tier.appId} ${s.message.recipient}`, {
+        appId: s.tier.appId,
+        recipient: s.message.recipient,
+        cap: s.tier.cap,
+      });
+    }
+    const [balance, window] = await Promise.all([
+      this.billing.peek(userId),
+      tiered.size ? this.tiers.windowRows(undefined, [...tiered.values()]) : [],
+    ]);
+    const holds = sends.map((s) => ({ messageId: s.message.id, amount: toUnits(s.message.price) }));
+    const total = holds.reduce((sum, h) => sum + h.amount, 0n);
+    if (!balance || !this.billing.covers(balance, 0n, total)) return null;
+    const found = new Map(window.map((w) => [`${w.app_id} ${w.recipient}`, w.live]));
+    const added = new Map<number, { added: number; cap: number }>();
+    for (const [key, t] of tiered) {
+      const live = found.get(key);
+      if (live === false) return null; // an expired row: the locked path sweeps and decides
+      if (live === undefined) {
+        const app = added.get(t.appId) ?? { added: 0, cap: t.cap };
+        app.added += 1;
+        added.set(t.appId, app);
+      }
+    }
+
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const gate = 'EXISTS (SELECT 1 FROM hold_b)';
+    const pairs = [...tiered];
+    const counted = [...added].sort(([a], [b]) => a - b);
+    const admit = pairs.length
+      ? this.tiers.admitSql(
+          {
+            apps: param(pairs.map(([, t]) => t.appId)),
+            recipients: param(pairs.map(([, t]) => t.recipient)),
+            fresh: param(pairs.map(([key]) => !found.has(key))),
+            counted: counted.length
+              ? {
+                  apps: param(counted.map(([appId]) => appId)),
+                  added: param(counted.map(([, a]) => a.added)),
+                  caps: param(counted.map(([, a]) => a.cap)),
+                }
+              : undefined,
+          },
+          gate,
+        )
+      : null;
+    const hold = this.billing.conditionalHold(balance, holds, params.length + 1, admit?.room ?? undefined);
+    params.push(...hold.params);
+    const queued = this.messages.queuedJson(sends.map((s) => ({ ...s.message, currency: balance.currency })));
+    // In the order they take rows: the apps' counters, the balance, the usage row, the window's rows.
+    const ctes = [
+      ...(admit?.counters ? [admit.counters] : []),
+      hold.sql,
+      this.messages.queuedSql(param(queued), gate),
+      `send_outbox AS (${this.outbox.insertSql(param(JSON.stringify(sends.map((s) => s.outbox))), gate)})`,
+      ...(admit ? [admit.live] : []),
+    ];
+    try {
+      await this.messages.statement(
+        `WITH ${ctes.join(', ')}
+         SELECT abort_unless(EXISTS (SELECT 1 FROM hold_b), 'the balance or a tier counter moved') AS held,
+                ${admit?.checked ?? 'true'} AS checked`,
+        params,
+      );
+    } catch (err) {
+      if (isPgError(err, PG_ERROR.serializationFailure)) return null;
+      throw err;
+    }
+    return sends.map(() => ({ accepted: true, currency: balance.currency }));
+  }
+
+  /** A group in one transaction that locks the apps' tier counters and the balance, then decides each send. */
+  private commitLocked(userId: string, sends: SendRecord[]): Promise<SendOutcome[]> {
     return this.messages.transaction(async (em) => {
       // Locks in one order everywhere: the apps' tier counters (by id), then the balance.
       const gates = await this.tierGates(em, sends);

@@ -84,12 +84,9 @@ export class TierWindowRepository {
         [asks.map((a) => a.appId)],
       ),
     );
-    const pairs = asks.flatMap((a) => a.recipients.map((r) => [a.appId, r] as const));
-    const rows: { app_id: number; recipient: string; live: boolean }[] = await em.query(
-      `SELECT w.app_id, w.recipient, w.last_sent_at > now() - interval '24 hours' AS live
-         FROM tier_recipients w JOIN unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
-           ON w.app_id = q.app_id AND w.recipient = q.recipient`,
-      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    const rows = await this.windowRows(
+      em,
+      asks.flatMap((a) => a.recipients.map((recipient) => ({ appId: a.appId, recipient }))),
     );
     const snapshots = new Map<number, TierSnapshot>();
     for (const u of usage) {
@@ -100,6 +97,22 @@ export class TierWindowRepository {
       (r.live ? snap.live : snap.expired).add(r.recipient);
     }
     return snapshots;
+  }
+
+  /**
+   * Which of these recipients are in their app's window now (`live`: sent a template within the
+   * last 24 hours) or still have an expired row; without a lock, outside a transaction unless `em`.
+   */
+  async windowRows(
+    em: EntityManager | undefined,
+    pairs: { appId: number; recipient: string }[],
+  ): Promise<{ app_id: number; recipient: string; live: boolean }[]> {
+    return (em ?? this.ds).query(
+      `SELECT w.app_id, w.recipient, w.last_sent_at > now() - interval '24 hours' AS live
+         FROM tier_recipients w JOIN unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
+           ON w.app_id = q.app_id AND w.recipient = q.recipient`,
+      [pairs.map((p) => p.appId), pairs.map((p) => p.recipient)],
+    );
   }
 
   /** Deletes the app's expired rows and takes them off its counter (counter lock held); returns how many. */
@@ -143,19 +156,56 @@ export class TierWindowRepository {
     if (used.length === 0) return;
     const pairs = used.flatMap((g) => g.recipients.map((r) => [g.appId, r] as const));
     await em.query(
-      `WITH r AS (
-         INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at)
-         SELECT app_id, recipient, now(), now() FROM unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
-         ON CONFLICT (app_id, recipient) DO UPDATE SET
-           last_sent_at = now(),
-           first_sent_at = CASE WHEN tier_recipients.last_sent_at <= now() - interval '24 hours'
-                                THEN now() ELSE tier_recipients.first_sent_at END
-       )
+      `WITH r AS (${recordSql('$1', '$2')})
        UPDATE tier_usage u SET recipients = u.recipients + a.added
          FROM unnest($3::integer[], $4::integer[]) AS a(app_id, added)
         WHERE u.app_id = a.app_id`,
       [pairs.map((p) => p[0]), pairs.map((p) => p[1]), used.map((g) => g.appId), used.map((g) => g.addedRows)],
     );
+  }
+
+  /**
+   * The parts of one statement that admit recipients whose place in their apps' windows was read
+   * just before, without a lock (`windowRows`): each either inside its window (`fresh` false) or
+   * with no row at all (`fresh` true, a new one to count). Parameters by placeholder: `apps`,
+   * `recipients` and `fresh` per recipient; `counted`, `added` and `caps` per app with new ones.
+   * - `counters`, CTEs `tier_locked` and `tier_room`: the counters of the apps with new recipients, locked in app id order (as
+   *   `snapshots` locks them), each moved up by its new ones while that stays within its cap;
+   *   `room`, a condition, holds when every one was. Null when nothing is new.
+   * - `live`, CTE `tier_live`: records the recipients, with `gate`, only when it holds; `checked`, for the
+   *   statement's result, aborts the statement (SQLSTATE 40001) when one was not where it was read:
+   *   a new one another send recorded meanwhile, one in the window swept since.
+   */
+  admitSql(
+    p: { apps: string; recipients: string; fresh: string; counted?: { apps: string; added: string; caps: string } },
+    gate: string,
+  ): { counters: string | null; room: string | null; live: string; checked: string } {
+    let counters: string | null = null;
+    let room: string | null = null;
+    if (p.counted) {
+      const c = p.counted;
+      counters = `tier_locked AS (
+         SELECT app_id FROM tier_usage WHERE app_id = ANY(${c.apps}::integer[]) ORDER BY app_id FOR UPDATE
+       ), tier_room AS (
+         UPDATE tier_usage u SET recipients = u.recipients + a.added
+         FROM unnest(${c.apps}::integer[], ${c.added}::integer[], ${c.caps}::integer[]) AS a(app_id, added, cap)
+         WHERE u.app_id = a.app_id AND u.app_id IN (SELECT app_id FROM tier_locked) AND u.recipients + a.added <= a.cap
+         RETURNING u.app_id
+       )`;
+      room = `(SELECT count(*) FROM tier_room) = cardinality(${c.apps}::integer[])`;
+    }
+    return {
+      counters,
+      room,
+      live: `tier_live AS (
+         ${recordSql(p.apps, p.recipients, gate)}
+         RETURNING app_id, recipient, xmax = 0 AS inserted
+       )`,
+      checked: `abort_unless(NOT EXISTS (
+           SELECT 1 FROM tier_live t JOIN unnest(${p.apps}::integer[], ${p.recipients}::text[], ${p.fresh}::boolean[]) AS e(app_id, recipient, fresh)
+             ON t.app_id = e.app_id AND t.recipient = e.recipient
+           WHERE t.inserted <> e.fresh), 'a recipient is not where its tier window was read')`,
+    };
   }
 
   /**
@@ -176,4 +226,18 @@ export class TierWindowRepository {
     }
     return total;
   }
+}
+
+/**
+ * Records sends to the recipients given as two arrays, apps and recipients (a refreshed expired
+ * row starts a new first send); with `gate`, only when it holds.
+ */
+function recordSql(apps: string, recipients: string, gate = 'true'): string {
+  return `INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at)
+         SELECT app_id, recipient, now(), now() FROM unnest(${apps}::integer[], ${recipients}::text[]) AS q(app_id, recipient)
+         WHERE ${gate}
+         ON CONFLICT (app_id, recipient) DO UPDATE SET
+           last_sent_at = now(),
+           first_sent_at = CASE WHEN tier_recipients.last_sent_at <= now() - interval '24 hours'
+                                THEN now() ELSE tier_recipients.first_sent_at END`;
 }

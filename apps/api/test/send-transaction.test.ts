@@ -1,0 +1,241 @@
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { createDataSource, migrateSchema } from '@app/database';
+import { startTestInfra, TestInfra } from '@app/testing';
+import { BalancesRepository } from '../src/billing/balances.repository';
+import { BillingService } from '../src/billing/billing.service';
+import { ApiConfig } from '../src/config';
+import { apiSchema } from '../src/database/schema';
+import { MessagesRepository } from '../src/messages/messages.repository';
+import { OutboxRepository } from '../src/messages/outbox';
+import { SendOutcome, SendRecord, SendTransaction } from '../src/messages/send-transaction';
+import { TierWindowRepository } from '../src/messages/tier-window';
+import { AppEntity } from '../src/wa-apps/app.entity';
+import { ApiFactory, TestUser } from '../../../test/support/factories';
+
+const PRICE = 0.02;
+
+/**
+ * The send transaction against the database, in process: its one-statement case and what happens
+ * when what it read changes before its statement runs (as another api replica or the housekeeping
+ * sweep would change it).
+ */
+describe('send transaction', () => {
+  let infra: TestInfra;
+  let factory: ApiFactory;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    infra = await startTestInfra({ suite: 'send_tx', nats: false });
+    await migrateSchema(infra.databaseUrl, apiSchema);
+    factory = await ApiFactory.connect(infra.databaseUrl);
+    ds = factory.dataSource;
+  });
+
+  afterAll(async () => {
+    await factory?.close();
+    await infra?.stop();
+  });
+
+  const pools: DataSource[] = [];
+  afterEach(async () => {
+    for (const pool of pools.splice(0)) await pool.destroy();
+  });
+
+  /** A SendTransaction as one api process builds it, on a pool of its own, with its repositories (to watch or disturb). */
+  const apiProcess = async () => {
+    const ds = createDataSource(infra.databaseUrl, apiSchema, 4);
+    await ds.initialize();
+    pools.push(ds);
+    const messages = new MessagesRepository(ds);
+    const tiers = new TierWindowRepository(ds);
+    const billing = new BillingService(new BalancesRepository(ds));
+    const tx = new SendTransaction(
+      messages,
+      tiers,
+      billing,
+      new OutboxRepository(ds),
+      Object.assign(new ApiConfig(), { SEND_BATCH_MAX: 256 }),
+    );
+    return { tx, messages, tiers, billing };
+  };
+
+  const record = (user: TestUser, app: AppEntity, recipient: string, cap = 50): SendRecord => {
+    const id = uuidv7();
+    return {
+      message: {
+        id,
+        userId: user.userId,
+        appId: app.id,
+        accountId: null,
+        channel: 'whatsapp',
+        recipient,
+        kind: 'TEMPLATE',
+        category: 'UTILITY',
+        priority: 'service',
+        templateId: null,
+        providerMessageId: null,
+        price: PRICE,
+        idempotencyKey: null,
+        requestHash: null,
+        failureCode: null,
+        failureReason: null,
+      },
+      tier: { appId: app.id, cap, label: `TIER_${cap}` },
+      outbox: { id, subject: 'test.outbound', payload: { id } },
+    };
+  };
+
+  const one = async (sql: string, params: unknown[]) => ((await ds.query(sql, params)) as Record<string, unknown>[])[0];
+  const balanceOf = (user: TestUser) =>
+    one(`SELECT available::float8 AS available, held::float8 AS held FROM balances WHERE user_id = $1`, [user.userId]);
+  const written = async (app: AppEntity) =>
+    one(
+      `SELECT (SELECT count(*)::int FROM messages WHERE app_id = $1) AS messages,
+              (SELECT count(*)::int FROM holds h JOIN messages m ON m.id = h.message_id WHERE m.app_id = $1) AS holds,
+              (SELECT count(*)::int FROM message_events e JOIN messages m ON m.id = e.message_id WHERE m.app_id = $1) AS events,
+              (SELECT count(*)::int FROM outbox o JOIN messages m ON m.id = o.id WHERE m.app_id = $1) AS outbox,
+              (SELECT coalesce(sum(queued), 0)::int FROM usage_hourly WHERE user_id = (SELECT user_id FROM apps WHERE id = $1)) AS queued,
+              (SELECT recipients FROM tier_usage WHERE app_id = $1) AS counted,
+              (SELECT count(*)::int FROM tier_recipients WHERE app_id = $1) AS rows`,
+      [app.id],
+    );
+  const inWindow = (app: AppEntity, recipient: string, ago = '1 hour') =>
+    ds.query(
+      `INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at) VALUES ($1, $2, now() - $3::interval, now() - $3::interval)`,
+      [app.id, recipient, ago],
+    );
+  const accepted = (outcomes: SendOutcome[]) => outcomes.filter((o) => o.accepted).length;
+
+  it('a group the balance covers, to recipients in the window, is one statement: every row written, no transaction', async () => {
+    const user = await factory.user('system', { balance: 1 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    await inWindow(app, '4470000001');
+    await inWindow(app, '4470000002');
+    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 2)`, [app.id]);
+    const { tx, messages } = await apiProcess();
+    const transactions = jest.spyOn(messages, 'transaction');
+
+    const outcomes = await Promise.all(
+      ['4470000001', '4470000002', '4470000001'].map((r) => tx.commit(record(user, app, r))),
+    );
+
+    expect(outcomes).toEqual([1, 2, 3].map(() => ({ accepted: true, currency: 'USD' })));
+    expect(transactions).not.toHaveBeenCalled();
+    expect(await written(app)).toEqual({ messages: 3, holds: 3, events: 3, outbox: 3, queued: 3, counted: 2, rows: 2 });
+    expect(await balanceOf(user)).toEqual({ available: 0.94, held: 0.06 });
+    // Sending again keeps a recipient in the window for another 24 hours from now.
+    const [{ fresh }] = await ds.query(
+      `SELECT bool_and(last_sent_at > now() - interval '1 minute') AS fresh FROM tier_recipients WHERE app_id = $1`,
+      [app.id],
+    );
+    expect(fresh).toBe(true);
+  });
+
+  it('new recipients with room under the cap are one statement too, and counted once each', async () => {
+    const user = await factory.user('system', { balance: 1 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    await inWindow(app, '4474000001');
+    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 1)`, [app.id]);
+    const { tx, messages } = await apiProcess();
+    const transactions = jest.spyOn(messages, 'transaction');
+
+    const to = ['4474000001', '4474000002', '4474000003', '4474000002'];
+    const outcomes = await Promise.all(to.map((r) => tx.commit(record(user, app, r, 3))));
+
+    expect(accepted(outcomes)).toBe(4);
+    expect(transactions).not.toHaveBeenCalled();
+    expect(await written(app)).toEqual({ messages: 4, holds: 4, events: 4, outbox: 4, queued: 4, counted: 3, rows: 3 });
+    // The cap reached: a fourth recipient is refused (by the locked path), a repeat still passes.
+    const more = await Promise.all(['4474000004', '4474000003'].map((r) => tx.commit(record(user, app, r, 3))));
+    expect(more.map((o) => o.accepted)).toEqual([false, true]);
+    expect(await written(app)).toMatchObject({ messages: 5, counted: 3, rows: 3 });
+  });
+
+  it('two processes sending to new recipients at the cap: exactly the cap admitted, counted exactly', async () => {
+    const user = await factory.user('system', { balance: 10 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    const [a, b] = [await apiProcess(), await apiProcess()];
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        (i % 2 ? a : b).tx.commit(record(user, app, `44750000${String(i).padStart(2, '0')}`)),
+      ),
+    );
+
+    expect(accepted(outcomes)).toBe(50);
+    expect(await written(app)).toMatchObject({ messages: 50, holds: 50, outbox: 50, counted: 50, rows: 50 });
+    expect(await balanceOf(user)).toEqual({ available: 9, held: 1 });
+  });
+
+  it('a balance spent between the look and the statement: the statement writes nothing, the locked path refuses exactly', async () => {
+    const user = await factory.user('system', { balance: 0.05 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    for (const r of ['4471000001', '4471000002', '4471000003']) await inWindow(app, r);
+    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 3)`, [app.id]);
+    const { tx, billing, messages } = await apiProcess();
+    // The look saw more than there is (another replica's sends had not committed yet, say).
+    const peek = billing.peek.bind(billing);
+    jest
+      .spyOn(billing, 'peek')
+      .mockImplementation(async (id) => ({ ...(await peek(id))!, available: 100n * 10n ** 18n }));
+    const transactions = jest.spyOn(messages, 'transaction');
+
+    const outcomes = await Promise.all(
+      ['4471000001', '4471000002', '4471000003'].map((r) => tx.commit(record(user, app, r))),
+    );
+
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(accepted(outcomes)).toBe(2);
+    const refused = outcomes.find((o) => !o.accepted);
+    expect(refused && !refused.accepted && [refused.problem.status, refused.problem.slug]).toEqual([
+      422,
+      'insufficient-balance',
+    ]);
+    expect(await written(app)).toEqual({ messages: 2, holds: 2, events: 2, outbox: 2, queued: 2, counted: 3, rows: 3 });
+    expect(await balanceOf(user)).toEqual({ available: 0.01, held: 0.04 });
+  });
+
+  it('a recipient swept from the window between the look and the statement: counted as new, exactly once', async () => {
+    const user = await factory.user('system', { balance: 1 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    await inWindow(app, '4472000001');
+    await inWindow(app, '4472000002', '25 hours');
+    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 2)`, [app.id]);
+    const { tx, tiers } = await apiProcess();
+    // The look sees the first recipient inside the window; then the housekeeping sweep removes it,
+    // as it would once the row's 24 hours ran out.
+    const windowRows = tiers.windowRows.bind(tiers);
+    jest.spyOn(tiers, 'windowRows').mockImplementationOnce(async (em, pairs) => {
+      const rows = await windowRows(em, pairs);
+      await ds.query(`DELETE FROM tier_recipients WHERE app_id = $1 AND recipient = '4472000001'`, [app.id]);
+      await ds.query(`UPDATE tier_usage SET recipients = recipients - 1 WHERE app_id = $1`, [app.id]);
+      return rows;
+    });
+
+    const outcome = await tx.commit(record(user, app, '4472000001'));
+
+    expect(outcome).toEqual({ accepted: true, currency: 'USD' });
+    // One message, held once; the recipient is back in the window and counted (the expired one still is).
+    expect(await written(app)).toEqual({ messages: 1, holds: 1, events: 1, outbox: 1, queued: 1, counted: 2, rows: 2 });
+    expect(await balanceOf(user)).toEqual({ available: 0.98, held: 0.02 });
+  });
+
+  it('two processes sending for one user at once: holds never exceed the balance, and it ends exact', async () => {
+    const user = await factory.user('system', { balance: 0.5 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    const recipients = Array.from({ length: 10 }, (_, i) => `44730000${String(i).padStart(2, '0')}`);
+    for (const r of recipients) await inWindow(app, r);
+    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 10)`, [app.id]);
+    const [a, b] = [await apiProcess(), await apiProcess()];
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).tx.commit(record(user, app, recipients[i % 10]))),
+    );
+
+    // 0.50 covers 25 sends at 0.02.
+    expect(accepted(outcomes)).toBe(25);
+    expect(await written(app)).toMatchObject({ messages: 25, holds: 25, outbox: 25, counted: 10, rows: 10 });
+    expect(await balanceOf(user)).toEqual({ available: 0.0, held: 0.5 });
+  });
+});
