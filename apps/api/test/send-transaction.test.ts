@@ -168,17 +168,12 @@ describe('send transaction', () => {
     expect(await balanceOf(user)).toEqual({ available: 9, held: 1 });
   });
 
-  it('a balance spent between the look and the statement: the statement writes nothing, the locked path refuses exactly', async () => {
+  it('a group the balance does not cover: the statement writes nothing, the locked path refuses exactly', async () => {
     const user = await factory.user('system', { balance: 0.05 });
     const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
     for (const r of ['4471000001', '4471000002', '4471000003']) await inWindow(app, r);
     await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 3)`, [app.id]);
-    const { tx, billing, messages } = await apiProcess();
-    // The look saw more than there is (another replica's sends had not committed yet, say).
-    const peek = billing.peek.bind(billing);
-    jest
-      .spyOn(billing, 'peek')
-      .mockImplementation(async (id) => ({ ...(await peek(id))!, available: 100n * 10n ** 18n }));
+    const { tx, messages } = await apiProcess();
     const transactions = jest.spyOn(messages, 'transaction');
 
     const outcomes = await Promise.all(
@@ -196,27 +191,33 @@ describe('send transaction', () => {
     expect(await balanceOf(user)).toEqual({ available: 0.01, held: 0.04 });
   });
 
-  it('a recipient swept from the window between the look and the statement: counted as new, exactly once', async () => {
+  it('a new recipient another send records while the statement runs: it aborts, and the recipient is counted once', async () => {
     const user = await factory.user('system', { balance: 1 });
     const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
     await inWindow(app, '4472000001');
-    await inWindow(app, '4472000002', '25 hours');
-    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 2)`, [app.id]);
-    const { tx, tiers } = await apiProcess();
-    // The look sees the first recipient inside the window; then the housekeeping sweep removes it,
-    // as it would once the row's 24 hours ran out.
-    const windowRows = tiers.windowRows.bind(tiers);
-    jest.spyOn(tiers, 'windowRows').mockImplementationOnce(async (em, pairs) => {
-      const rows = await windowRows(em, pairs);
-      await ds.query(`DELETE FROM tier_recipients WHERE app_id = $1 AND recipient = '4472000001'`, [app.id]);
-      await ds.query(`UPDATE tier_usage SET recipients = recipients - 1 WHERE app_id = $1`, [app.id]);
-      return rows;
-    });
+    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 1)`, [app.id]);
+    const { tx, messages } = await apiProcess();
+    const transactions = jest.spyOn(messages, 'transaction');
+    // Another send (another replica's, say) has counted and recorded the same new recipient and
+    // not committed yet: the statement sees it as new, then waits on the app's counter.
+    const other = ds.createQueryRunner();
+    await other.connect();
+    await other.startTransaction();
+    await other.query(`UPDATE tier_usage SET recipients = recipients + 1 WHERE app_id = $1`, [app.id]);
+    await other.query(
+      `INSERT INTO tier_recipients (app_id, recipient, first_sent_at, last_sent_at) VALUES ($1, '4472000002', now(), now())`,
+      [app.id],
+    );
 
-    const outcome = await tx.commit(record(user, app, '4472000001'));
+    const sending = tx.commit(record(user, app, '4472000002'));
+    await new Promise((r) => setTimeout(r, 300));
+    await other.commitTransaction();
+    await other.release();
 
-    expect(outcome).toEqual({ accepted: true, currency: 'USD' });
-    // One message, held once; the recipient is back in the window and counted (the expired one still is).
+    expect(await sending).toEqual({ accepted: true, currency: 'USD' });
+    // The statement had counted it again, then found it recorded: it aborted, and the locked path
+    // admitted the recipient as the repeat it now is.
+    expect(transactions).toHaveBeenCalledTimes(1);
     expect(await written(app)).toEqual({ messages: 1, holds: 1, events: 1, outbox: 1, queued: 1, counted: 2, rows: 2 });
     expect(await balanceOf(user)).toEqual({ available: 0.98, held: 0.02 });
   });

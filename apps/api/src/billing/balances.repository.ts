@@ -57,15 +57,6 @@ export class BalancesRepository {
     return rows[0] ?? null;
   }
 
-  /** A user's balance as it stands, without a lock (what a send group expects to find when it takes it). */
-  async peekBalance(userId: string): Promise<{ currency: string; available: string } | null> {
-    const rows: { currency: string; available: string }[] = await this.ds.query(
-      `SELECT currency, available::text AS available FROM balances WHERE user_id = $1`,
-      [userId],
-    );
-    return rows[0] ?? null;
-  }
-
   /**
    * Records holds of accepted messages and moves their total from available to held, in one
    * statement inside the caller's transaction (the balance row is already locked by it). The
@@ -87,18 +78,18 @@ export class BalancesRepository {
 
   /**
    * The parts of a statement that hold `total` of a user's balance for the holds given as JSON
-   * (`holdsJson`), only if the balance, in `currency`, still has `total` available (and `also`
-   * holds, a condition of the caller's statement): `hold_b`
-   * returns the balance's row when it did (locked from then to the end of the transaction, and
-   * before anything that reads `hold_b`), `hold_h` records the holds. Parameters by placeholder.
+   * (`holdsJson`), only if the balance still has `total` available (and `also` holds, a condition
+   * of the caller's statement): `hold_b` returns the balance's row (user and currency) when it did,
+   * locked from then to the end of the transaction and before anything that reads `hold_b`;
+   * `hold_h` records the holds in its currency. Parameters by placeholder.
    */
-  conditionalHoldSql(p: { user: string; currency: string; holds: string; total: string; also?: string }): string {
+  conditionalHoldSql(p: { user: string; holds: string; total: string; also?: string }): string {
     const also = p.also ? `AND ${p.also}` : '';
     return `hold_b AS (
-         ${balanceHoldSql(p.user, p.total, `AND currency = ${p.currency} AND available >= ${p.total}::numeric ${also}`)}
-         RETURNING user_id
+         ${balanceHoldSql(p.user, p.total, `AND available >= ${p.total}::numeric ${also}`)}
+         RETURNING user_id, currency
        ), hold_h AS (
-         ${holdRowsSql(p.user, p.currency, p.holds, 'EXISTS (SELECT 1 FROM hold_b)')}
+         ${holdRowsSql(p.user, '(SELECT currency FROM hold_b)', p.holds, 'EXISTS (SELECT 1 FROM hold_b)')}
        )`;
   }
 

@@ -48,31 +48,24 @@ export class BillingService {
     return row ? { userId, currency: row.currency, available: toUnits(row.available) } : null;
   }
 
-  /** A user's balance as it stands, unlocked: what a send group expects to hold from (null: none). */
-  async peek(userId: string): Promise<LockedBalance | null> {
-    const row = await this.balances.peekBalance(userId);
-    return row ? { userId, currency: row.currency, available: toUnits(row.available) } : null;
-  }
-
   /**
-   * The part of one statement that holds these sends' prices on the balance, all or none: only if
-   * the balance, in its currency, still has their sum available when the statement takes its row.
-   * `hold_b` has the row when it did (and `also`, a condition of the caller's statement, held); the
-   * parameters follow the caller's from `$first` on.
+   * The part of one statement that holds these sends' prices on a user's balance, all or none:
+   * only if the balance still has their sum available when the statement takes its row (and
+   * `also`, a condition of the caller's statement, holds). `hold_b` has the row (its currency
+   * too) when it did; the parameters follow the caller's from `$first` on.
    */
   conditionalHold(
-    balance: LockedBalance,
+    userId: string,
     holds: { messageId: string; amount: Units }[],
     first: number,
     also?: string,
   ): { sql: string; params: unknown[] } {
     const total = holds.reduce((sum, h) => sum + h.amount, 0n);
-    const [user, currency, rows, sum] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+    const [user, rows, sum] = [0, 1, 2].map((i) => `$${first + i}`);
     return {
-      sql: this.balances.conditionalHoldSql({ user, currency, holds: rows, total: sum, also }),
+      sql: this.balances.conditionalHoldSql({ user, holds: rows, total: sum, also }),
       params: [
-        balance.userId,
-        balance.currency,
+        userId,
         holdsJson(holds.map((h) => ({ messageId: h.messageId, amount: fromUnits(h.amount) }))),
         fromUnits(total),
       ],

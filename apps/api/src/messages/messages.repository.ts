@@ -108,9 +108,9 @@ export class MessagesRepository {
   /**
    * The parts of a statement that record accepted sends as QUEUED (the rows, their first timeline
    * step, the usage counters), as CTEs reading the JSON of `queuedJson` from parameter `param`; with
-   * `gate`, a condition, only when it holds.
+   * `gate`, a condition, only when it holds; with `currency`, an expression, in that currency.
    */
-  queuedSql(param: string, gate = 'true'): string {
+  queuedSql(param: string, gate = 'true', currency = 'currency'): string {
     return `queued_x AS (
          SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset(${param}::jsonb) AS x(
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
@@ -123,7 +123,7 @@ export class MessagesRepository {
                                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
                                created_at, updated_at, campaign_id)
          SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
-                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
+                provider_message_id, price, ${currency}, idempotency_key, request_hash, failure_code, failure_reason,
                 created_at, created_at, campaign_id
          FROM queued_x
        ), queued_u AS (

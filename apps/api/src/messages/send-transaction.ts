@@ -52,14 +52,14 @@ export class SendTransaction {
   }
 
   /**
-   * The common case as one statement on its own: the balance covers every send of the group, and
-   * each template's recipient is either inside its app's tier window or new to it with room left
-   * under the cap (no expired row to sweep). The statement takes the apps' counters it moves, then
-   * the balance row, each on condition that what was read still holds, and keeps them only while it
+   * The common case as one statement on its own, one round trip: the balance covers every send of
+   * the group, and each template's recipient is either inside its app's tier window or new to it
+   * with room left under the cap (no expired row to sweep). The statement takes the counters of the
+   * apps with new recipients, then the balance row, each on condition, and keeps them only while it
    * runs and commits, not across round trips to this process: the sends and settlements of one
    * user on several api replicas queue behind each other for that long only. Null, with nothing
-   * written, when the case does not hold or no longer holds when the rows are taken; then
-   * `commitLocked` decides each send.
+   * written (the statement aborted), when the case does not hold; then `commitLocked` decides
+   * each send.
    */
   private async commitInOneStatement(userId: string, sends: SendRecord[]): Promise<SendOutcome[] | null> {
     if (sends.some((s) => s.alsoWrite)) return null;
@@ -72,70 +72,52 @@ export class SendTransaction {
         cap: s.tier.cap,
       });
     }
-    const [balance, window] = await Promise.all([
-      this.billing.peek(userId),
-      tiered.size ? this.tiers.windowRows(undefined, [...tiered.values()]) : [],
-    ]);
-    const holds = sends.map((s) => ({ messageId: s.message.id, amount: toUnits(s.message.price) }));
-    const total = holds.reduce((sum, h) => sum + h.amount, 0n);
-    if (!balance || !this.billing.covers(balance, 0n, total)) return null;
-    const found = new Map(window.map((w) => [`${w.app_id} ${w.recipient}`, w.live]));
-    const added = new Map<number, { added: number; cap: number }>();
-    for (const [key, t] of tiered) {
-      const live = found.get(key);
-      if (live === false) return null; // an expired row: the locked path sweeps and decides
-      if (live === undefined) {
-        const app = added.get(t.appId) ?? { added: 0, cap: t.cap };
-        app.added += 1;
-        added.set(t.appId, app);
-      }
-    }
-
     const params: unknown[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;
     const gate = 'EXISTS (SELECT 1 FROM hold_b)';
-    const pairs = [...tiered];
-    const counted = [...added].sort(([a], [b]) => a - b);
+    const pairs = [...tiered.values()];
     const admit = pairs.length
       ? this.tiers.admitSql(
           {
-            apps: param(pairs.map(([, t]) => t.appId)),
-            recipients: param(pairs.map(([, t]) => t.recipient)),
-            fresh: param(pairs.map(([key]) => !found.has(key))),
-            counted: counted.length
-              ? {
-                  apps: param(counted.map(([appId]) => appId)),
-                  added: param(counted.map(([, a]) => a.added)),
-                  caps: param(counted.map(([, a]) => a.cap)),
-                }
-              : undefined,
+            apps: param(pairs.map((t) => t.appId)),
+            recipients: param(pairs.map((t) => t.recipient)),
+            caps: param(pairs.map((t) => t.cap)),
           },
           gate,
         )
       : null;
-    const hold = this.billing.conditionalHold(balance, holds, params.length + 1, admit?.room ?? undefined);
+    const hold = this.billing.conditionalHold(
+      userId,
+      sends.map((s) => ({ messageId: s.message.id, amount: toUnits(s.message.price) })),
+      params.length + 1,
+      admit?.room,
+    );
     params.push(...hold.params);
-    const queued = this.messages.queuedJson(sends.map((s) => ({ ...s.message, currency: balance.currency })));
+    // The currency is the balance's, read by the statement itself.
+    const queued = this.messages.queuedJson(sends.map((s) => ({ ...s.message, currency: '' })));
     // In the order they take rows: the apps' counters, the balance, the usage row, the window's rows.
     const ctes = [
-      ...(admit?.counters ? [admit.counters] : []),
+      ...(admit ? [admit.counters] : []),
       hold.sql,
-      this.messages.queuedSql(param(queued), gate),
+      this.messages.queuedSql(param(queued), gate, '(SELECT currency FROM hold_b)'),
       `send_outbox AS (${this.outbox.insertSql(param(JSON.stringify(sends.map((s) => s.outbox))), gate)})`,
       ...(admit ? [admit.live] : []),
     ];
+    let currency: string;
     try {
-      await this.messages.statement(
+      const [row] = await this.messages.statement<{ currency: string }>(
         `WITH ${ctes.join(', ')}
-         SELECT abort_unless(EXISTS (SELECT 1 FROM hold_b), 'the balance or a tier counter moved') AS held,
+         SELECT (SELECT currency FROM hold_b) AS currency,
+                abort_unless(EXISTS (SELECT 1 FROM hold_b), 'the balance or a tier counter does not allow the group') AS held,
                 ${admit?.checked ?? 'true'} AS checked`,
         params,
       );
+      currency = row.currency;
     } catch (err) {
       if (isPgError(err, PG_ERROR.serializationFailure)) return null;
       throw err;
     }
-    return sends.map(() => ({ accepted: true, currency: balance.currency }));
+    return sends.map(() => ({ accepted: true, currency }));
   }
 
   /** A group in one transaction that locks the apps' tier counters and the balance, then decides each send. */

@@ -84,9 +84,12 @@ export class TierWindowRepository {
         [asks.map((a) => a.appId)],
       ),
     );
-    const rows = await this.windowRows(
-      em,
-      asks.flatMap((a) => a.recipients.map((recipient) => ({ appId: a.appId, recipient }))),
+    const pairs = asks.flatMap((a) => a.recipients.map((r) => [a.appId, r] as const));
+    const rows: { app_id: number; recipient: string; live: boolean }[] = await em.query(
+      `SELECT w.app_id, w.recipient, w.last_sent_at > now() - interval '24 hours' AS live
+         FROM tier_recipients w JOIN unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
+           ON w.app_id = q.app_id AND w.recipient = q.recipient`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
     const snapshots = new Map<number, TierSnapshot>();
     for (const u of usage) {
@@ -97,22 +100,6 @@ export class TierWindowRepository {
       (r.live ? snap.live : snap.expired).add(r.recipient);
     }
     return snapshots;
-  }
-
-  /**
-   * Which of these recipients are in their app's window now (`live`: sent a template within the
-   * last 24 hours) or still have an expired row; without a lock, outside a transaction unless `em`.
-   */
-  async windowRows(
-    em: EntityManager | undefined,
-    pairs: { appId: number; recipient: string }[],
-  ): Promise<{ app_id: number; recipient: string; live: boolean }[]> {
-    return (em ?? this.ds).query(
-      `SELECT w.app_id, w.recipient, w.last_sent_at > now() - interval '24 hours' AS live
-         FROM tier_recipients w JOIN unnest($1::integer[], $2::text[]) AS q(app_id, recipient)
-           ON w.app_id = q.app_id AND w.recipient = q.recipient`,
-      [pairs.map((p) => p.appId), pairs.map((p) => p.recipient)],
-    );
   }
 
   /** Deletes the app's expired rows and takes them off its counter (counter lock held); returns how many. */
@@ -165,46 +152,48 @@ export class TierWindowRepository {
   }
 
   /**
-   * The parts of one statement that admit recipients whose place in their apps' windows was read
-   * just before, without a lock (`windowRows`): each either inside its window (`fresh` false) or
-   * with no row at all (`fresh` true, a new one to count). Parameters by placeholder: `apps`,
-   * `recipients` and `fresh` per recipient; `counted`, `added` and `caps` per app with new ones.
-   * - `counters`, CTEs `tier_locked` and `tier_room`: the counters of the apps with new recipients, locked in app id order (as
-   *   `snapshots` locks them), each moved up by its new ones while that stays within its cap;
-   *   `room`, a condition, holds when every one was. Null when nothing is new.
-   * - `live`, CTE `tier_live`: records the recipients, with `gate`, only when it holds; `checked`, for the
-   *   statement's result, aborts the statement (SQLSTATE 40001) when one was not where it was read:
-   *   a new one another send recorded meanwhile, one in the window swept since.
+   * The parts of one statement that admit template recipients (given as three arrays, one entry per
+   * recipient: apps, recipients and their apps' caps) when that needs no decision recipient by
+   * recipient, as read when the statement starts:
+   * - `counters`, CTEs: what the window has of them (`tier_seen`); the counters of the apps with new
+   *   ones, locked in app id order (as `snapshots` locks them) and moved up by their new ones while
+   *   that stays within the cap (`tier_room`);
+   * - `room`: a condition that holds when every such counter moved and no recipient has an expired
+   *   row (those are the locked path's, which sweeps and decides each);
+   * - `live`, a CTE: records the recipients, with `gate`, only when it holds;
+   * - `checked`, for the statement's result: aborts the statement (SQLSTATE 40001) when a recipient
+   *   was not where the statement first saw it: a new one another send recorded meanwhile, one in
+   *   the window swept since. A counter then moved for nothing; the abort takes that back too.
    */
   admitSql(
-    p: { apps: string; recipients: string; fresh: string; counted?: { apps: string; added: string; caps: string } },
+    p: { apps: string; recipients: string; caps: string },
     gate: string,
-  ): { counters: string | null; room: string | null; live: string; checked: string } {
-    let counters: string | null = null;
-    let room: string | null = null;
-    if (p.counted) {
-      const c = p.counted;
-      counters = `tier_locked AS (
-         SELECT app_id FROM tier_usage WHERE app_id = ANY(${c.apps}::integer[]) ORDER BY app_id FOR UPDATE
-       ), tier_room AS (
-         UPDATE tier_usage u SET recipients = u.recipients + a.added
-         FROM unnest(${c.apps}::integer[], ${c.added}::integer[], ${c.caps}::integer[]) AS a(app_id, added, cap)
-         WHERE u.app_id = a.app_id AND u.app_id IN (SELECT app_id FROM tier_locked) AND u.recipients + a.added <= a.cap
-         RETURNING u.app_id
-       )`;
-      room = `(SELECT count(*) FROM tier_room) = cardinality(${c.apps}::integer[])`;
-    }
+  ): { counters: string; room: string; live: string; checked: string } {
     return {
-      counters,
-      room,
+      counters: `tier_seen AS (
+         SELECT q.app_id, q.recipient, q.cap, w.app_id IS NOT NULL AS present,
+                coalesce(w.last_sent_at > now() - interval '24 hours', false) AS live
+         FROM unnest(${p.apps}::integer[], ${p.recipients}::text[], ${p.caps}::integer[]) AS q(app_id, recipient, cap)
+         LEFT JOIN tier_recipients w ON w.app_id = q.app_id AND w.recipient = q.recipient
+       ), tier_new AS (
+         SELECT app_id, count(*) AS added, max(cap) AS cap FROM tier_seen WHERE NOT present GROUP BY app_id
+       ), tier_locked AS (
+         SELECT app_id FROM tier_usage WHERE app_id IN (SELECT app_id FROM tier_new) ORDER BY app_id FOR UPDATE
+       ), tier_room AS (
+         UPDATE tier_usage u SET recipients = u.recipients + n.added
+         FROM tier_new n
+         WHERE u.app_id = n.app_id AND u.app_id IN (SELECT app_id FROM tier_locked) AND u.recipients + n.added <= n.cap
+         RETURNING u.app_id
+       )`,
+      room: `NOT EXISTS (SELECT 1 FROM tier_seen WHERE present AND NOT live)
+         AND (SELECT count(*) FROM tier_room) = (SELECT count(*) FROM tier_new)`,
       live: `tier_live AS (
          ${recordSql(p.apps, p.recipients, gate)}
          RETURNING app_id, recipient, xmax = 0 AS inserted
        )`,
       checked: `abort_unless(NOT EXISTS (
-           SELECT 1 FROM tier_live t JOIN unnest(${p.apps}::integer[], ${p.recipients}::text[], ${p.fresh}::boolean[]) AS e(app_id, recipient, fresh)
-             ON t.app_id = e.app_id AND t.recipient = e.recipient
-           WHERE t.inserted <> e.fresh), 'a recipient is not where its tier window was read')`,
+           SELECT 1 FROM tier_live t JOIN tier_seen e ON t.app_id = e.app_id AND t.recipient = e.recipient
+           WHERE t.inserted = e.present), 'a recipient is not where the statement first saw it')`,
     };
   }
 

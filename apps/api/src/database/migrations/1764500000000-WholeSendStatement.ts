@@ -3,8 +3,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A guard for statements that must not commit in some case they can only see while running: it
  * aborts the statement with SQLSTATE 40001 (`serialization_failure`, the usual "try again another
- * way"), the message naming what changed. A send group recorded in one statement uses it when a
- * recipient it read as inside the tier window is no longer there (docs/architecture.md).
+ * way"), the message naming why. A send group recorded in one statement uses it when the balance
+ * or a tier counter does not allow the whole group, or a recipient is not where the statement
+ * first saw it: nothing is written, and the group is decided send by send (docs/api-sending.md).
  */
 export class WholeSendStatement1764500000000 implements MigrationInterface {
   name = 'WholeSendStatement1764500000000';
