@@ -106,13 +106,19 @@ describe('send transaction', () => {
       [app.id, recipient, ago],
     );
   const accepted = (outcomes: SendOutcome[]) => outcomes.filter((o) => o.accepted).length;
+  /** A user with `balance` and a TIER_50 app whose window (and counter) holds `window`, sent an hour ago. */
+  const tenant = async (balance: number, window: string[] = []) => {
+    const user = await factory.user('system', { balance });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    for (const r of window) await inWindow(app, r);
+    if (window.length) {
+      await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, $2)`, [app.id, window.length]);
+    }
+    return { user, app };
+  };
 
   it('a group the balance covers, to recipients in the window, is one statement: every row written, no transaction', async () => {
-    const user = await factory.user('system', { balance: 1 });
-    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
-    await inWindow(app, '4470000001');
-    await inWindow(app, '4470000002');
-    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 2)`, [app.id]);
+    const { user, app } = await tenant(1, ['4470000001', '4470000002']);
     const { tx, messages } = await apiProcess();
     const transactions = jest.spyOn(messages, 'transaction');
 
@@ -133,10 +139,7 @@ describe('send transaction', () => {
   });
 
   it('new recipients with room under the cap are one statement too, and counted once each', async () => {
-    const user = await factory.user('system', { balance: 1 });
-    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
-    await inWindow(app, '4474000001');
-    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 1)`, [app.id]);
+    const { user, app } = await tenant(1, ['4474000001']);
     const { tx, messages } = await apiProcess();
     const transactions = jest.spyOn(messages, 'transaction');
 
@@ -153,8 +156,7 @@ describe('send transaction', () => {
   });
 
   it('two processes sending to new recipients at the cap: exactly the cap admitted, counted exactly', async () => {
-    const user = await factory.user('system', { balance: 10 });
-    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
+    const { user, app } = await tenant(10);
     const [a, b] = [await apiProcess(), await apiProcess()];
 
     const outcomes = await Promise.all(
@@ -169,10 +171,7 @@ describe('send transaction', () => {
   });
 
   it('a group the balance does not cover: the statement writes nothing, the locked path refuses exactly', async () => {
-    const user = await factory.user('system', { balance: 0.05 });
-    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
-    for (const r of ['4471000001', '4471000002', '4471000003']) await inWindow(app, r);
-    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 3)`, [app.id]);
+    const { user, app } = await tenant(0.05, ['4471000001', '4471000002', '4471000003']);
     const { tx, messages } = await apiProcess();
     const transactions = jest.spyOn(messages, 'transaction');
 
@@ -192,10 +191,7 @@ describe('send transaction', () => {
   });
 
   it('a new recipient another send records while the statement runs: it aborts, and the recipient is counted once', async () => {
-    const user = await factory.user('system', { balance: 1 });
-    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
-    await inWindow(app, '4472000001');
-    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 1)`, [app.id]);
+    const { user, app } = await tenant(1, ['4472000001']);
     const { tx, messages } = await apiProcess();
     const transactions = jest.spyOn(messages, 'transaction');
     // Another send (another replica's, say) has counted and recorded the same new recipient and
@@ -223,11 +219,8 @@ describe('send transaction', () => {
   });
 
   it('two processes sending for one user at once: holds never exceed the balance, and it ends exact', async () => {
-    const user = await factory.user('system', { balance: 0.5 });
-    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_50' });
     const recipients = Array.from({ length: 10 }, (_, i) => `44730000${String(i).padStart(2, '0')}`);
-    for (const r of recipients) await inWindow(app, r);
-    await ds.query(`INSERT INTO tier_usage (app_id, recipients) VALUES ($1, 10)`, [app.id]);
+    const { user, app } = await tenant(0.5, recipients);
     const [a, b] = [await apiProcess(), await apiProcess()];
 
     const outcomes = await Promise.all(
