@@ -190,6 +190,38 @@ async function lastDelivered(databaseUrl: string, n: number): Promise<number> {
 }
 
 /**
+ * Where a message's time went, from the api's timeline (each step's time is that of the transaction
+ * that recorded it): accept to SENT applied (the relay, the queue, the channel call, the sandbox's
+ * status delay, the callback through the gateway to the api) and SENT to DELIVERED applied (the
+ * sandbox's delay again and one more callback), p50 / p90 / p99 in milliseconds.
+ */
+async function statusLatency(databaseUrl: string): Promise<string> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ step: string; p50: number; p90: number; p99: number }>(
+      `WITH t AS (
+         SELECT q.recorded_at AS queued, s.recorded_at AS sent, d.recorded_at AS delivered
+           FROM api.message_events q
+           JOIN api.message_events s ON s.message_id = q.message_id AND s.status = 'SENT'
+           JOIN api.message_events d ON d.message_id = q.message_id AND d.status = 'DELIVERED'
+          WHERE q.status = 'QUEUED'
+       ), steps AS (
+         SELECT 'accept to SENT' AS step, extract(epoch FROM sent - queued) * 1000 AS ms FROM t
+         UNION ALL SELECT 'SENT to DELIVERED', extract(epoch FROM delivered - sent) * 1000 FROM t
+       )
+       SELECT step, percentile_disc(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
+              percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) AS p90,
+              percentile_disc(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+         FROM steps GROUP BY step ORDER BY step`,
+    );
+    return rows.map((r) => `${r.step} ${Math.round(r.p50)} / ${Math.round(r.p90)} / ${Math.round(r.p99)}`).join(', ');
+  } finally {
+    await db.end();
+  }
+}
+
+/**
  * Baseline: the queue alone (with the sandbox, no status callbacks) draining `n` messages of as many
  * senders at the same pacing, published straight onto the service stream.
  */
@@ -256,6 +288,7 @@ async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<Be
     const first = await sendAll(platform.urls.api, user.token, appIds, n, shape.connections);
     const accepted = Date.now();
     const last = await lastDelivered(platform.infra.databaseUrl, n);
+    const latency = await statusLatency(platform.infra.databaseUrl);
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
     const replicaCpuPerMessage = perMessage(replicaCpuBefore, platform.replicaCpuMs(), n);
@@ -281,6 +314,9 @@ async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<Be
         ratio: Number((value / oneQueue.perSecond).toFixed(2)),
         detail: {
           accepted_per_second: Math.round(n / ((accepted - first) / 1000)),
+          // The last DELIVERED applied after the last accept, and each message's steps (p50 / p90 / p99).
+          tail_after_last_accept_ms: Math.round(last - accepted),
+          status_latency_ms: latency,
           connections: shape.connections,
           pacing_cap_per_second: shape.senders * RATE,
           // Where the machine's CPU goes: each service's milliseconds per message, first send to last DELIVERED.

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { EventEnvelope, EventType, newEventId, Topology, unixSeconds } from '@app/contracts';
 import { NatsClients, publishDurable } from '@app/messaging';
 import { eventsHandledBy } from '@app/testing';
@@ -35,6 +36,18 @@ describe('status events applied in groups', () => {
 
   const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
     factory.dataSource.query(query, params) as Promise<T[]>;
+
+  const publish = (type: EventType, appId: number, data: Record<string, unknown>) => {
+    const event: EventEnvelope = {
+      id: newEventId(),
+      type,
+      created_at: unixSeconds(),
+      channel: 'whatsapp',
+      app_id: appId,
+      data: { recipient: 'x', timestamp: unixSeconds(), ...data },
+    };
+    return publishDurable(nats.js, topology.eventSubject(event.type), event, event.id);
+  };
 
   it('every message ends as its events say, and the money and the usage add up to the cent', async () => {
     const tenants: { user: TestUser; app: AppEntity }[] = [];
@@ -79,15 +92,7 @@ describe('status events applied in groups', () => {
       for (const p of plan) {
         const e = p.events[step];
         if (!e) continue;
-        const event: EventEnvelope = {
-          id: newEventId(),
-          type: e[0],
-          created_at: unixSeconds(),
-          channel: 'whatsapp',
-          app_id: p.appId,
-          data: { recipient: 'x', timestamp: unixSeconds(), ...e[1] },
-        };
-        publishes.push(publishDurable(nats.js, topology.eventSubject(event.type), event, event.id));
+        publishes.push(publish(e[0], p.appId, e[1]));
       }
     }
     await Promise.all(publishes);
@@ -132,5 +137,59 @@ describe('status events applied in groups', () => {
         cost: (captured * PRICE).toFixed(4),
       });
     }
+  });
+  it("settles a group with the user's balance row held for one statement and the commit only", async () => {
+    // Another api replica's sends and settlements of this user queue on that row meanwhile.
+    const user = await factory.user('system', { balance: 10 });
+    const app = await factory.activeApp(user.userId, { message_limit: 'TIER_UNLIMITED' });
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const out = await commitTemplateSend(platform.apps.api!, topology, {
+        userId: user.userId,
+        app,
+        recipient: `7888${String(i).padStart(7, '0')}`,
+        category: 'UTILITY',
+        price: PRICE,
+        template: 'groups_tpl',
+      });
+      ids.push(out.id);
+    }
+    const spy = jest.spyOn(Client.prototype, 'query');
+    const statements = { calls: spy.mock.calls, contexts: spy.mock.contexts };
+    try {
+      // Delivered before any sent (a receipt that overtook it): every group both settles and counts.
+      await Promise.all(ids.map((id) => publish('message.delivered', app.id, { message_id: id })));
+      await eventsHandledBy(nats, topology, 'api', 30_000);
+      Object.assign(statements, { calls: [...spy.mock.calls], contexts: [...spy.mock.contexts] });
+    } finally {
+      spy.mockRestore();
+    }
+    const textOf = (arg: unknown) => (typeof arg === 'string' ? arg : ((arg as { text?: string })?.text ?? ''));
+    // Each connection's statements in order; after one that changes a balance, only the commit.
+    const byConnection = new Map<unknown, string[]>();
+    statements.calls.forEach((args, i) => {
+      const conn = statements.contexts[i];
+      byConnection.set(conn, [...(byConnection.get(conn) ?? []), textOf(args[0])]);
+    });
+    let settlements = 0;
+    for (const texts of byConnection.values()) {
+      texts.forEach((text, i) => {
+        if (!/UPDATE balances/.test(text)) return;
+        settlements++;
+        expect(texts[i + 1]).toBe('COMMIT');
+      });
+    }
+    expect(settlements).toBeGreaterThan(0);
+    const [u] = await sql<Record<string, string>>(
+      `SELECT sum(sent)::int AS sent, sum(delivered)::int AS delivered, sum(cost)::text AS cost
+       FROM usage_hourly WHERE user_id = $1`,
+      [user.userId],
+    );
+    expect(u).toEqual({ sent: 8, delivered: 8, cost: (8 * PRICE).toFixed(4) });
+    const [b] = await sql<{ available: string; held: string }>(
+      `SELECT available::text, held::text FROM balances WHERE user_id = $1`,
+      [user.userId],
+    );
+    expect(b).toEqual({ available: (10 - 8 * PRICE).toFixed(4), held: '0.0000' });
   });
 });

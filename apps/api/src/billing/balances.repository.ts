@@ -7,7 +7,7 @@ import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
 import { returnedRows } from '@app/database';
 import type { Channel, MessageCategory } from '@app/contracts';
-import { usageUpsert } from '../usage/usage-counters';
+import { CountedMove, countedMovesSql, MOVE_INCREMENTS, usageUpsert } from '../usage/usage-counters';
 
 /** The only place that queries balances, holds and transactions; its money-moving statements are called by BillingService alone. */
 @Injectable()
@@ -140,8 +140,9 @@ export class BalancesRepository {
    * channel's pricing type and what was left uncharged), the hold's new state, the balance (once
    * per user: the holds leave `held`, what they held beyond their charges returns to `available`,
    * and charges beyond their holds come out of it), the message's billed category, type and charge,
-   * and the cost in the usage report (under the category charged) change in one statement. The
-   * ids captured by this call.
+   * and the cost in the usage report (under the category charged) change in one statement, which
+   * also adds `moves` to the usage report (after the balance row, so that the row is held only for
+   * this statement and the commit). The ids captured by this call.
    */
   async capture(
     em: EntityManager,
@@ -153,8 +154,9 @@ export class BalancesRepository {
       charged: string;
       uncharged: string;
     }[],
+    moves: CountedMove[] = [],
   ): Promise<Set<string>> {
-    if (charges.length === 0) return new Set();
+    if (charges.length === 0 && moves.length === 0) return new Set();
     const rows = returnedRows<{ message_id: string }>(
       await em.query(
         `WITH x AS (
@@ -184,10 +186,12 @@ export class BalancesRepository {
            FROM h WHERE messages.id = h.message_id
          ), c AS (
            -- After the balance (its row is locked first everywhere), the charge in the usage report.
-           SELECT m.user_id, m.created_at, m.channel, h.category, h.charged
+           SELECT m.user_id, m.created_at, m.channel, h.category, h.charged AS cost,
+                  0 AS sent, 0 AS delivered, 0 AS read, 0 AS failed
            FROM h JOIN messages m ON m.id = h.message_id WHERE h.user_id IN (SELECT user_id FROM b)
+           UNION ALL ${countedMovesSql('$2', 'b')}
          ), u AS (
-           ${usageUpsert('c', { cost: 's.charged' })}
+           ${usageUpsert('c', { cost: 's.cost', ...MOVE_INCREMENTS })}
          )
          SELECT message_id FROM t`,
         [
@@ -202,15 +206,19 @@ export class BalancesRepository {
               uncharged: c.uncharged,
             })),
           ),
+          JSON.stringify(moves),
         ],
       ),
     );
     return new Set(rows.map((r) => r.message_id));
   }
 
-  /** Gives messages' held amounts back to the available balance, each once: the ids released by this call. */
-  async release(em: EntityManager, messageIds: string[]): Promise<Set<string>> {
-    if (messageIds.length === 0) return new Set();
+  /**
+   * Gives messages' held amounts back to the available balance, each once, and adds `moves` to the
+   * usage report in the same statement (after the balance row): the ids released by this call.
+   */
+  async release(em: EntityManager, messageIds: string[], moves: CountedMove[] = []): Promise<Set<string>> {
+    if (messageIds.length === 0 && moves.length === 0) return new Set();
     const rows = returnedRows<{ message_id: string }>(
       await em.query(
         `WITH h AS (
@@ -222,9 +230,11 @@ export class BalancesRepository {
            FROM (SELECT user_id, sum(amount) AS amount FROM h GROUP BY user_id) s
            WHERE balances.user_id = s.user_id
            RETURNING balances.user_id
+         ), u AS (
+           ${usageUpsert(`(${countedMovesSql('$2', 'b')})`, MOVE_INCREMENTS)}
          )
          SELECT message_id FROM h WHERE user_id IN (SELECT user_id FROM b)`,
-        [[...new Set(messageIds)]],
+        [[...new Set(messageIds)], JSON.stringify(moves)],
       ),
     );
     return new Set(rows.map((r) => r.message_id));

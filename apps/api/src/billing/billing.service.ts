@@ -6,6 +6,7 @@ import { BalancesRepository, holdsJson } from './balances.repository';
 import { Charge, decideCharges, fromUnits, toUnits, Units } from './charges';
 import { MessagePrices } from './message-prices';
 import { TransactionEntity } from './transaction.entity';
+import type { CountedMove } from '../usage/usage-counters';
 
 /** A hold to capture, with what the channel's callback says it billed (absent: it did not say). */
 export interface CaptureRequest {
@@ -105,11 +106,14 @@ export class BillingService {
    * billed, when its callback said: see `decideCharges`), gives the second's back, each hold once.
    * A balance row is taken after the holds' rows when only one user's holds are captured, each within
    * its hold, and first otherwise (several users' rows in one order, so that settlements never
-   * deadlock). The charges captured, by message id, and the ids released.
+   * deadlock). `moves`, the usage counts of the status moves settling these messages, are added by
+   * the last statement, after the balance rows, so that the rows are held for it and the commit only.
+   * The charges captured, by message id, and the ids released.
    */
   async settle(
     em: EntityManager | undefined,
     ids: { capture: CaptureRequest[]; release: string[] },
+    moves: CountedMove[] = [],
   ): Promise<{ captured: Map<string, Charge>; released: Set<string> }> {
     const run = async (tx: EntityManager) => {
       const captureIds = ids.capture.map((c) => c.messageId);
@@ -143,6 +147,7 @@ export class BillingService {
         const available = await this.balances.lockBalancesOfHolds(tx, [...captureIds, ...ids.release]);
         charges = decide(await this.balances.heldForCapture(tx, captureIds), available);
       }
+      const releasing = ids.release.length > 0;
       const captured = await this.balances.capture(
         tx,
         charges.map((c) => ({
@@ -153,13 +158,15 @@ export class BillingService {
           charged: fromUnits(c.charged),
           uncharged: fromUnits(c.uncharged),
         })),
+        releasing ? [] : moves,
       );
       return {
         captured: new Map(charges.filter((c) => captured.has(c.messageId)).map((c) => [c.messageId, c])),
-        released: await this.balances.release(tx, ids.release),
+        released: await this.balances.release(tx, ids.release, releasing ? moves : []),
       };
     };
-    if (ids.capture.length + ids.release.length === 0) return { captured: new Map(), released: new Set() };
+    if (ids.capture.length + ids.release.length + moves.length === 0)
+      return { captured: new Map(), released: new Set() };
     return em ? run(em) : this.balances.transaction(run);
   }
 }

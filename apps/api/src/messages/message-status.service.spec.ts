@@ -30,7 +30,7 @@ function setup(
     recordEvents: jest.fn(async (_: unknown, steps: { messageId: string; status: string }[]) => {
       return new Set(steps.map((s) => `${s.messageId} ${s.status}`));
     }),
-    advanceMany: jest.fn().mockResolvedValue(new Set(['m1'])),
+    advanceUncounted: jest.fn().mockResolvedValue([]),
   };
   const billing = {
     settle: jest.fn(async (_: unknown, ids: { capture: CaptureRequest[]; release: string[] }) => ({
@@ -54,7 +54,8 @@ function setup(
     { afterFailures: jest.fn(), afterCarried: jest.fn() } as unknown as FailoverService,
   );
   /** The steps applied and the holds settled, across every transaction. */
-  const applied = () => messages.advanceMany.mock.calls.flatMap(([, , steps]) => steps as Record<string, unknown>[]);
+  const applied = () =>
+    messages.advanceUncounted.mock.calls.flatMap(([, , steps]) => steps as Record<string, unknown>[]);
   const settled = () => {
     const calls = billing.settle.mock.calls.map(([, ids]) => ids);
     return {

@@ -187,10 +187,11 @@ export class MessageStatusService implements OnModuleInit {
         steps.map((s) => s.messageId),
       );
       // The balance as late as its order allows (messages, balances, usage rows): other sends and
-      // settlements of the user wait on its row until this commits.
+      // settlements of the user wait on its row until this commits, so the statuses move first and
+      // their usage counts go with the last statement that settles, after the row.
       const timeline = await this.messages.recordEvents(em, steps);
-      const money = await this.billing.settle(em, { capture, release });
-      await this.messages.advanceMany(em, current, steps);
+      const moves = await this.messages.advanceUncounted(em, current, steps);
+      const money = await this.billing.settle(em, { capture, release }, moves);
       return { recorded: timeline, settled: money };
     });
     const failed: { message: MessageEntity; code: string | null }[] = [];

@@ -7,7 +7,14 @@ import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
 import { BatchedLookup, EntityRows, returnedRows, sqlRows } from '@app/database';
-import { countStatusMove, noStatusCounts, StatusCounts, usageUpsert } from '../usage/usage-counters';
+import {
+  CountedMove,
+  countStatusMove,
+  MOVE_INCREMENTS,
+  noStatusCounts,
+  StatusCounts,
+  usageUpsert,
+} from '../usage/usage-counters';
 
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
 export type QueuedMessage = Omit<
@@ -277,7 +284,28 @@ export class MessagesRepository {
    * keeps the first channel id a message was given. Returns the ids whose status moved.
    */
   async advanceMany(em: EntityManager, current: Map<string, MessageStatus>, steps: StatusStep[]): Promise<Set<string>> {
-    if (steps.length === 0) return new Set();
+    return new Set((await this.applyMoves(em, current, steps, true)).map((m) => m.id));
+  }
+
+  /**
+   * `advanceMany` without the usage counts: the moves it applied, with what each counts, for a
+   * later statement of the transaction to add (`BillingService.settle`, after the balance row).
+   */
+  async advanceUncounted(
+    em: EntityManager,
+    current: Map<string, MessageStatus>,
+    steps: StatusStep[],
+  ): Promise<CountedMove[]> {
+    return (await this.applyMoves(em, current, steps, false)).map(({ id: _id, ...move }) => move);
+  }
+
+  private async applyMoves(
+    em: EntityManager,
+    current: Map<string, MessageStatus>,
+    steps: StatusStep[],
+    count: boolean,
+  ): Promise<(CountedMove & { id: string })[]> {
+    if (steps.length === 0) return [];
     const moves = new Map<
       string,
       {
@@ -308,8 +336,8 @@ export class MessagesRepository {
       if (step.status === 'FAILED') move.failure = step.failure ?? null;
     }
     const changes = [...moves].filter(([, m]) => m.moved || m.providerId !== null);
-    if (changes.length === 0) return new Set();
-    const rows = returnedRows<{ id: string }>(
+    if (changes.length === 0) return [];
+    const rows = returnedRows<CountedMove & { id: string }>(
       await em.query(
         `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
@@ -323,16 +351,9 @@ export class MessagesRepository {
                 provider_message_id = coalesce(messages.provider_message_id, x.provider_message_id)
            FROM x WHERE messages.id = x.id
            RETURNING messages.id, messages.user_id, messages.created_at, messages.channel, messages.category,
-                     x.moved, x.sent, x.delivered, x.read, x.failed_count
-         ), u AS (
-           ${usageUpsert('(SELECT * FROM m WHERE m.moved)', {
-             sent: 's.sent',
-             delivered: 's.delivered',
-             read: 's.read',
-             failed: 's.failed_count',
-           })}
-         )
-         SELECT id FROM m WHERE moved`,
+                     x.moved, x.sent, x.delivered, x.read, x.failed_count AS failed
+         )${count ? `, u AS (${usageUpsert('(SELECT * FROM m WHERE m.moved)', MOVE_INCREMENTS)})` : ''}
+         SELECT id, user_id, created_at, channel, category, sent, delivered, read, failed FROM m WHERE moved`,
         [
           JSON.stringify(
             changes.map(([id, m]) => ({
@@ -352,7 +373,7 @@ export class MessagesRepository {
         ],
       ),
     );
-    return new Set(rows.map((r) => r.id));
+    return rows;
   }
 
   timeline(id: string): Promise<MessageEventEntity[]> {

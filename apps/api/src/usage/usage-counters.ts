@@ -47,3 +47,33 @@ export function countStatusMove(prev: MessageStatus, next: MessageStatus, into: 
   }
   return into;
 }
+
+/** One message's status move as the usage report counts it, for a later statement to add. */
+export interface CountedMove extends StatusCounts {
+  user_id: string;
+  /** The message's acceptance (the usage row's hour). */
+  created_at: Date;
+  channel: string;
+  category: string;
+}
+
+/** The increments of `CountedMove` rows (and of any relation with their columns) to a usage row. */
+export const MOVE_INCREMENTS: UsageIncrements = {
+  sent: 's.sent',
+  delivered: 's.delivered',
+  read: 's.read',
+  failed: 's.failed',
+};
+
+/**
+ * `CountedMove` rows given as JSON in parameter `param`, as a relation for `usageUpsert` (with
+ * `cost` 0), read only once the data-modifying CTE `after` has run: a statement that takes a balance
+ * row counts usage after it, as every writer orders those rows.
+ */
+export function countedMovesSql(param: string, after: string): string {
+  return `SELECT k.user_id, k.created_at, k.channel, k.category, 0::numeric AS cost,
+                 k.sent, k.delivered, k.read, k.failed
+          FROM jsonb_to_recordset(${param}::jsonb) AS k(user_id uuid, created_at timestamptz, channel text,
+               category text, sent int, delivered int, read int, failed int)
+          WHERE (SELECT count(*) FROM ${after}) >= 0`;
+}
