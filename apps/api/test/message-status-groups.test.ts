@@ -37,6 +37,17 @@ describe('status events applied in groups', () => {
   const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
     factory.dataSource.query(query, params) as Promise<T[]>;
 
+  /** A template send of the user's app, accepted and held as the api records one. */
+  const sendTo = (user: TestUser, app: AppEntity, recipient: string) =>
+    commitTemplateSend(platform.apps.api!, topology, {
+      userId: user.userId,
+      app,
+      recipient,
+      category: 'UTILITY',
+      price: PRICE,
+      template: 'groups_tpl',
+    });
+
   const publish = (type: EventType, appId: number, data: Record<string, unknown>) => {
     const event: EventEnvelope = {
       id: newEventId(),
@@ -61,14 +72,7 @@ describe('status events applied in groups', () => {
     const plan: { id: string; appId: number; fate: Fate; events: [EventType, Record<string, unknown>][] }[] = [];
     for (const { user, app } of tenants) {
       for (let i = 0; i < PER_USER; i++) {
-        const out = await commitTemplateSend(platform.apps.api!, topology, {
-          userId: user.userId,
-          app,
-          recipient: `7999${String(i).padStart(7, '0')}`,
-          category: 'UTILITY',
-          price: PRICE,
-          template: 'groups_tpl',
-        });
+        const out = await sendTo(user, app, `7999${String(i).padStart(7, '0')}`);
         const fate = fates[i % fates.length];
         const sent: [EventType, Record<string, unknown>] = [
           'message.sent',
@@ -138,21 +142,14 @@ describe('status events applied in groups', () => {
       });
     }
   });
+
   it("settles a group with the user's balance row held for one statement and the commit only", async () => {
     // Another api replica's sends and settlements of this user queue on that row meanwhile.
     const user = await factory.user('system', { balance: 10 });
     const app = await factory.activeApp(user.userId, { message_limit: 'TIER_UNLIMITED' });
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const out = await commitTemplateSend(platform.apps.api!, topology, {
-        userId: user.userId,
-        app,
-        recipient: `7888${String(i).padStart(7, '0')}`,
-        category: 'UTILITY',
-        price: PRICE,
-        template: 'groups_tpl',
-      });
-      ids.push(out.id);
+      ids.push((await sendTo(user, app, `7888${String(i).padStart(7, '0')}`)).id);
     }
     const spy = jest.spyOn(Client.prototype, 'query');
     const statements = { calls: spy.mock.calls, contexts: spy.mock.contexts };
