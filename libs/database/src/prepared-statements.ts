@@ -28,37 +28,48 @@ export function nameRepeatedStatements(): void {
   const proto = Client.prototype as unknown as { query: QueryFn; [PATCHED]?: true };
   if (proto[PATCHED]) return;
   proto[PATCHED] = true;
-  const names = new Map<string, string>();
-  const counts = new Map<string, number>();
-  const never = new Set<string>();
-  let named = 0;
-  const nameOf = (text: string): string | undefined => {
-    const known = names.get(text);
-    if (known) return known;
-    if (names.size >= NAMED_STATEMENTS_MAX || never.has(text)) return undefined;
-    const count = (counts.get(text) ?? 0) + 1;
-    if (count < REPEATS_BEFORE_NAMING) {
-      if (counts.has(text) || counts.size < COUNTED_MAX) counts.set(text, count);
-      return undefined;
-    }
-    counts.delete(text);
-    const name = `s${++named}`;
-    names.set(text, name);
-    return name;
-  };
   const query = proto.query;
   proto.query = function (this: Client, ...args: unknown[]) {
     const [text, values, callback] = args;
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined)
       return query.apply(this, args);
-    const name = nameOf(text);
+    const name = repeatedStatementName(text);
     if (!name) return query.apply(this, args);
-    return (query.call(this, { name, text, values }) as Promise<unknown>).catch((err: { code?: string }) => {
-      if (err?.code === RESULT_TYPE_CHANGED) {
-        names.delete(text);
-        never.add(text);
-      }
+    return (query.call(this, { name, text, values }) as Promise<unknown>).catch((err: unknown) => {
+      statementFailed(text, err);
       throw err;
     });
   };
+}
+
+const names = new Map<string, string>();
+const counts = new Map<string, number>();
+const never = new Set<string>();
+let named = 0;
+
+/**
+ * The name a parameterized statement is prepared under, once this process has sent its text
+ * REPEATS_BEFORE_NAMING times (undefined before, and for texts past NAMED_STATEMENTS_MAX).
+ */
+export function repeatedStatementName(text: string): string | undefined {
+  const known = names.get(text);
+  if (known) return known;
+  if (names.size >= NAMED_STATEMENTS_MAX || never.has(text)) return undefined;
+  const count = (counts.get(text) ?? 0) + 1;
+  if (count < REPEATS_BEFORE_NAMING) {
+    if (counts.has(text) || counts.size < COUNTED_MAX) counts.set(text, count);
+    return undefined;
+  }
+  counts.delete(text);
+  const name = `s${++named}`;
+  names.set(text, name);
+  return name;
+}
+
+/** A named statement PostgreSQL refused for its changed result columns goes unnamed from then on. */
+export function statementFailed(text: string, err: unknown): void {
+  if ((err as { code?: string } | null)?.code === RESULT_TYPE_CHANGED) {
+    names.delete(text);
+    never.add(text);
+  }
 }

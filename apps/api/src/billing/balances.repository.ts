@@ -5,9 +5,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { BalanceEntity } from './balance.entity';
 import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
-import { returnedRows } from '@app/database';
+import { returnedRows, statementThenCommit } from '@app/database';
 import type { Channel, MessageCategory } from '@app/contracts';
 import { CountedMove, countedMovesSql, MOVE_INCREMENTS, usageUpsert } from '../usage/usage-counters';
+
+/** A statement in the manager's transaction (the signature `statementThenCommit` shares). */
+const query = (em: EntityManager, sql: string, params: unknown[]): Promise<unknown> => em.query(sql, params);
 
 /** The only place that queries balances, holds and transactions; its money-moving statements are called by BillingService alone. */
 @Injectable()
@@ -142,7 +145,8 @@ export class BalancesRepository {
    * and charges beyond their holds come out of it), the message's billed category, type and charge,
    * and the cost in the usage report (under the category charged) change in one statement, which
    * also adds `moves` to the usage report (after the balance row, so that the row is held only for
-   * this statement and the commit). The ids captured by this call.
+   * this statement and the commit). `last`: the statement ends a `transactionCommittedByLast`
+   * transaction and carries its COMMIT. The ids captured by this call.
    */
   async capture(
     em: EntityManager,
@@ -155,10 +159,12 @@ export class BalancesRepository {
       uncharged: string;
     }[],
     moves: CountedMove[] = [],
+    last = false,
   ): Promise<Set<string>> {
     if (charges.length === 0 && moves.length === 0) return new Set();
     const rows = returnedRows<{ message_id: string }>(
-      await em.query(
+      await (last ? statementThenCommit : query)(
+        em,
         `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
              message_id text, transaction_id uuid, category text, assumed_category text, pricing_type text,
@@ -215,12 +221,19 @@ export class BalancesRepository {
 
   /**
    * Gives messages' held amounts back to the available balance, each once, and adds `moves` to the
-   * usage report in the same statement (after the balance row): the ids released by this call.
+   * usage report in the same statement (after the balance row); `last` as for `capture`. The ids
+   * released by this call.
    */
-  async release(em: EntityManager, messageIds: string[], moves: CountedMove[] = []): Promise<Set<string>> {
+  async release(
+    em: EntityManager,
+    messageIds: string[],
+    moves: CountedMove[] = [],
+    last = false,
+  ): Promise<Set<string>> {
     if (messageIds.length === 0 && moves.length === 0) return new Set();
     const rows = returnedRows<{ message_id: string }>(
-      await em.query(
+      await (last ? statementThenCommit : query)(
+        em,
         `WITH h AS (
            UPDATE holds SET status = 'RELEASED', settled_at = now()
            WHERE message_id = ANY($1::text[]) AND status = 'HELD'

@@ -107,13 +107,15 @@ export class BillingService {
    * A balance row is taken after the holds' rows when only one user's holds are captured, each within
    * its hold, and first otherwise (several users' rows in one order, so that settlements never
    * deadlock). `moves`, the usage counts of the status moves settling these messages, are added by
-   * the last statement, after the balance rows, so that the rows are held for it and the commit only.
-   * The charges captured, by message id, and the ids released.
+   * the last statement, after the balance rows; with `last` (`em` is a `transactionCommittedByLast`
+   * transaction that ends here), that statement carries the COMMIT, so that the rows are held for it
+   * and the commit only. The charges captured, by message id, and the ids released.
    */
   async settle(
     em: EntityManager | undefined,
     ids: { capture: CaptureRequest[]; release: string[] },
     moves: CountedMove[] = [],
+    last = false,
   ): Promise<{ captured: Map<string, Charge>; released: Set<string> }> {
     const run = async (tx: EntityManager) => {
       const captureIds = ids.capture.map((c) => c.messageId);
@@ -159,10 +161,11 @@ export class BillingService {
           uncharged: fromUnits(c.uncharged),
         })),
         releasing ? [] : moves,
+        last && !releasing,
       );
       return {
         captured: new Map(charges.filter((c) => captured.has(c.messageId)).map((c) => [c.messageId, c])),
-        released: await this.balances.release(tx, ids.release, releasing ? moves : []),
+        released: await this.balances.release(tx, ids.release, releasing ? moves : [], last && releasing),
       };
     };
     if (ids.capture.length + ids.release.length + moves.length === 0)

@@ -25,11 +25,12 @@ function setup(
       async (ids: string[]) => new Map(message && ids.includes(message.id!) ? [[message.id, message]] : []),
     ),
     findByProviderIds: jest.fn(async (ids: string[]) => new Map(message && ids.length ? [[ids[0], message]] : [])),
-    transaction: jest.fn(async (work: (e: unknown) => Promise<unknown>) => work(em)),
+    transactionCommittedByLast: jest.fn(async (work: (e: unknown) => Promise<unknown>) => work(em)),
     lockStatuses: jest.fn().mockResolvedValue(new Map([['m1', 'QUEUED']])),
     recordEvents: jest.fn(async (_: unknown, steps: { messageId: string; status: string }[]) => {
       return new Set(steps.map((s) => `${s.messageId} ${s.status}`));
     }),
+    advanceMany: jest.fn().mockResolvedValue(new Set(['m1'])),
     advanceUncounted: jest.fn().mockResolvedValue([]),
   };
   const billing = {
@@ -55,7 +56,9 @@ function setup(
   );
   /** The steps applied and the holds settled, across every transaction. */
   const applied = () =>
-    messages.advanceUncounted.mock.calls.flatMap(([, , steps]) => steps as Record<string, unknown>[]);
+    [...messages.advanceMany.mock.calls, ...messages.advanceUncounted.mock.calls].flatMap(
+      ([, , steps]) => steps as Record<string, unknown>[],
+    );
   const settled = () => {
     const calls = billing.settle.mock.calls.map(([, ids]) => ids);
     return {
@@ -156,7 +159,7 @@ describe('MessageStatusService', () => {
   it('records the step at the channel timestamp, in the one transaction that moves the status', async () => {
     const s = setup();
     await s.service.apply(event('message.delivered', { message_id: 'm1' }));
-    expect(s.messages.transaction).toHaveBeenCalledTimes(1);
+    expect(s.messages.transactionCommittedByLast).toHaveBeenCalledTimes(1);
     expect(s.messages.recordEvents.mock.calls[0][1]).toEqual([
       expect.objectContaining({ messageId: 'm1', status: 'DELIVERED', occurredAt: NOW - 5 }),
     ]);
@@ -170,7 +173,7 @@ describe('MessageStatusService', () => {
       s.service.apply(event('message.failed', { message_id: 'm1', error: { code: '131026', title: 'x' } })),
       s.service.apply(event('message.delivered', { message_id: 'm1' })),
     ]);
-    expect(s.messages.transaction).toHaveBeenCalledTimes(1);
+    expect(s.messages.transactionCommittedByLast).toHaveBeenCalledTimes(1);
     expect(s.applied().map((a) => a.status)).toEqual(['SENT', 'FAILED', 'DELIVERED']);
     expect(s.settled()).toEqual({ capture: [], release: ['m1'] });
   });

@@ -12,6 +12,7 @@ import {
   RECEIPTLESS_CHANNELS,
 } from '@app/contracts';
 import { BillingService, CaptureRequest, fromUnits } from '../billing/billing.service';
+import type { Charge } from '../billing/charges';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
 import { FailoverService } from './failover.service';
@@ -181,17 +182,22 @@ export class MessageStatusService implements OnModuleInit {
         settling.add(s.messageId);
       }
     }
-    const { recorded, settled } = await this.messages.transaction(async (em) => {
+    const { recorded, settled } = await this.messages.transactionCommittedByLast(async (em) => {
       const current = await this.messages.lockStatuses(
         em,
         steps.map((s) => s.messageId),
       );
-      // The balance as late as its order allows (messages, balances, usage rows): other sends and
-      // settlements of the user wait on its row until this commits, so the statuses move first and
-      // their usage counts go with the last statement that settles, after the row.
       const timeline = await this.messages.recordEvents(em, steps);
+      if (capture.length + release.length === 0) {
+        await this.messages.advanceMany(em, current, steps);
+        return { recorded: timeline, settled: { captured: new Map<string, Charge>(), released: new Set<string>() } };
+      }
+      // The balance as late as its order allows (messages, balances, usage rows): other sends and
+      // settlements of the user wait on its row until this commits, so the statuses move first,
+      // and their usage counts go with the statement that settles, after the row, which carries
+      // the COMMIT.
       const moves = await this.messages.advanceUncounted(em, current, steps);
-      const money = await this.billing.settle(em, { capture, release }, moves);
+      const money = await this.billing.settle(em, { capture, release }, moves, true);
       return { recorded: timeline, settled: money };
     });
     const failed: { message: MessageEntity; code: string | null }[] = [];

@@ -6,7 +6,7 @@ import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
-import { BatchedLookup, EntityRows, returnedRows, sqlRows } from '@app/database';
+import { BatchedLookup, EntityRows, returnedRows, sqlRows, transactionCommittedByLast } from '@app/database';
 import {
   CountedMove,
   countStatusMove,
@@ -61,6 +61,11 @@ export class MessagesRepository {
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.ds.transaction(work);
+  }
+
+  /** A transaction whose last statement may carry its COMMIT (`statementThenCommit`). */
+  transactionCommittedByLast<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return transactionCommittedByLast(this.ds, work);
   }
 
   /**
