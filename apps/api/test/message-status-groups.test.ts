@@ -154,32 +154,40 @@ describe('status events applied in groups', () => {
     const spy = jest.spyOn(Client.prototype, 'query');
     const statements = { calls: spy.mock.calls, contexts: spy.mock.contexts };
     try {
-      // Delivered before any sent (a receipt that overtook it): every group both settles and counts.
-      await Promise.all(ids.map((id) => publish('message.delivered', app.id, { message_id: id })));
-      await eventsHandledBy(nats, topology, 'api', 30_000);
+      // Sent (groups that only count), then delivered (groups that settle and count).
+      for (const type of ['message.sent', 'message.delivered'] as const) {
+        await Promise.all(
+          ids.map((id) => publish(type, app.id, { message_id: id, provider_message_id: `wamid.${id}` })),
+        );
+        await eventsHandledBy(nats, topology, 'api', 30_000);
+      }
       Object.assign(statements, { calls: [...spy.mock.calls], contexts: [...spy.mock.contexts] });
     } finally {
       spy.mockRestore();
     }
     const textOf = (arg: unknown) => (typeof arg === 'string' ? arg : ((arg as { text?: string })?.text ?? ''));
-    // Each connection's statements in order: the one that changes a balance ends its transaction
-    // (it carries the COMMIT), so no statement, COMMIT included, follows it before the next BEGIN.
+    // Each connection's statements in order: the one that changes a balance or the usage row (rows
+    // every send and settlement of the user takes) ends its transaction (it carries the COMMIT),
+    // so no statement, COMMIT included, follows it before the next BEGIN.
     const byConnection = new Map<unknown, string[]>();
     statements.calls.forEach((args, i) => {
       const conn = statements.contexts[i];
       byConnection.set(conn, [...(byConnection.get(conn) ?? []), textOf(args[0])]);
     });
     let settlements = 0;
+    let counted = 0;
     for (const texts of byConnection.values()) {
       texts.forEach((text, i) => {
-        if (!/UPDATE balances/.test(text)) return;
-        settlements++;
+        if (!/UPDATE balances|INSERT INTO usage_hourly/.test(text)) return;
+        if (/UPDATE balances/.test(text)) settlements++;
+        else counted++;
         const rest = texts.slice(i + 1);
         const next = rest.findIndex((t) => /^(BEGIN|START TRANSACTION)/.test(t));
         expect(rest.slice(0, next < 0 ? rest.length : next)).not.toContain('COMMIT');
       });
     }
     expect(settlements).toBeGreaterThan(0);
+    expect(counted).toBeGreaterThan(0);
     const [u] = await sql<Record<string, string>>(
       `SELECT sum(sent)::int AS sent, sum(delivered)::int AS delivered, sum(cost)::text AS cost
        FROM usage_hourly WHERE user_id = $1`,

@@ -218,6 +218,38 @@ describe('send transaction', () => {
     expect(await balanceOf(user)).toEqual({ available: 0.98, held: 0.02 });
   });
 
+  it('writes its new rows before it takes the balance row: a write that waits keeps no one from the balance', async () => {
+    const { user, app } = await tenant(1, ['4476000001']);
+    const { tx } = await apiProcess();
+    const send = record(user, app, '4476000001');
+    // Another transaction holds an outbox row under the send's id, uncommitted: the statement's
+    // insert of its outbox entry waits for it.
+    const other = ds.createQueryRunner();
+    await other.connect();
+    await other.startTransaction();
+    await other.query(`INSERT INTO outbox (id, subject, payload) VALUES ($1, 'other', '{}')`, [send.outbox.id]);
+
+    const sending = tx.commit(send);
+    const waiting = () =>
+      one(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH tier_seen AS%'`,
+        [],
+      );
+    for (let i = 0; i < 100 && (await waiting()).n === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await waiting()).toEqual({ n: 1 });
+    // Meanwhile the user's balance row is free: another session takes it at once.
+    await ds.transaction((em) =>
+      em.query(`SELECT 1 FROM balances WHERE user_id = $1 FOR UPDATE NOWAIT`, [user.userId]),
+    );
+    await other.rollbackTransaction();
+    await other.release();
+
+    expect(await sending).toEqual({ accepted: true, currency: 'USD' });
+    expect(await written(app)).toMatchObject({ messages: 1, holds: 1, events: 1, outbox: 1, queued: 1 });
+    expect(await balanceOf(user)).toEqual({ available: 0.98, held: 0.02 });
+  });
+
   it('two processes sending for one user at once: holds never exceed the balance, and it ends exact', async () => {
     const recipients = Array.from({ length: 10 }, (_, i) => `44730000${String(i).padStart(2, '0')}`);
     const { user, app } = await tenant(0.5, recipients);

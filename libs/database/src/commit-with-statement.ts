@@ -92,3 +92,8 @@ export async function statementThenCommit<T>(em: EntityManager, sql: string, par
     throw err;
   }
 }
+
+/** A statement in `em`'s transaction; with `commit`, as `statementThenCommit` (the transaction's last). Its rows. */
+export async function statementIn<T>(em: EntityManager, sql: string, params: unknown[], commit = false): Promise<T[]> {
+  return commit ? statementThenCommit<T>(em, sql, params) : returnedRows<T>(await em.query(sql, params));
+}

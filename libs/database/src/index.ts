@@ -8,4 +8,4 @@ export { GroupCommit } from './group-commit';
 export { BatchedLookup, liveTokenOwners } from './batched-lookup';
 export { EntityRows } from './entity-rows';
 export * from './rate-limit';
-export { statementThenCommit, transactionCommittedByLast } from './commit-with-statement';
+export { statementIn, statementThenCommit, transactionCommittedByLast } from './commit-with-statement';

@@ -5,12 +5,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { BalanceEntity } from './balance.entity';
 import { HoldEntity } from './hold.entity';
 import { TransactionEntity } from './transaction.entity';
-import { returnedRows, statementThenCommit } from '@app/database';
+import { statementIn } from '@app/database';
 import type { Channel, MessageCategory } from '@app/contracts';
 import { CountedMove, countedMovesSql, MOVE_INCREMENTS, usageUpsert } from '../usage/usage-counters';
-
-/** A statement in the manager's transaction (the signature `statementThenCommit` shares). */
-const query = (em: EntityManager, sql: string, params: unknown[]): Promise<unknown> => em.query(sql, params);
 
 /** The only place that queries balances, holds and transactions; its money-moving statements are called by BillingService alone. */
 @Injectable()
@@ -82,18 +79,40 @@ export class BalancesRepository {
   /**
    * The parts of a statement that hold `total` of a user's balance for the holds given as JSON
    * (`holdsJson`), only if the balance still has `total` available (and `also` holds, a condition
-   * of the caller's statement): `hold_b` returns the balance's row (user and currency) when it did,
-   * locked from then to the end of the transaction and before anything that reads `hold_b`;
-   * `hold_h` records the holds in its currency. Parameters by placeholder.
+   * of the caller's statement). `hold_seen` reads the balance without a lock (its currency, and
+   * whether it covers `total` as the statement's snapshot sees it: `seen`); `hold_h` records the
+   * holds in that currency when it does. `hold_b` then takes the row on condition, only once the
+   * CTEs named in `after` (writes of the caller that take no contended lock, each returning a row
+   * per row written) and `hold_h` are done, so that the row is locked for the rest of the statement
+   * and the commit only; it returns the row (user and currency) when it held `total`. The caller
+   * aborts the statement when `hold_b` is empty. Parameters by placeholder.
    */
-  conditionalHoldSql(p: { user: string; holds: string; total: string; also?: string }): string {
+  conditionalHoldSql(p: { user: string; holds: string; total: string; also?: string; after?: string[] }): {
+    /** `hold_seen` and `hold_h`, to come before the CTEs named in `after` in the statement's WITH list. */
+    before: string;
+    /** `hold_b`, to come after them. */
+    take: string;
+    seen: string;
+    currency: string;
+  } {
     const also = p.also ? `AND ${p.also}` : '';
-    return `hold_b AS (
-         ${balanceHoldSql(p.user, p.total, `AND available >= ${p.total}::numeric ${also}`)}
-         RETURNING user_id, currency
+    const written = ['hold_h', ...(p.after ?? [])].map((cte) => `(SELECT count(*) FROM ${cte})`).join(' + ');
+    const seen = 'EXISTS (SELECT 1 FROM hold_seen)';
+    const currency = '(SELECT currency FROM hold_seen)';
+    return {
+      before: `hold_seen AS (
+         SELECT currency FROM balances WHERE user_id = ${p.user} AND available >= ${p.total}::numeric
        ), hold_h AS (
-         ${holdRowsSql(p.user, '(SELECT currency FROM hold_b)', p.holds, 'EXISTS (SELECT 1 FROM hold_b)')}
-       )`;
+         ${holdRowsSql(p.user, currency, p.holds, seen)}
+         RETURNING message_id
+       )`,
+      take: `hold_b AS (
+         ${balanceHoldSql(p.user, p.total, `AND ${written} >= 0 AND available >= ${p.total}::numeric ${also}`)}
+         RETURNING user_id, currency
+       )`,
+      seen,
+      currency,
+    };
   }
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
@@ -162,10 +181,9 @@ export class BalancesRepository {
     last = false,
   ): Promise<Set<string>> {
     if (charges.length === 0 && moves.length === 0) return new Set();
-    const rows = returnedRows<{ message_id: string }>(
-      await (last ? statementThenCommit : query)(
-        em,
-        `WITH x AS (
+    const rows = await statementIn<{ message_id: string }>(
+      em,
+      `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
              message_id text, transaction_id uuid, category text, assumed_category text, pricing_type text,
              charged numeric, uncharged numeric)
@@ -200,21 +218,21 @@ export class BalancesRepository {
            ${usageUpsert('c', { cost: 's.cost', ...MOVE_INCREMENTS })}
          )
          SELECT message_id FROM t`,
-        [
-          JSON.stringify(
-            charges.map((c) => ({
-              message_id: c.messageId,
-              transaction_id: uuidv7(),
-              category: c.category,
-              assumed_category: c.assumedCategory,
-              pricing_type: c.pricingType,
-              charged: c.charged,
-              uncharged: c.uncharged,
-            })),
-          ),
-          JSON.stringify(moves),
-        ],
-      ),
+      [
+        JSON.stringify(
+          charges.map((c) => ({
+            message_id: c.messageId,
+            transaction_id: uuidv7(),
+            category: c.category,
+            assumed_category: c.assumedCategory,
+            pricing_type: c.pricingType,
+            charged: c.charged,
+            uncharged: c.uncharged,
+          })),
+        ),
+        JSON.stringify(moves),
+      ],
+      last,
     );
     return new Set(rows.map((r) => r.message_id));
   }
@@ -231,10 +249,9 @@ export class BalancesRepository {
     last = false,
   ): Promise<Set<string>> {
     if (messageIds.length === 0 && moves.length === 0) return new Set();
-    const rows = returnedRows<{ message_id: string }>(
-      await (last ? statementThenCommit : query)(
-        em,
-        `WITH h AS (
+    const rows = await statementIn<{ message_id: string }>(
+      em,
+      `WITH h AS (
            UPDATE holds SET status = 'RELEASED', settled_at = now()
            WHERE message_id = ANY($1::text[]) AND status = 'HELD'
            RETURNING message_id, user_id, amount
@@ -247,8 +264,8 @@ export class BalancesRepository {
            ${usageUpsert(`(${countedMovesSql('$2', 'b')})`, MOVE_INCREMENTS)}
          )
          SELECT message_id FROM h WHERE user_id IN (SELECT user_id FROM b)`,
-        [[...new Set(messageIds)], JSON.stringify(moves)],
-      ),
+      [[...new Set(messageIds)], JSON.stringify(moves)],
+      last,
     );
     return new Set(rows.map((r) => r.message_id));
   }

@@ -52,19 +52,23 @@ export class BillingService {
   /**
    * The part of one statement that holds these sends' prices on a user's balance, all or none:
    * only if the balance still has their sum available when the statement takes its row (and
-   * `also`, a condition of the caller's statement, holds). `hold_b` has the row (its currency
-   * too) when it did; the parameters follow the caller's from `$first` on.
+   * `also`, a condition of the caller's statement, holds), which it does once the caller's CTEs
+   * named in `after` are done. `hold_b` has the row (its currency too) when it did; `seen`, a
+   * condition, and `currency`, an expression, are what the statement read of the balance before
+   * (for the caller's writes that come before the row); the parameters follow the caller's from
+   * `$first` on.
    */
   conditionalHold(
     userId: string,
     holds: { messageId: string; amount: Units }[],
     first: number,
     also?: string,
-  ): { sql: string; params: unknown[] } {
+    after?: string[],
+  ): { before: string; take: string; seen: string; currency: string; params: unknown[] } {
     const total = holds.reduce((sum, h) => sum + h.amount, 0n);
     const [user, rows, sum] = [0, 1, 2].map((i) => `$${first + i}`);
     return {
-      sql: this.balances.conditionalHoldSql({ user, holds: rows, total: sum, also }),
+      ...this.balances.conditionalHoldSql({ user, holds: rows, total: sum, also, after }),
       params: [
         userId,
         holdsJson(holds.map((h) => ({ messageId: h.messageId, amount: fromUnits(h.amount) }))),

@@ -189,7 +189,7 @@ export class MessageStatusService implements OnModuleInit {
       );
       const timeline = await this.messages.recordEvents(em, steps);
       if (capture.length + release.length === 0) {
-        await this.messages.advanceMany(em, current, steps);
+        await this.messages.advanceMany(em, current, steps, true);
         return { recorded: timeline, settled: { captured: new Map<string, Charge>(), released: new Set<string>() } };
       }
       // The balance as late as its order allows (messages, balances, usage rows): other sends and

@@ -6,7 +6,14 @@ import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import type { SendableTemplate } from './template-message';
-import { BatchedLookup, EntityRows, returnedRows, sqlRows, transactionCommittedByLast } from '@app/database';
+import {
+  BatchedLookup,
+  EntityRows,
+  returnedRows,
+  sqlRows,
+  statementIn,
+  transactionCommittedByLast,
+} from '@app/database';
 import {
   CountedMove,
   countStatusMove,
@@ -120,10 +127,19 @@ export class MessagesRepository {
   /**
    * The parts of a statement that record accepted sends as QUEUED (the rows, their first timeline
    * step, the usage counters), as CTEs reading the JSON of `queuedJson` from parameter `param`; with
-   * `gate`, a condition, only when it holds; with `currency`, an expression, in that currency.
+   * `gate`, a condition, only when it holds; with `currency`, an expression, in that currency; with
+   * `counted`, the usage counters only when that holds too (and not before it is known: the caller
+   * orders the usage rows after its balance row by it). `queued_m` and `queued_e` return a row per
+   * message recorded.
    */
-  queuedSql(param: string, gate = 'true', currency = 'currency'): string {
-    return `queued_x AS (
+  queuedSql(param: string, gate = 'true', currency = 'currency', counted = 'true'): string {
+    const parts = this.queuedParts(param, gate, currency, counted);
+    return `${parts.rows}, ${parts.usage}`;
+  }
+
+  /** `queuedSql` in two parts, the rows (`queued_x`, `queued_m`, `queued_e`) and the usage counters (`queued_u`), for a WITH list that puts something between them. */
+  queuedParts(param: string, gate = 'true', currency = 'currency', counted = 'true'): { rows: string; usage: string } {
+    const rows = `queued_x AS (
          SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset(${param}::jsonb) AS x(
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
@@ -138,12 +154,16 @@ export class MessagesRepository {
                 provider_message_id, price, ${currency}, idempotency_key, request_hash, failure_code, failure_reason,
                 created_at, created_at, campaign_id
          FROM queued_x
-       ), queued_u AS (
-         ${usageUpsert('queued_x', { queued: '1' })}
+         RETURNING id
        ), queued_e AS (
          INSERT INTO message_events (message_id, status, occurred_at)
          SELECT id, 'QUEUED', floor(extract(epoch FROM created_at))::bigint FROM queued_x
+         RETURNING message_id
        )`;
+    const usage = `queued_u AS (
+         ${usageUpsert(`(SELECT * FROM queued_x WHERE ${counted})`, { queued: '1' })}
+       )`;
+    return { rows, usage };
   }
 
   queuedJson(messages: QueuedMessage[]): string {
@@ -286,10 +306,18 @@ export class MessagesRepository {
    * `lockStatuses` locked in this transaction), so the end
    * state is the furthest whatever order and concurrency callbacks come in. The same statement
    * counts every applied move in the usage report (exactly as the moves one at a time would) and
-   * keeps the first channel id a message was given. Returns the ids whose status moved.
+   * keeps the first channel id a message was given. With `last`, the statement ends a
+   * `transactionCommittedByLast` transaction and carries its COMMIT (the usage row, which every
+   * send and settlement of the user updates too, is held for it and the commit only). Returns the
+   * ids whose status moved.
    */
-  async advanceMany(em: EntityManager, current: Map<string, MessageStatus>, steps: StatusStep[]): Promise<Set<string>> {
-    return new Set((await this.applyMoves(em, current, steps, true)).map((m) => m.id));
+  async advanceMany(
+    em: EntityManager,
+    current: Map<string, MessageStatus>,
+    steps: StatusStep[],
+    last = false,
+  ): Promise<Set<string>> {
+    return new Set((await this.applyMoves(em, current, steps, true, last)).map((m) => m.id));
   }
 
   /**
@@ -309,6 +337,7 @@ export class MessagesRepository {
     current: Map<string, MessageStatus>,
     steps: StatusStep[],
     count: boolean,
+    last = false,
   ): Promise<(CountedMove & { id: string })[]> {
     if (steps.length === 0) return [];
     const moves = new Map<
@@ -342,9 +371,9 @@ export class MessagesRepository {
     }
     const changes = [...moves].filter(([, m]) => m.moved || m.providerId !== null);
     if (changes.length === 0) return [];
-    const rows = returnedRows<CountedMove & { id: string }>(
-      await em.query(
-        `WITH x AS (
+    const rows = await statementIn<CountedMove & { id: string }>(
+      em,
+      `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
              id text, status text, moved boolean, failed boolean, failure_code text, failure_reason text,
              provider_message_id text, sent int, delivered int, read int, failed_count int)
@@ -359,24 +388,24 @@ export class MessagesRepository {
                      x.moved, x.sent, x.delivered, x.read, x.failed_count AS failed
          )${count ? `, u AS (${usageUpsert('(SELECT * FROM m WHERE m.moved)', MOVE_INCREMENTS)})` : ''}
          SELECT id, user_id, created_at, channel, category, sent, delivered, read, failed FROM m WHERE moved`,
-        [
-          JSON.stringify(
-            changes.map(([id, m]) => ({
-              id,
-              status: m.status,
-              moved: m.moved,
-              failed: m.moved && m.status === 'FAILED',
-              failure_code: m.failure?.code ?? null,
-              failure_reason: m.failure?.reason ?? null,
-              provider_message_id: m.providerId,
-              sent: m.counts.sent,
-              delivered: m.counts.delivered,
-              read: m.counts.read,
-              failed_count: m.counts.failed,
-            })),
-          ),
-        ],
-      ),
+      [
+        JSON.stringify(
+          changes.map(([id, m]) => ({
+            id,
+            status: m.status,
+            moved: m.moved,
+            failed: m.moved && m.status === 'FAILED',
+            failure_code: m.failure?.code ?? null,
+            failure_reason: m.failure?.reason ?? null,
+            provider_message_id: m.providerId,
+            sent: m.counts.sent,
+            delivered: m.counts.delivered,
+            read: m.counts.read,
+            failed_count: m.counts.failed,
+          })),
+        ),
+      ],
+      last,
     );
     return rows;
   }

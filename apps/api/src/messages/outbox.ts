@@ -45,11 +45,12 @@ export class OutboxRepository {
     await em.query(this.insertSql('$1'), [JSON.stringify(entries)]);
   }
 
-  /** The statement that adds the entries given as JSON in parameter `param`; with `gate`, only when it holds. */
+  /** The statement that adds the entries given as JSON in parameter `param` (with `gate`, only when it holds), returning their ids. */
   insertSql(param: string, gate = 'true'): string {
     return `INSERT INTO outbox (id, subject, payload)
        SELECT x.id, x.subject, x.payload FROM jsonb_to_recordset(${param}::jsonb) AS x(id text, subject text, payload jsonb)
-       WHERE ${gate}`;
+       WHERE ${gate}
+       RETURNING id`;
   }
 
   async delete(ids: string[], em: EntityManager = this.ds.manager): Promise<void> {

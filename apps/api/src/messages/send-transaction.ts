@@ -86,21 +86,28 @@ export class SendTransaction {
           gate,
         )
       : null;
+    // The new rows (messages, timeline steps, outbox entries, holds) are written first, as the
+    // statement's snapshot says the balance covers them; then the apps' counters and the balance
+    // row are taken, then the usage row and the window's rows, so that the contended rows are held
+    // for the end of the statement and its commit only.
     const hold = this.billing.conditionalHold(
       userId,
       sends.map((s) => ({ messageId: s.message.id, amount: toUnits(s.message.price) })),
       params.length + 1,
       admit?.room,
+      ['queued_m', 'queued_e', 'send_outbox'],
     );
     params.push(...hold.params);
     // The currency is the balance's, read by the statement itself.
     const queued = this.messages.queuedJson(sends.map((s) => ({ ...s.message, currency: '' })));
-    // In the order they take rows: the apps' counters, the balance, the usage row, the window's rows.
+    const queuedParts = this.messages.queuedParts(param(queued), hold.seen, hold.currency, gate);
     const ctes = [
       ...(admit ? [admit.counters] : []),
-      hold.sql,
-      this.messages.queuedSql(param(queued), gate, '(SELECT currency FROM hold_b)'),
-      `send_outbox AS (${this.outbox.insertSql(param(JSON.stringify(sends.map((s) => s.outbox))), gate)})`,
+      hold.before,
+      queuedParts.rows,
+      `send_outbox AS (${this.outbox.insertSql(param(JSON.stringify(sends.map((s) => s.outbox))), hold.seen)})`,
+      hold.take,
+      queuedParts.usage,
       ...(admit ? [admit.live] : []),
     ];
     let currency: string;
