@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { GraphSendResponse, WebhookInboundMessage, WebhookStatus, WebhookStatusError } from '@app/channels';
 import { SenderArrivals } from '@app/contracts';
 import { SandboxConfig } from '../config';
@@ -18,6 +17,7 @@ import {
   WebhookDispatcher,
   WebhookSource,
 } from './webhook-dispatcher';
+import { pooledRandomBytes } from '../random-pool';
 
 export type FaultMode = '429' | '500' | 'hang';
 export type FaultScope = 'messages' | 'templates' | 'all';
@@ -89,7 +89,7 @@ export function statusPlan(recipient: string, category = 'utility'): Step[] | 'r
   return [{ status: 'sent' }, { status: 'delivered' }, { status: 'read' }];
 }
 
-export const newWamid = (): string => `wamid.HBgL${randomBytes(27).toString('base64url')}`;
+export const newWamid = (): string => `wamid.HBgL${pooledRandomBytes(27).toString('base64url')}`;
 
 /** The emulated messages endpoint: validation, fault injection, the send log and status callbacks. */
 @Injectable()
@@ -302,7 +302,7 @@ export class GraphMessagesService {
   ): void {
     const pricing = this.pricing.pricingOf(phoneNumberId, recipient, category);
     const conversation = {
-      id: randomBytes(16).toString('hex'),
+      id: pooledRandomBytes(16).toString('hex'),
       expiration_timestamp: String(Math.floor(Date.now() / 1000) + 24 * 3600),
       origin: { type: category ?? 'utility' },
     };
