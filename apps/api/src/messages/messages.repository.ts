@@ -317,7 +317,7 @@ export class MessagesRepository {
     steps: StatusStep[],
     last = false,
   ): Promise<Set<string>> {
-    return new Set((await this.applyMoves(em, current, steps, true, last)).map((m) => m.id));
+    return new Set((await this.applyMoves<{ id: string }>(em, current, steps, true, last)).map((m) => m.id));
   }
 
   /**
@@ -329,16 +329,19 @@ export class MessagesRepository {
     current: Map<string, MessageStatus>,
     steps: StatusStep[],
   ): Promise<CountedMove[]> {
-    return (await this.applyMoves(em, current, steps, false)).map(({ id: _id, ...move }) => move);
+    return (await this.applyMoves<CountedMove & { id: string }>(em, current, steps, false)).map(
+      ({ id: _id, ...move }) => move,
+    );
   }
 
-  private async applyMoves(
+  /** The moves' statement: counted in it (rows of the ids moved), or not (rows of the moves, counts and all). */
+  private async applyMoves<Row extends { id: string }>(
     em: EntityManager,
     current: Map<string, MessageStatus>,
     steps: StatusStep[],
     count: boolean,
     last = false,
-  ): Promise<(CountedMove & { id: string })[]> {
+  ): Promise<Row[]> {
     if (steps.length === 0) return [];
     const moves = new Map<
       string,
@@ -371,7 +374,8 @@ export class MessagesRepository {
     }
     const changes = [...moves].filter(([, m]) => m.moved || m.providerId !== null);
     if (changes.length === 0) return [];
-    const rows = await statementIn<CountedMove & { id: string }>(
+    const returned = count ? 'id' : 'id, user_id, created_at, channel, category, sent, delivered, read, failed';
+    const rows = await statementIn<Row>(
       em,
       `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
@@ -387,7 +391,7 @@ export class MessagesRepository {
            RETURNING messages.id, messages.user_id, messages.created_at, messages.channel, messages.category,
                      x.moved, x.sent, x.delivered, x.read, x.failed_count AS failed
          )${count ? `, u AS (${usageUpsert('(SELECT * FROM m WHERE m.moved)', MOVE_INCREMENTS)})` : ''}
-         SELECT id, user_id, created_at, channel, category, sent, delivered, read, failed FROM m WHERE moved`,
+         SELECT ${returned} FROM m WHERE moved`,
       [
         JSON.stringify(
           changes.map(([id, m]) => ({
