@@ -121,23 +121,19 @@ export class MessagesRepository {
    * usage report, in one statement. A message is accepted now unless its `createdAt` says when.
    */
   async insertQueued(em: EntityManager, messages: QueuedMessage[]) {
-    await em.query(`WITH ${this.queuedSql('$1')} SELECT 1`, [this.queuedJson(messages)]);
+    const parts = this.queuedParts('$1');
+    await em.query(`WITH ${parts.rows}, ${parts.usage} SELECT 1`, [this.queuedJson(messages)]);
   }
 
   /**
-   * The parts of a statement that record accepted sends as QUEUED (the rows, their first timeline
-   * step, the usage counters), as CTEs reading the JSON of `queuedJson` from parameter `param`; with
-   * `gate`, a condition, only when it holds; with `currency`, an expression, in that currency; with
-   * `counted`, the usage counters only when that holds too (and not before it is known: the caller
-   * orders the usage rows after its balance row by it). `queued_m` and `queued_e` return a row per
-   * message recorded.
+   * The parts of a statement that record accepted sends as QUEUED, as CTEs reading the JSON of
+   * `queuedJson` from parameter `param`: `rows` (`queued_x`, `queued_m` and `queued_e`: the
+   * messages and their first timeline step, each returning a row per message recorded) and `usage`
+   * (`queued_u`: their count in the usage report), for a WITH list that may put something between
+   * them. With `gate`, a condition, only when it holds; with `currency`, an expression, in that
+   * currency; with `counted`, the usage counters only when that holds too (and not before it is
+   * known: the send statement orders the usage row after its balance row by it).
    */
-  queuedSql(param: string, gate = 'true', currency = 'currency', counted = 'true'): string {
-    const parts = this.queuedParts(param, gate, currency, counted);
-    return `${parts.rows}, ${parts.usage}`;
-  }
-
-  /** `queuedSql` in two parts, the rows (`queued_x`, `queued_m`, `queued_e`) and the usage counters (`queued_u`), for a WITH list that puts something between them. */
   queuedParts(param: string, gate = 'true', currency = 'currency', counted = 'true'): { rows: string; usage: string } {
     const rows = `queued_x AS (
          SELECT x.*, coalesce(x.accepted_at, now()) AS created_at FROM jsonb_to_recordset(${param}::jsonb) AS x(

@@ -115,7 +115,7 @@ export class SendTransaction {
       const [row] = await this.messages.statement<{ currency: string }>(
         `WITH ${ctes.join(', ')}
          SELECT (SELECT currency FROM hold_b) AS currency,
-                abort_unless(EXISTS (SELECT 1 FROM hold_b), 'the balance or a tier counter does not allow the group') AS held,
+                abort_unless(${gate}, 'the balance or a tier counter does not allow the group') AS held,
                 ${admit?.checked ?? 'true'} AS checked`,
         params,
       );
