@@ -1,4 +1,4 @@
-import { Query, type ClientBase, type QueryResult } from 'pg';
+import { Client, Query, type ClientBase, type QueryResult } from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { repeatedStatementName, statementFailed } from './prepared-statements';
 import { returnedRows } from './rows';
@@ -30,6 +30,68 @@ class StatementThenCommit extends Query {
   declare portal?: string;
 }
 
+/**
+ * A BEGIN and a statement behind it, written before one Sync: the transaction opens with its
+ * first statement, in one round trip. The answer is the BEGIN's result and the statement's.
+ */
+class BeginThenStatement extends Query {
+  prepare(connection: ProtocolWriter): void {
+    connection.parse({ text: 'BEGIN', name: '' });
+    connection.bind({ portal: '', statement: '', values: [] });
+    connection.execute({ portal: '' });
+    (Query.prototype as unknown as { prepare(c: ProtocolWriter): void }).prepare.call(this, connection);
+  }
+}
+
+type QueryFn = (this: ClientBase, ...args: unknown[]) => unknown;
+/** Clients whose next query opens the transaction (`transactionCommittedByLast`). */
+const beginPending = new WeakSet<object>();
+
+/**
+ * Makes a client whose BEGIN is pending send it with its next query: a parameterized statement
+ * (text and values, or a config of them) goes as `BeginThenStatement`, prepared as any repeated
+ * statement; anything else (a query object of its own, a callback, no values) after a BEGIN of its
+ * own, queued first on the same connection.
+ */
+function carryBeginWithNextQuery(): void {
+  const proto = Client.prototype as unknown as { query: QueryFn };
+  const query = proto.query;
+  proto.query = function (this: ClientBase, ...args: unknown[]) {
+    if (!beginPending.has(this)) return query.apply(this, args);
+    beginPending.delete(this);
+    const config = parameterized(args);
+    if (!config) {
+      void (query.call(this, 'BEGIN') as Promise<unknown>).catch(() => undefined);
+      return query.apply(this, args);
+    }
+    const { text, values } = config;
+    const name = config.name ?? repeatedStatementName(text);
+    return new Promise<QueryResult>((resolve, reject) => {
+      query.call(
+        this,
+        new BeginThenStatement({ text, values, name }, undefined, (err: Error | undefined, res: unknown) =>
+          err ? reject(err) : resolve((res as QueryResult[])[1]),
+        ),
+      );
+    }).catch((err: unknown) => {
+      if (name) statementFailed(text, err);
+      throw err;
+    });
+  };
+}
+
+carryBeginWithNextQuery();
+
+/** A query's arguments as text and values when it is a parameterized statement answered by a promise. */
+function parameterized(args: unknown[]): { text: string; values: unknown[]; name?: string } | null {
+  const [first, second, third] = args;
+  const config = typeof first === 'string' ? { text: first, values: second } : second === undefined ? first : null;
+  if (config === null || typeof config !== 'object' || 'submit' in config || 'callback' in config) return null;
+  const { text, values, name } = config as { text?: unknown; values?: unknown; name?: unknown };
+  if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || third !== undefined) return null;
+  return { text, values, ...(typeof name === 'string' ? { name } : {}) };
+}
+
 /** The query runners of `transactionCommittedByLast`, and those whose COMMIT has been sent. */
 const owned = new WeakSet<QueryRunner>();
 const committed = new WeakSet<QueryRunner>();
@@ -46,20 +108,29 @@ export async function transactionCommittedByLast<T>(
 ): Promise<T> {
   const qr = ds.createQueryRunner();
   await qr.connect();
+  const client = connectionOf(qr);
   owned.add(qr);
+  // The BEGIN goes with the first statement (one round trip less); a transaction that sent
+  // nothing has nothing to commit or roll back.
+  beginPending.add(client);
   try {
-    await qr.query('BEGIN');
     const result = await work(qr.manager);
-    if (!committed.has(qr)) await qr.query('COMMIT');
+    if (!committed.has(qr) && !beginPending.has(client)) await qr.query('COMMIT');
     return result;
   } catch (err) {
-    if (!committed.has(qr)) await qr.query('ROLLBACK').catch(() => undefined);
+    if (!committed.has(qr) && !beginPending.has(client)) await qr.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    beginPending.delete(client);
     owned.delete(qr);
     committed.delete(qr);
     await qr.release();
   }
+}
+
+/** The node-postgres client a TypeORM query runner holds. */
+function connectionOf(qr: QueryRunner): ClientBase {
+  return (qr as unknown as { databaseConnection: ClientBase }).databaseConnection;
 }
 
 /**
@@ -70,7 +141,7 @@ export async function transactionCommittedByLast<T>(
 export async function statementThenCommit<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
   const qr = em.queryRunner;
   if (!qr || !owned.has(qr) || committed.has(qr)) return returnedRows<T>(await em.query(sql, params));
-  const client = (qr as unknown as { databaseConnection: ClientBase }).databaseConnection;
+  const client = connectionOf(qr);
   const name = params.length ? repeatedStatementName(sql) : undefined;
   committed.add(qr);
   try {

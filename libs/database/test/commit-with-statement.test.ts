@@ -1,6 +1,5 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { startTestInfra, TestInfra } from '@app/testing';
+import { pgWire, startTestInfra, TestInfra } from '@app/testing';
 import { createDataSource, statementThenCommit, transactionCommittedByLast } from '../src';
 
 const BUMP = `UPDATE commit_probe SET n = n + $1 WHERE id = 1 RETURNING n`;
@@ -29,21 +28,10 @@ describe('a transaction committed by its last statement', () => {
 
   const n = async () => ((await other.query(`SELECT n FROM commit_probe WHERE id = 1`)) as { n: number }[])[0].n;
 
-  /** The texts the process sends while `work` runs, in order. */
-  const sentDuring = async (work: () => Promise<unknown>) => {
-    const spy = jest.spyOn(Client.prototype, 'query');
-    try {
-      await work().catch(() => undefined);
-      return spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text));
-    } finally {
-      spy.mockRestore();
-    }
-  };
-
   it('sends the last statement with the COMMIT: its rows, committed, and no COMMIT after it', async () => {
     const before = await n();
     let rows: { n: number }[] = [];
-    const sent = await sentDuring(async () => {
+    const wire = await pgWire(async () => {
       rows = await transactionCommittedByLast(ds, async (em) => {
         await em.query(`SELECT n FROM commit_probe WHERE id = 1 FOR UPDATE`);
         return statementThenCommit<{ n: number }>(em, BUMP, [2]);
@@ -51,10 +39,54 @@ describe('a transaction committed by its last statement', () => {
     });
     expect(rows).toEqual([{ n: before + 2 }]);
     expect(await n()).toBe(before + 2);
-    expect(sent).toEqual(['BEGIN', `SELECT n FROM commit_probe WHERE id = 1 FOR UPDATE`, BUMP]);
+    // A first statement without parameters goes as a simple query, after a BEGIN of its own.
+    expect(wire).toEqual({
+      texts: ['BEGIN', `SELECT n FROM commit_probe WHERE id = 1 FOR UPDATE`, BUMP, 'COMMIT'],
+      roundTrips: 3,
+    });
     // The row is free at once: another connection takes it without waiting.
     await other.query(`SET lock_timeout = '1s'`);
     await other.query(`SELECT n FROM commit_probe WHERE id = 1 FOR UPDATE NOWAIT`);
+  });
+
+  it('opens the transaction with its first statement: a transaction of two statements is two round trips', async () => {
+    const first = `UPDATE commit_probe SET n = n + $1 WHERE id = 1 RETURNING n, 'first' AS step`;
+    const second = `UPDATE commit_probe SET n = n + $1 WHERE id = 1 RETURNING n, 'second' AS step`;
+    const before = await n();
+    let rows: unknown[] = [];
+    const wire = await pgWire(async () => {
+      rows = await transactionCommittedByLast(ds, async (em) => {
+        expect(await em.query(first, [1])).toEqual([[{ n: before + 1, step: 'first' }], 1]);
+        return statementThenCommit(em, second, [2]);
+      });
+    });
+    expect(rows).toEqual([{ n: before + 3, step: 'second' }]);
+    expect(wire).toEqual({ texts: ['BEGIN', first, second, 'COMMIT'], roundTrips: 2 });
+    expect(await n()).toBe(before + 3);
+    // Nothing sent, nothing to commit.
+    expect(await pgWire(() => transactionCommittedByLast(ds, async () => 'nothing'))).toEqual({
+      texts: [],
+      roundTrips: 0,
+    });
+  });
+
+  it('a first statement that fails rolls the transaction back, and the connection goes on', async () => {
+    const before = await n();
+    await expect(
+      transactionCommittedByLast(ds, async (em) => {
+        await em.query(BUMP, [-1000]);
+        return em.query(BUMP, [1]);
+      }),
+    ).rejects.toMatchObject({ code: '23514' });
+    expect(await n()).toBe(before);
+    await transactionCommittedByLast(ds, (em) => em.query(BUMP, [1]));
+    expect(await n()).toBe(before + 1);
+    // The one connection is idle, in no transaction.
+    expect(
+      await other.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in%'`,
+      ),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('rolls everything back when the last statement fails, and the connection goes on', async () => {

@@ -1,6 +1,8 @@
 export { startTestInfra } from './infra';
 export type { TestInfra, TestInfraOptions } from './infra';
 export { waitFor, sleep } from './wait';
+export { pgWire } from './pg-wire';
+export type { PgWire } from './pg-wire';
 export { spawnTs, waitForLine, killHard, REPO_ROOT } from './processes';
 export { rpcProblem } from './rpc';
 export { readStream, readEvents, eventsOf, eventsEventually, eventsHandledBy } from './events';

@@ -26,10 +26,10 @@ function setup(
     ),
     findByProviderIds: jest.fn(async (ids: string[]) => new Map(message && ids.length ? [[ids[0], message]] : [])),
     transactionCommittedByLast: jest.fn(async (work: (e: unknown) => Promise<unknown>) => work(em)),
-    lockStatuses: jest.fn().mockResolvedValue(new Map([['m1', 'QUEUED']])),
-    recordEvents: jest.fn(async (_: unknown, steps: { messageId: string; status: string }[]) => {
-      return new Set(steps.map((s) => `${s.messageId} ${s.status}`));
-    }),
+    lockAndRecord: jest.fn(async (_: unknown, steps: { messageId: string; status: string }[]) => ({
+      current: new Map([['m1', 'QUEUED']]),
+      recorded: new Set(steps.map((s) => `${s.messageId} ${s.status}`)),
+    })),
     advanceMany: jest.fn().mockResolvedValue(new Set(['m1'])),
     advanceUncounted: jest.fn().mockResolvedValue([]),
   };
@@ -160,7 +160,7 @@ describe('MessageStatusService', () => {
     const s = setup();
     await s.service.apply(event('message.delivered', { message_id: 'm1' }));
     expect(s.messages.transactionCommittedByLast).toHaveBeenCalledTimes(1);
-    expect(s.messages.recordEvents.mock.calls[0][1]).toEqual([
+    expect(s.messages.lockAndRecord.mock.calls[0][1]).toEqual([
       expect.objectContaining({ messageId: 'm1', status: 'DELIVERED', occurredAt: NOW - 5 }),
     ]);
     expect(s.applied()).toEqual([expect.objectContaining({ messageId: 'm1', status: 'DELIVERED' })]);
@@ -184,9 +184,12 @@ describe('MessageStatusService', () => {
     s.messages.findByIds.mockImplementation(
       async (ids: string[]) => new Map(ids.map((id) => [id, id === 'm2' ? m2 : { ...m2, id }])) as never,
     );
-    s.messages.recordEvents.mockImplementation(async (_: unknown, steps: { messageId: string; status: string }[]) => {
+    s.messages.lockAndRecord.mockImplementation(async (_: unknown, steps: { messageId: string; status: string }[]) => {
       if (steps.some((x) => x.messageId === 'm2')) throw new Error('invalid byte sequence');
-      return new Set(steps.map((x) => `${x.messageId} ${x.status}`));
+      return {
+        current: new Map([['m1', 'QUEUED']]),
+        recorded: new Set(steps.map((x) => `${x.messageId} ${x.status}`)),
+      };
     });
     const [ok, refused] = await Promise.allSettled([
       s.service.apply(event('message.delivered', { message_id: 'm1' })),

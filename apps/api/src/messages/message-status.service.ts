@@ -183,11 +183,7 @@ export class MessageStatusService implements OnModuleInit {
       }
     }
     const { recorded, settled } = await this.messages.transactionCommittedByLast(async (em) => {
-      const current = await this.messages.lockStatuses(
-        em,
-        steps.map((s) => s.messageId),
-      );
-      const timeline = await this.messages.recordEvents(em, steps);
+      const { current, recorded: timeline } = await this.messages.lockAndRecord(em, steps);
       if (capture.length + release.length === 0) {
         await this.messages.advanceMany(em, current, steps, true);
         return { recorded: timeline, settled: { captured: new Map<string, Charge>(), released: new Set<string>() } };

@@ -254,6 +254,34 @@ export class MessagesRepository {
     return new Map(rows.map((r) => [r.id, r.status]));
   }
 
+  /**
+   * `lockStatuses` and `recordEvents` in one statement: the messages' rows locked in id order, each
+   * before its steps are added to its timeline (a step of a message not found is not added).
+   */
+  async lockAndRecord(
+    em: EntityManager,
+    steps: TimelineStep[],
+  ): Promise<{ current: Map<string, MessageStatus>; recorded: Set<string> }> {
+    const current = new Map<string, MessageStatus>();
+    const recorded = new Set<string>();
+    if (steps.length === 0) return { current, recorded };
+    const rows: { id: string; status: MessageStatus; recorded: boolean }[] = await em.query(
+      `WITH l AS (
+         SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+       ), e AS (
+         ${this.insertEventsSql('$2', 'WHERE x.message_id IN (SELECT id FROM l)')}
+       )
+       SELECT id, status, false AS recorded FROM l
+       UNION ALL SELECT message_id, status, true FROM e`,
+      [[...new Set(steps.map((s) => s.messageId))].sort(), eventsJson(steps)],
+    );
+    for (const r of rows) {
+      if (r.recorded) recorded.add(stepKey({ messageId: r.id, status: r.status }));
+      else current.set(r.id, r.status);
+    }
+    return { current, recorded };
+  }
+
   /** Adds a step to the timeline; false when that status was already recorded. */
   async recordEvent(id: string, status: MessageStatus, occurredAt: number, em: EntityManager = this.ds.manager) {
     return (await this.recordEvents(em, [{ messageId: id, status, occurredAt }])).size > 0;
@@ -263,18 +291,7 @@ export class MessagesRepository {
   async recordEvents(em: EntityManager, steps: TimelineStep[]): Promise<Set<string>> {
     if (steps.length === 0) return new Set();
     const rows = returnedRows<{ message_id: string; status: string }>(
-      await em.query(
-        `INSERT INTO message_events (message_id, status, occurred_at)
-         SELECT x.message_id, x.status, x.occurred_at
-         FROM jsonb_to_recordset($1::jsonb) AS x(message_id text, status text, occurred_at bigint)
-         ORDER BY x.message_id, x.status
-         ON CONFLICT (message_id, status) DO NOTHING RETURNING message_id, status`,
-        [
-          JSON.stringify(
-            steps.map((s) => ({ message_id: s.messageId, status: s.status, occurred_at: Math.floor(s.occurredAt) })),
-          ),
-        ],
-      ),
+      await em.query(this.insertEventsSql('$1'), [eventsJson(steps)]),
     );
     return new Set(rows.map((r) => stepKey({ messageId: r.message_id, status: r.status })));
   }
@@ -410,6 +427,16 @@ export class MessagesRepository {
     return rows;
   }
 
+  /** The statement adding the timeline steps given as JSON in `param` (those `where` keeps), each status of a message once, returning the new ones. */
+  private insertEventsSql(param: string, where = ''): string {
+    return `INSERT INTO message_events (message_id, status, occurred_at)
+       SELECT x.message_id, x.status, x.occurred_at
+       FROM jsonb_to_recordset(${param}::jsonb) AS x(message_id text, status text, occurred_at bigint)
+       ${where}
+       ORDER BY x.message_id, x.status
+       ON CONFLICT (message_id, status) DO NOTHING RETURNING message_id, status`;
+  }
+
   timeline(id: string): Promise<MessageEventEntity[]> {
     return (
       this.ds
@@ -459,4 +486,11 @@ export class MessagesRepository {
     )) as { id: string }[];
     return rows[0]?.id ?? null;
   }
+}
+
+/** Timeline steps as the JSON parameter of the statement that adds them. */
+function eventsJson(steps: TimelineStep[]): string {
+  return JSON.stringify(
+    steps.map((s) => ({ message_id: s.messageId, status: s.status, occurred_at: Math.floor(s.occurredAt) })),
+  );
 }
