@@ -1,11 +1,22 @@
 import { EventEnvelope, MessageStatusData, OutboundMessage, Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
+import { pgWire } from '@app/testing';
+import { metricsRegistry } from '@app/server';
 import { AppEntity } from '../src/wa-apps/app.entity';
 import { ReceiptReconciler } from '../src/messages/receipt-reconciler';
+import { BalancesRepository } from '../src/billing/balances.repository';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { commitTemplateSend } from '../../../test/support/send-records';
 import { client } from './support/http';
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
 
 /** Every accepted message settles: a send whose publish never happened, and one that never gets a receipt. */
 describe('settlement: outbox relay and receipt reconciler', () => {
@@ -108,5 +119,59 @@ describe('settlement: outbox relay and receipt reconciler', () => {
     expect(await sql(`SELECT id FROM outbox`)).toEqual([]);
     const [{ n }] = await sql(`SELECT count(*)::int AS n FROM transactions WHERE message_id = $1`, [outbound.id]);
     expect(n).toBe(0);
+  });
+
+  it('the holds gauges count what is still held, and let go of a hold once it is settled', async () => {
+    const gauge = async (name: string) => {
+      const metric = await metricsRegistry.getSingleMetric(name)!.get();
+      return metric.values.find((v) => v.labels.currency === 'USD')?.value ?? 0;
+    };
+    const [n0, amount0] = [await gauge('billing_holds_outstanding'), await gauge('billing_holds_outstanding_amount')];
+    const outbound = await commitWithoutPublish();
+    expect(await gauge('billing_holds_outstanding')).toBe(n0 + 1);
+    expect(await gauge('billing_holds_outstanding_amount')).toBeCloseTo(amount0 + 0.02, 6);
+
+    // Past the receipt timeout: the reconciler fails it and releases its hold.
+    await settle();
+    await sql(`UPDATE messages SET created_at = now() - interval '61 minutes' WHERE id = $1`, [outbound.id]);
+    expect(await settle()).toMatchObject({ expired: 1 });
+    expect(await gauge('billing_holds_outstanding')).toBe(n0);
+    expect(await gauge('billing_holds_outstanding_amount')).toBeCloseTo(amount0, 6);
+  });
+
+  it('a settlement reads its own holds, even while the statistics say none is open and many are', async () => {
+    // Statistics taken at a quiet moment (every hold settled), then a busy one: 300 holds open.
+    const past = await factory.user('system', { balance: 0 });
+    const insertHolds = (userId: string, n: number, status: string) =>
+      sql(
+        `WITH m AS (
+           INSERT INTO messages (id, user_id, channel, recipient, kind, category, priority, status, price, currency)
+           SELECT gen_random_uuid()::text, $1, 'whatsapp', '7999' || g, 'TEMPLATE', 'UTILITY', 'service', 'SENT', 0.02, 'USD'
+             FROM generate_series(1, $2::int) g RETURNING id)
+         INSERT INTO holds (message_id, user_id, amount, currency, status, settled_at)
+         SELECT id, $1, 0.02, 'USD', $3, CASE WHEN $3 = 'HELD' THEN NULL ELSE now() END FROM m`,
+        [userId, n, status],
+      );
+    await insertHolds(past.userId, 2000, 'CAPTURED');
+    await sql(`ANALYZE holds`);
+    await insertHolds(past.userId, 300, 'HELD');
+    const outbound = await commitWithoutPublish();
+
+    // The statement as the api sends it, and what PostgreSQL reads of holds to answer it.
+    const balances = platform.apps.api!.get(BalancesRepository);
+    let held: { messageId: string }[] = [];
+    const wire = await pgWire(async () => {
+      held = await balances.heldForCapture(factory.dataSource.manager, [outbound.id]);
+    });
+    expect(held.map((h) => h.messageId)).toEqual([outbound.id]);
+    const [text] = wire.texts.filter((t) => /FROM holds/.test(t));
+    const [{ 'QUERY PLAN': plan }] = (await sql(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, [[outbound.id]])) as {
+      'QUERY PLAN': { Plan: PlanNode }[];
+    }[];
+    const holdsRead = (node: PlanNode): number =>
+      (node['Relation Name'] === 'holds'
+        ? node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0)
+        : 0) + (node.Plans ?? []).reduce((n, p) => n + holdsRead(p), 0);
+    expect(holdsRead(plan[0].Plan)).toBe(1);
   });
 });

@@ -6,12 +6,13 @@ import { metricsRegistry } from '@app/server';
 
 let source: DataSource | undefined;
 
+/** The holds not yet captured or released (HELD: `settled_at` is set when either happens; holds_outstanding_idx). */
 async function collectHolds(this: Gauge<string>, amount: boolean): Promise<void> {
   if (!source?.isInitialized) return;
   try {
     const rows = (await source.query(
       `SELECT currency, count(*)::int AS n, coalesce(sum(amount), 0)::float AS total
-         FROM holds WHERE status = 'HELD' GROUP BY currency`,
+         FROM holds WHERE settled_at IS NULL GROUP BY currency`,
     )) as { currency: string; n: number; total: number }[];
     this.reset();
     for (const r of rows) this.labels(r.currency).set(amount ? Number(r.total) : r.n);

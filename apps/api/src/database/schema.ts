@@ -25,6 +25,7 @@ import { Consent1764300000000 } from './migrations/1764300000000-Consent';
 import { FailoverAttempts1764300000002 } from './migrations/1764300000002-FailoverAttempts';
 import { Campaigns1764400000000 } from './migrations/1764400000000-Campaigns';
 import { WholeSendStatement1764500000000 } from './migrations/1764500000000-WholeSendStatement';
+import { OutstandingHoldsIndex1764600000000 } from './migrations/1764600000000-OutstandingHoldsIndex';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -61,5 +62,6 @@ export const apiSchema: SchemaDefinition = {
     FailoverAttempts1764300000002,
     Campaigns1764400000000,
     WholeSendStatement1764500000000,
+    OutstandingHoldsIndex1764600000000,
   ],
 };
