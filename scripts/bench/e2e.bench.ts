@@ -3,7 +3,9 @@
 // draining the same number of messages published straight onto the outbound stream, same run.
 // A second figure: the fastest sender's rate at the channel with three queue replicas against one.
 // Knobs: BENCH_E2E_SENDERS (sender numbers, 10), BENCH_E2E_CONNECTIONS (client connections, 50),
-// BENCH_E2E_REPLICAS (processes per service, e.g. api:3,gateway:2,webhooks:2,queue:2; one each).
+// BENCH_E2E_REPLICAS (processes per service, e.g. api:3,gateway:2,webhooks:2,queue:2; one each),
+// BENCH_E2E_HISTORY (messages of another user delivered before the run, 50,000, 1,000 with --smoke; 0: an
+// empty database).
 import { once } from 'node:events';
 import { Client } from 'pg';
 import { NatsClients } from '@app/messaging';
@@ -34,9 +36,11 @@ interface Shape {
   senders: number;
   connections: number;
   replicas: Replicas;
+  /** Messages delivered before the run (another user's), with their holds, timeline steps and charges. */
+  history: number;
 }
 
-function shapeFromEnv(): Shape {
+function shapeFromEnv(smoke: boolean): Shape {
   const count = (name: string, fallback: number, max: number) => {
     const n = Number(process.env[name] ?? fallback);
     if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be a whole number from 1 to ${max}`);
@@ -46,6 +50,7 @@ function shapeFromEnv(): Shape {
     senders: count('BENCH_E2E_SENDERS', 10, 99),
     connections: count('BENCH_E2E_CONNECTIONS', 50, 1000),
     replicas: parseReplicas(process.env.BENCH_E2E_REPLICAS),
+    history: process.env.BENCH_E2E_HISTORY === '0' ? 0 : count('BENCH_E2E_HISTORY', smoke ? 1_000 : 50_000, 10_000_000),
   };
 }
 
@@ -169,8 +174,54 @@ async function sendAll(
   return started;
 }
 
-/** Waits until `n` messages are DELIVERED (or READ) in the api: the time the last one was applied. */
-async function lastDelivered(databaseUrl: string, n: number): Promise<number> {
+/**
+ * A database as one that has been in use: `n` messages of `userId`, delivered over the last 30 days,
+ * each with its captured hold, its three timeline steps and its charge, and statistics taken
+ * (autovacuum's ANALYZE, which a database in use has run). A run on an empty database measures
+ * its first minute instead: the plans PostgreSQL keeps for the services' prepared statements are
+ * made for empty tables (sequential scans), and nothing corrects them until an ANALYZE, which
+ * autovacuum runs only after its naptime (a minute), longer than a run.
+ */
+async function seedHistory(databaseUrl: string, userId: string, n: number): Promise<void> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    for (let from = 1; from <= n; from += 100_000) {
+      await db.query(
+        `WITH m AS (
+           INSERT INTO api.messages (id, user_id, channel, recipient, kind, category, priority, status,
+                                     provider_message_id, price, currency, created_at, updated_at,
+                                     billed_category, pricing_type, charged)
+           SELECT gen_random_uuid()::text, u.id, 'whatsapp', '7998' || lpad((g % 200000)::text, 7, '0'),
+                  'TEMPLATE', 'UTILITY', 'service', 'DELIVERED', 'wamid.history.' || g, 0.02, u.currency,
+                  now() - interval '30 days' + g * (interval '30 days' / $4), now() - interval '30 days' + g * (interval '30 days' / $4),
+                  'UTILITY', 'regular', 0.02
+             FROM api.users u, generate_series($2::int, $3::int) g WHERE u.id = $1
+           RETURNING id, user_id, recipient, currency, created_at
+         ), h AS (
+           INSERT INTO api.holds (message_id, user_id, amount, currency, status, created_at, settled_at)
+           SELECT id, user_id, 0.02, currency, 'CAPTURED', created_at, created_at + interval '1 second' FROM m
+         ), e AS (
+           INSERT INTO api.message_events (message_id, status, occurred_at, recorded_at)
+           SELECT m.id, s.status, extract(epoch FROM m.created_at)::bigint + s.k, m.created_at + s.k * interval '1 second'
+             FROM m, (VALUES ('QUEUED', 0), ('SENT', 1), ('DELIVERED', 2)) AS s(status, k)
+         )
+         INSERT INTO api.transactions (id, user_id, amount, currency, status, category, recipient_phone, message_id,
+                                       created_at, assumed_category, pricing_type)
+         SELECT gen_random_uuid(), user_id, -0.02, currency, 'DELIVERED', 'UTILITY', recipient, id, created_at,
+                'UTILITY', 'regular'
+           FROM m`,
+        [userId, from, Math.min(n, from + 99_999), n],
+      );
+    }
+    await db.query('ANALYZE');
+  } finally {
+    await db.end();
+  }
+}
+
+/** Waits until `n` messages of `userId` are DELIVERED (or READ) in the api: the time the last one was applied. */
+async function lastDelivered(databaseUrl: string, userId: string, n: number): Promise<number> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
@@ -178,7 +229,8 @@ async function lastDelivered(databaseUrl: string, n: number): Promise<number> {
     for (;;) {
       const { rows } = await db.query<{ done: string; last: number }>(
         `SELECT count(*) AS done, extract(epoch FROM max(updated_at)) * 1000 AS last
-           FROM api.messages WHERE status IN ('DELIVERED', 'READ')`,
+           FROM api.messages WHERE user_id = $1 AND status IN ('DELIVERED', 'READ')`,
+        [userId],
       );
       if (Number(rows[0].done) >= n) return Number(rows[0].last);
       if (Date.now() > deadline) throw new Error(`only ${rows[0].done} of ${n} messages DELIVERED after 10 minutes`);
@@ -195,7 +247,7 @@ async function lastDelivered(databaseUrl: string, n: number): Promise<number> {
  * status delay, the callback through the gateway to the api) and SENT to DELIVERED applied (the
  * sandbox's delay again and one more callback), p50 / p90 / p99 in milliseconds.
  */
-async function statusLatency(databaseUrl: string): Promise<string> {
+async function statusLatency(databaseUrl: string, userId: string): Promise<string> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
@@ -205,6 +257,7 @@ async function statusLatency(databaseUrl: string): Promise<string> {
            FROM api.message_events q
            JOIN api.message_events s ON s.message_id = q.message_id AND s.status = 'SENT'
            JOIN api.message_events d ON d.message_id = q.message_id AND d.status = 'DELIVERED'
+           JOIN api.messages m ON m.id = q.message_id AND m.user_id = $1
           WHERE q.status = 'QUEUED'
        ), steps AS (
          SELECT 'accept to SENT' AS step, extract(epoch FROM sent - queued) * 1000 AS ms FROM t
@@ -214,6 +267,7 @@ async function statusLatency(databaseUrl: string): Promise<string> {
               percentile_disc(0.9) WITHIN GROUP (ORDER BY ms) AS p90,
               percentile_disc(0.99) WITHIN GROUP (ORDER BY ms) AS p99
          FROM steps GROUP BY step ORDER BY step`,
+      [userId],
     );
     return rows.map((r) => `${r.step} ${Math.round(r.p50)} / ${Math.round(r.p90)} / ${Math.round(r.p99)}`).join(', ');
   } finally {
@@ -277,6 +331,10 @@ async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<Be
       await ensureApprovedTemplate(api, appId, TEMPLATE);
       appIds.push(appId);
     }
+    if (shape.history > 0) {
+      const past = await cli(platform.env, ['users:create', '--name', 'bench e2e history']);
+      await seedHistory(platform.infra.databaseUrl, past.user_id, shape.history);
+    }
     const cpuBefore = platform.cpuMs();
     const replicaCpuBefore = platform.replicaCpuMs();
     const balancedBefore = balancerCounts(platform);
@@ -287,8 +345,8 @@ async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<Be
     const benchBefore = process.cpuUsage();
     const first = await sendAll(platform.urls.api, user.token, appIds, n, shape.connections);
     const accepted = Date.now();
-    const last = await lastDelivered(platform.infra.databaseUrl, n);
-    const latency = await statusLatency(platform.infra.databaseUrl);
+    const last = await lastDelivered(platform.infra.databaseUrl, user.user_id, n);
+    const latency = await statusLatency(platform.infra.databaseUrl, user.user_id);
     const value = n / ((last - first) / 1000);
     const cpuPerMessage = perMessage(cpuBefore, platform.cpuMs(), n);
     const replicaCpuPerMessage = perMessage(replicaCpuBefore, platform.replicaCpuMs(), n);
@@ -318,6 +376,8 @@ async function endToEnd(opts: BenchOptions, n: number, shape: Shape): Promise<Be
           tail_after_last_accept_ms: Math.round(last - accepted),
           status_latency_ms: latency,
           connections: shape.connections,
+          // Messages already in the database, delivered before the run (another user's).
+          history_messages: shape.history,
           pacing_cap_per_second: shape.senders * RATE,
           // Where the machine's CPU goes: each service's milliseconds per message, first send to last DELIVERED.
           service_cpu_ms_per_message: cpuPerMessage,
@@ -405,7 +465,7 @@ function balancedSince(platform: SpawnedPlatform, before: Record<string, number[
 
 export const e2eBench: Bench = async (opts) => {
   const n = Number(process.env.BENCH_E2E_MESSAGES ?? (opts.smoke ? 500 : 10_000));
-  const figures = await endToEnd(opts, n, shapeFromEnv());
+  const figures = await endToEnd(opts, n, shapeFromEnv(opts.smoke));
   if (process.env.BENCH_E2E_SCALE_OUT === '0') return figures;
   return [...figures, ...(await scaleOut(opts, opts.smoke ? 300 : 10_000))];
 };
