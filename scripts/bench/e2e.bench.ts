@@ -194,9 +194,10 @@ async function seedHistory(databaseUrl: string, userId: string, n: number): Prom
                                      billed_category, pricing_type, charged)
            SELECT gen_random_uuid()::text, u.id, 'whatsapp', '7998' || lpad((g % 200000)::text, 7, '0'),
                   'TEMPLATE', 'UTILITY', 'service', 'DELIVERED', 'wamid.history.' || g, 0.02, u.currency,
-                  now() - interval '30 days' + g * (interval '30 days' / $4), now() - interval '30 days' + g * (interval '30 days' / $4),
-                  'UTILITY', 'regular', 0.02
-             FROM api.users u, generate_series($2::int, $3::int) g WHERE u.id = $1
+                  t.at, t.at, 'UTILITY', 'regular', 0.02
+             FROM api.users u, generate_series($2::int, $3::int) g,
+                  LATERAL (SELECT now() - interval '30 days' + g * (interval '30 days' / $4) AS at) t
+            WHERE u.id = $1
            RETURNING id, user_id, recipient, currency, created_at
          ), h AS (
            INSERT INTO api.holds (message_id, user_id, amount, currency, status, created_at, settled_at)
