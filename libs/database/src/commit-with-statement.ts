@@ -113,12 +113,14 @@ export async function transactionCommittedByLast<T>(
   // The BEGIN goes with the first statement (one round trip less); a transaction that sent
   // nothing has nothing to commit or roll back.
   beginPending.add(client);
+  /** Begun (a statement carried the BEGIN) and not yet committed by a statement. */
+  const open = () => !committed.has(qr) && !beginPending.has(client);
   try {
     const result = await work(qr.manager);
-    if (!committed.has(qr) && !beginPending.has(client)) await qr.query('COMMIT');
+    if (open()) await qr.query('COMMIT');
     return result;
   } catch (err) {
-    if (!committed.has(qr) && !beginPending.has(client)) await qr.query('ROLLBACK').catch(() => undefined);
+    if (open()) await qr.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
     beginPending.delete(client);

@@ -247,10 +247,7 @@ export class MessagesRepository {
 
   /** Locks these messages' rows, in id order, until the caller's transaction ends: their statuses now. */
   async lockStatuses(em: EntityManager, ids: string[]): Promise<Map<string, MessageStatus>> {
-    const rows: { id: string; status: MessageStatus }[] = await em.query(
-      `SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-      [[...new Set(ids)].sort()],
-    );
+    const rows: { id: string; status: MessageStatus }[] = await em.query(LOCK_STATUSES, [lockOrder(ids)]);
     return new Map(rows.map((r) => [r.id, r.status]));
   }
 
@@ -267,13 +264,13 @@ export class MessagesRepository {
     if (steps.length === 0) return { current, recorded };
     const rows: { id: string; status: MessageStatus; recorded: boolean }[] = await em.query(
       `WITH l AS (
-         SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+         ${LOCK_STATUSES}
        ), e AS (
          ${this.insertEventsSql('$2', 'WHERE x.message_id IN (SELECT id FROM l)')}
        )
        SELECT id, status, false AS recorded FROM l
        UNION ALL SELECT message_id, status, true FROM e`,
-      [[...new Set(steps.map((s) => s.messageId))].sort(), eventsJson(steps)],
+      [lockOrder(steps.map((s) => s.messageId)), eventsJson(steps)],
     );
     for (const r of rows) {
       if (r.recorded) recorded.add(stepKey({ messageId: r.id, status: r.status }));
@@ -486,6 +483,14 @@ export class MessagesRepository {
     )) as { id: string }[];
     return rows[0]?.id ?? null;
   }
+}
+
+/** Locks the messages whose ids are in `$1`, in id order, until the transaction ends: their statuses now. */
+const LOCK_STATUSES = `SELECT id, status FROM messages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`;
+
+/** The distinct ids, sorted, as `LOCK_STATUSES` takes them. */
+function lockOrder(ids: string[]): string[] {
+  return [...new Set(ids)].sort();
 }
 
 /** Timeline steps as the JSON parameter of the statement that adds them. */
