@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,31 @@ export const SERVICES: ServiceName[] = ['sandbox', 'webhooks', 'gateway', 'queue
 interface Instance {
   port: number;
   adminPort: number;
+}
+
+/**
+ * A restarted process: milliseconds from its start, and from the kill before it, until its readiness
+ * answered 200; and how much of the first its main thread spent waiting for a CPU (Linux's
+ * scheduler statistics; null where they cannot be read).
+ */
+export interface Restart {
+  readyAfterStartMs: number;
+  readyAfterKillMs: number;
+  waitedForCpuMs: number | null;
+}
+
+/**
+ * Milliseconds a process's main thread has spent runnable but waiting for a CPU: the second field of
+ * /proc/<pid>/schedstat (nanoseconds). Null where it cannot be read (not Linux, or the process gone).
+ */
+export function waitedForCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const waitedNs = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(waitedNs) ? Math.round(waitedNs / 1e6) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A process the cluster runs: its current child, when it was spawned, and whether we stopped it. */
@@ -283,19 +308,19 @@ export class ChaosCluster {
   }
 
   /**
-   * SIGKILL one replica, then a new process for it at once: milliseconds from its start until it is
-   * ready. Its balancer stops sending it requests from the kill until it is ready again.
+   * SIGKILL one replica, then a new process for it at once: how long it took to be ready. Its balancer stops sending it requests from the kill until it is ready again.
    */
-  async killAndRestart(
-    name: ServiceName,
-    replica = 0,
-  ): Promise<{ readyAfterStartMs: number; readyAfterKillMs: number }> {
+  async killAndRestart(name: ServiceName, replica = 0): Promise<Restart> {
     const killedAt = Date.now();
     await this.halt(this.processName(name, replica), 'SIGKILL');
     this.balancers[name]?.setReady(replica, false);
     this.startService(name, replica);
     const readyAfterStartMs = await this.waitReady(name, 60_000, replica);
-    return { readyAfterStartMs, readyAfterKillMs: Date.now() - killedAt };
+    return {
+      readyAfterStartMs,
+      readyAfterKillMs: Date.now() - killedAt,
+      waitedForCpuMs: waitedForCpuMs(this.managed.get(this.processName(name, replica))?.child?.pid),
+    };
   }
 
   async stop(): Promise<void> {

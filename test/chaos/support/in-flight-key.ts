@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { sleep } from '@app/testing';
-import { ChaosCluster } from './cluster';
+import { ChaosCluster, Restart } from './cluster';
 import { SendTarget } from './load';
 
 /** What became of a send whose Idempotency-Key was in flight when the api was killed. */
 export interface InFlightKeyOutcome {
   key: string;
-  restart: { readyAfterStartMs: number; readyAfterKillMs: number };
+  restart: Restart;
   /** The retries' answers from the new api, in order (e.g. `409, 409, 201`). */
   answers: string[];
   /** Milliseconds from the new api's readiness to the 201; null when it never came. */

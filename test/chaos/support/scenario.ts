@@ -5,7 +5,7 @@ import { ApiFactory } from '../../support/factories';
 import { registerSandboxNumber } from '../../support/sandbox';
 import { Receiver, verify } from '../../../apps/webhooks/test/support/receiver';
 import { hasNatsServer } from '@app/testing';
-import { ChaosCluster, ServiceName } from './cluster';
+import { ChaosCluster, Restart, ServiceName } from './cluster';
 import { readAllEvents, readLedger, Ledger, webhookHistory } from './ledger';
 import { InFlightKeyOutcome, killApiWithKeyInFlight, messagesWithKey } from './in-flight-key';
 import { Attempt, SendLoad, SendTarget } from './load';
@@ -33,9 +33,11 @@ const PRICING_RULES = [
 ];
 const KILLED: ServiceName[] = ['api', 'gateway', 'queue', 'webhooks'];
 /**
- * A killed process's start until it is ready, with one process per service. With replicas the start
- * is reported, not held to it (it shares two cores with twice the processes; what must hold then is
- * that the survivors kept serving).
+ * A killed process's start until it is ready, less the time its main thread waited for a CPU: what
+ * the start itself costs (its work and its waits on the network, the database, a lease), whatever
+ * else loads the machine. The suite's own load, its Postgres and NATS and the other services share
+ * two cores here, and how long a start waits its turn says how busy they are, not how the service
+ * starts; with replicas twice the processes share them. The table shows both.
  */
 const RESTART_BUDGET_MS = 5000;
 /**
@@ -48,11 +50,23 @@ const DELIVERY_LEASE_MS = 20_000;
 
 interface Figures {
   /** Each killed service's restart, with the machine's 1-minute load average then (starts slow down with it). */
-  restarts: Partial<Record<ServiceName, { readyAfterStartMs: number; readyAfterKillMs: number; load: number }>>;
+  restarts: Partial<Record<ServiceName, Restart & { load: number }>>;
   /** The api killed while a send held its Idempotency-Key, and that send's retry. */
   inFlightKey?: InFlightKeyOutcome;
   natsRecoveryMs?: number;
   postgresRecoveryMs?: number;
+}
+
+/** A restart's time to readiness less its main thread's wait for a CPU (all of it where that is unknown). */
+function startCostMs(r: Restart | undefined): number {
+  return r ? r.readyAfterStartMs - (r.waitedForCpuMs ?? 0) : Infinity;
+}
+
+/** "1200 ms after its start, 700 of them waiting for a CPU (1300 ms after the kill; load average 3.1 on 2 CPUs)". */
+function describeRestart(r: (Restart & { load: number }) | undefined): string {
+  if (!r) return 'not restarted';
+  const waited = r.waitedForCpuMs === null ? '' : `, ${r.waitedForCpuMs} of them waiting for a CPU`;
+  return `${r.readyAfterStartMs} ms after its start${waited} (${r.readyAfterKillMs} ms after the kill; load average ${r.load.toFixed(1)} on ${cpus().length} CPUs)`;
 }
 
 /** "503×12 (all with Retry-After)" style summary of the answers seen in one phase. */
@@ -357,7 +371,7 @@ export function describeChaos(replicas: number): void {
         ],
         ...KILLED.map((s): [string, string] => [
           `${killedName(s)}: SIGKILL, then ready`,
-          `${figures.restarts[s]?.readyAfterStartMs} ms after its start (${figures.restarts[s]?.readyAfterKillMs} ms after the kill; load average ${figures.restarts[s]?.load.toFixed(1)} on ${cpus().length} CPUs)`,
+          describeRestart(figures.restarts[s]),
         ]),
         [
           'sends accepted while each was being killed and restarted',
@@ -410,10 +424,10 @@ export function describeChaos(replicas: number): void {
       });
       expect(ids.length).toBeGreaterThan(0);
       expect(acceptedIds.size).toBe(ids.length);
-      for (const s of replicas === 1 ? KILLED : []) {
+      for (const s of KILLED) {
         expect({
           service: s,
-          readyWithinBudget: (figures.restarts[s]?.readyAfterStartMs ?? Infinity) <= RESTART_BUDGET_MS,
+          readyWithinBudget: startCostMs(figures.restarts[s]) <= RESTART_BUDGET_MS,
         }).toEqual({
           service: s,
           readyWithinBudget: true,
