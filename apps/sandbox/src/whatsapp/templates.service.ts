@@ -31,6 +31,14 @@ export interface StoredTemplate {
 
 const CATEGORIES: readonly string[] = ['MARKETING', 'UTILITY', 'AUTHENTICATION'];
 const MEDIA_FORMATS: readonly string[] = ['IMAGE', 'VIDEO', 'DOCUMENT'];
+/**
+ * A template id as Graph gives them: 16 digits from 1 (Graph's string; its webhooks send the same id
+ * as a JSON number, which holds it exactly only below 2^53, as Meta's ids are).
+ */
+export function newTemplateId(): string {
+  return String(1_000_000_000_000_000 + randomInt(0, 2 ** 48 - 1));
+}
+
 /** The marker a template body carries to be rejected by the emulated moderation. */
 export const REJECT_MARKER = 'REJECTME';
 
@@ -68,7 +76,7 @@ export class SandboxTemplatesService {
       throw graphErrors.invalidParameter(`Content in this language already exists: ${name} (${language})`, 2388024);
     }
     const template: StoredTemplate = {
-      id: String(randomInt(100_000_000, 999_999_999)) + String(randomInt(1_000_000, 9_999_999)),
+      id: newTemplateId(),
       waba_id: wabaId,
       name,
       language,

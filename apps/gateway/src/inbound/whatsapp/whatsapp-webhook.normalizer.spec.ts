@@ -250,4 +250,31 @@ describe('normalizeWhatsAppWebhook', () => {
     expect(notice.skipped).toEqual(['notice of an impending template category change']);
     expect(normalizeWhatsAppWebhook(change({ new_category: 'MARKETING' }), now).events).toEqual([]);
   });
+
+  it('names a template by its exact digits, and skips one whose id a JSON number no longer holds exactly', () => {
+    const statusUpdate = (raw: string) =>
+      normalizeWhatsAppWebhook(
+        JSON.parse(
+          `{"object":"whatsapp_business_account","entry":[{"id":"200","time":9,"changes":[{"field":"message_template_status_update",` +
+            `"value":{"event":"APPROVED","message_template_id":${raw},"message_template_name":"n","message_template_language":"en","reason":"NONE"}}]}]}`,
+        ),
+        now,
+      );
+    // The largest integer a double holds exactly, and Graph's id as a string: both kept digit for digit.
+    expect(statusUpdate('9007199254740991').events.map((e) => e.data.wa_id)).toEqual(['9007199254740991']);
+    expect(statusUpdate('"9999999999999999"').events.map((e) => e.data.wa_id)).toEqual(['9999999999999999']);
+    // Parsed, 9999999999999999 is 10000000000000000: it would name another template.
+    const rounded = statusUpdate('9999999999999999');
+    expect(rounded.events).toEqual([]);
+    expect(rounded.skipped).toEqual([expect.stringContaining('past the integers a JSON number holds exactly')]);
+    const category = normalizeWhatsAppWebhook(
+      JSON.parse(
+        `{"object":"whatsapp_business_account","entry":[{"id":"200","changes":[{"field":"template_category_update",` +
+          `"value":{"message_template_id":9007199254740993,"previous_category":"UTILITY","new_category":"MARKETING"}}]}]}`,
+      ),
+      now,
+    );
+    expect(category.events).toEqual([]);
+    expect(category.skipped).toEqual([expect.stringContaining('past the integers a JSON number holds exactly')]);
+  });
 });

@@ -92,8 +92,11 @@ export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date(
         messagesChange(change.value as unknown as MessagesChangeValue, wabaId, createdAt, envelope, out);
       } else if (change.field === 'message_template_status_update' && wabaId) {
         const v = change.value as unknown as TemplateStatusUpdateValue;
-        if (v.message_template_id === undefined || typeof v.event !== 'string') {
-          out.skipped.push('template status update without template id or event');
+        const waId = templateIdOf(v.message_template_id);
+        if (typeof waId !== 'string' || typeof v.event !== 'string') {
+          out.skipped.push(
+            waId === UNSAFE_ID ? UNSAFE_ID_SKIPPED : 'template status update without template id or event',
+          );
           continue;
         }
         const status = fromGraphTemplateStatus(v.event);
@@ -105,7 +108,7 @@ export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date(
             : null);
         const data: TemplateStatusData = {
           waba_id: wabaId,
-          wa_id: String(v.message_template_id),
+          wa_id: waId,
           name: String(v.message_template_name ?? ''),
           language: String(v.message_template_language ?? ''),
           status,
@@ -152,19 +155,37 @@ export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date(
   return out;
 }
 
+/** A template id sent as a JSON number past 2^53: the parse has already rounded it. */
+const UNSAFE_ID = Symbol('unsafe template id');
+const UNSAFE_ID_SKIPPED =
+  'template id past the integers a JSON number holds exactly (the template sync reads it from Graph as a string)';
+
+/**
+ * The template a webhook names (Graph sends `message_template_id` as a JSON number): its digits, or
+ * UNSAFE_ID for a number past Number.MAX_SAFE_INTEGER, whose digits the parse no longer has (it
+ * would name another template, or none); null when there is none.
+ */
+export function templateIdOf(id: unknown): string | typeof UNSAFE_ID | null {
+  if (typeof id === 'string') return /^\d+$/.test(id) ? id : null;
+  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) return null;
+  return Number.isSafeInteger(id) ? String(id) : UNSAFE_ID;
+}
+
 /**
  * A completed category change as `template.updated` data, or why it changes nothing: a notice of an
  * impending change (`correct_category`: the template keeps its category until the change is made
  * and announced again) or a value without a template or category.
  */
 function categoryUpdate(v: TemplateCategoryUpdateValue, wabaId: string): TemplateUpdatedData | string {
-  if (v.message_template_id === undefined || v.message_template_id === null || typeof v.new_category !== 'string') {
+  const waId = templateIdOf(v.message_template_id);
+  if (waId === UNSAFE_ID) return UNSAFE_ID_SKIPPED;
+  if (waId === null || typeof v.new_category !== 'string') {
     return 'template category update without template id or new category';
   }
   if (v.correct_category !== undefined) return 'notice of an impending template category change';
   return {
     waba_id: wabaId,
-    wa_id: String(v.message_template_id),
+    wa_id: waId,
     name: String(v.message_template_name ?? ''),
     language: String(v.message_template_language ?? ''),
     template_id: null,
