@@ -308,7 +308,8 @@ export class ChaosCluster {
   }
 
   /**
-   * SIGKILL one replica, then a new process for it at once: how long it took to be ready. Its balancer stops sending it requests from the kill until it is ready again.
+   * SIGKILL one replica, then a new process for it at once: how long it took to be ready. Its
+   * balancer stops sending it requests from the kill until it is ready again.
    */
   async killAndRestart(name: ServiceName, replica = 0): Promise<Restart> {
     const killedAt = Date.now();
