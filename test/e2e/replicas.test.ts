@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { CAMPAIGNS_RPC, CampaignRecipientInput } from '@app/contracts';
-import { RpcClient } from '@app/messaging';
+import { NatsClients, RpcClient } from '@app/messaging';
 import { createDataSource } from '@app/database';
-import { waitFor } from '@app/testing';
+import { readEvents, waitFor } from '@app/testing';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
+import { postWebhook, statusesPayload } from '../../apps/gateway/test/support/whatsapp';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
@@ -314,6 +315,49 @@ describe('two replicas of every service', () => {
     await gatewayDb.destroy();
     const replicas = platform.replicaUrls.gateway!.map((r) => r.url);
     expectLimitedAcross(await burstAcross(replicas, '/v1/connections', `Bearer ${token}`));
+  });
+
+  it("a message's statuses keep the channel's order across gateway replicas, from a new connection's first callback", async () => {
+    const user = await factory.user('system');
+    const app = await factory.activeApp(user.userId, { waba_id: '3900001', phone_number_id: '4900001' });
+    const clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'replicas-status-order' });
+    try {
+      const t = platform.infra.topology;
+      const jsm = await clients.jsm();
+      const inboundLastSeq = async () => (await jsm.streams.info(t.stream('inbound'))).state.last_seq;
+      const [first, second] = platform.replicaUrls.gateway!.map((r) => r.url);
+      const post = async (replica: string, wamid: string, status: 'sent' | 'delivered' | 'read', at: number) =>
+        expect(
+          (
+            await postWebhook(
+              replica,
+              JSON.stringify(
+                statusesPayload('3900001', '4900001', [
+                  { id: wamid, status, timestamp: String(at), recipient_id: '79990001122' },
+                ]),
+              ),
+            )
+          ).status,
+        ).toBe(200);
+      const before = await inboundLastSeq();
+      // The second replica hears of the connection first; the first replica has never seen it when
+      // a message's `delivered` reaches it, and the `read` that the channel sends once that is
+      // answered goes to the second. Had the first replica left `delivered` waiting in INBOUND for
+      // its relay, the second would have stored `read` ahead of it.
+      await post(second, 'wamid.ORDER-0', 'sent', 1763700000);
+      await post(first, 'wamid.ORDER-1', 'delivered', 1763700001);
+      await post(second, 'wamid.ORDER-1', 'read', 1763700002);
+      const events = (await readEvents(clients, t)).filter(
+        (e) => (e.data as { provider_message_id?: string }).provider_message_id === 'wamid.ORDER-1',
+      );
+      expect(events.map((e) => [e.type, e.app_id, e.user_id])).toEqual([
+        ['message.delivered', app.id, user.userId],
+        ['message.read', app.id, user.userId],
+      ]);
+      expect(await inboundLastSeq()).toBe(before);
+    } finally {
+      await clients.drain();
+    }
   });
 
   it("a subscriber gets each message's events in lifecycle order from two webhooks replicas", async () => {

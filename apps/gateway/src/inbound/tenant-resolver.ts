@@ -50,9 +50,33 @@ export class TenantResolver {
     return ask;
   }
 
-  /** The connection's owner when an answer about it is remembered; nothing is asked. */
-  known(req: ResolveConnectionRequest): Tenant | undefined {
-    return this.remembered(keyOf(req));
+  /**
+   * The connection's owner without waiting for the api: the remembered answer, or one that came
+   * within `waitMs` (asked now, or already being asked); undefined when none came in time (the
+   * question goes on, and its answer is remembered). An owner remembered past its time is still
+   * given, for as long again, while it is asked anew: replicas whose answers expire at different
+   * moments would otherwise send a connection's statuses by different paths at once.
+   */
+  async within(req: ResolveConnectionRequest, waitMs: number): Promise<Tenant | undefined> {
+    const key = keyOf(req);
+    const known = this.remembered(key);
+    if (known) return known;
+    const cached = this.cache.get(key);
+    const asking = this.resolve(req);
+    asking.catch(() => undefined);
+    if (cached && cached.tenant.app_id !== null && cached.expires + this.config.GATEWAY_TENANT_CACHE_MS > Date.now()) {
+      lookups().inc({ outcome: 'stale' });
+      return cached.tenant;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, waitMs, undefined)));
+    try {
+      return await Promise.race([asking, late]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private remembered(key: string): Tenant | undefined {

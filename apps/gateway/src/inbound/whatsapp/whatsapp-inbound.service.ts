@@ -39,6 +39,15 @@ const SIGNAL_RPC_TIMEOUT_MS = 5_000;
 const NO_TENANT: Tenant = { app_id: null, user_id: null };
 
 /**
+ * How long a status callback waits for the api to name an unknown connection's owner before it
+ * goes through INBOUND instead. Asked on the callback's own path, every gateway replica publishes
+ * a connection's statuses the same way from its first: a status waiting in one replica's INBOUND
+ * while the next, taken by another replica that knew the owner, went to EVENTS at once, would
+ * reach subscribers before it.
+ */
+const OWNER_WAIT_MS = 500;
+
+/**
  * The id of the message a status event is about, whose statuses keep their order; undefined for
  * any other event (inbound messages, reactions, template updates), which always goes through INBOUND.
  */
@@ -110,8 +119,9 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {
+      const owners = await this.ownersNow(normalized.events);
       await Promise.all([
-        ...normalized.events.map((event) => this.store(event)),
+        ...normalized.events.map((event, i) => this.store(event, owners[i])),
         ...normalized.signals.map((signal) =>
           publishDurableWithin(this.clients.js, this.topology.inboundSignalSubject('whatsapp'), signal, signal.id),
         ),
@@ -127,7 +137,7 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   }
 
   /**
-   * Stores one event. A status whose connection's owner is remembered, and no status of whose
+   * Stores one event. A status whose connection's owner is known (`owner`), and no status of whose
    * message this process stored in INBOUND waits there, is stamped and published to EVENTS at once,
    * under its own id as the relay would (no second publish, pull and acknowledgement); any other
    * event goes to INBOUND, and a message's later statuses follow it there until the relay has taken
@@ -136,9 +146,9 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
    * with the channel call), linked to the callback's request; the stored event carries it on to the
    * relay, the api and the webhooks.
    */
-  private async store(event: EventEnvelope): Promise<void> {
+  private async store(event: EventEnvelope, owner: Tenant | undefined): Promise<void> {
     const key = statusKeyOf(event);
-    const tenant = key && this.backlog.mayPass(key) ? this.knownTenantOf(event) : undefined;
+    const tenant = key && owner && this.backlog.mayPass(key) ? owner : undefined;
     const publish = tenant
       ? async () => {
           await publishDurableWithin(
@@ -225,10 +235,25 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
     return lookup ? this.tenants.resolve(lookup) : Promise.resolve(NO_TENANT);
   }
 
-  /** The event's tenant when it is known without asking the api. */
-  private knownTenantOf(event: EventEnvelope): Tenant | undefined {
-    const lookup = tenantLookupOf(event);
-    return lookup ? this.tenants.known(lookup) : NO_TENANT;
+  /**
+   * Each status event's tenant if the api can say it while the channel waits (OWNER_WAIT_MS):
+   * remembered, or asked now, once per connection of the webhook, so that all of a connection's
+   * statuses in it take the same path. Undefined for the others: they go through INBOUND, whose
+   * relay asks until the api answers.
+   */
+  private ownersNow(events: EventEnvelope[]): Promise<(Tenant | undefined)[]> {
+    const asked = new Map<string, Promise<Tenant | undefined>>();
+    return Promise.all(
+      events.map((event) => {
+        if (!statusKeyOf(event)) return undefined;
+        const lookup = tenantLookupOf(event);
+        if (!lookup) return NO_TENANT;
+        const key = `${lookup.phone_number_id ?? ''}|${lookup.waba_id ?? ''}`;
+        let owner = asked.get(key);
+        if (!owner) asked.set(key, (owner = this.tenants.within(lookup, OWNER_WAIT_MS)));
+        return owner;
+      }),
+    );
   }
 
   /**
