@@ -19,7 +19,8 @@ const MAX_ENTRIES = 10_000;
 const lookups = () =>
   counter('gateway_tenant_lookups_total', 'Tenant lookups of channel connections by outcome', ['outcome']);
 
-function keyOf(req: ResolveConnectionRequest): string {
+/** One connection's key, the same for every question about it. */
+export function connectionKeyOf(req: ResolveConnectionRequest): string {
   return `${req.channel}|${req.phone_number_id ?? ''}|${req.waba_id ?? ''}`;
 }
 
@@ -40,7 +41,7 @@ export class TenantResolver {
   ) {}
 
   async resolve(req: ResolveConnectionRequest): Promise<Tenant> {
-    const key = keyOf(req);
+    const key = connectionKeyOf(req);
     const known = this.remembered(key);
     if (known) return known;
     const pending = this.inFlight.get(key);
@@ -58,7 +59,7 @@ export class TenantResolver {
    * moments would otherwise send a connection's statuses by different paths at once.
    */
   async within(req: ResolveConnectionRequest, waitMs: number): Promise<Tenant | undefined> {
-    const key = keyOf(req);
+    const key = connectionKeyOf(req);
     const known = this.remembered(key);
     if (known) return known;
     const cached = this.cache.get(key);

@@ -17,7 +17,7 @@ import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, Val
 import { ChannelStatus } from '../../channel-status/channel-status';
 import { GatewayConfig } from '../../config';
 import { InboundBacklog, RelayProgress } from '../inbound-backlog';
-import { Tenant, TenantResolver } from '../tenant-resolver';
+import { connectionKeyOf, Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
 
 /**
@@ -248,7 +248,7 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
         if (!statusKeyOf(event)) return undefined;
         const lookup = tenantLookupOf(event);
         if (!lookup) return NO_TENANT;
-        const key = `${lookup.phone_number_id ?? ''}|${lookup.waba_id ?? ''}`;
+        const key = connectionKeyOf(lookup);
         let owner = asked.get(key);
         if (!owner) asked.set(key, (owner = this.tenants.within(lookup, OWNER_WAIT_MS)));
         return owner;
