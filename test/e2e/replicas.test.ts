@@ -6,7 +6,7 @@ import { readEvents, waitFor } from '@app/testing';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { SandboxWhatsApp } from '../../apps/queue/test/support/dispatch-kit';
-import { postWebhook, statusesPayload } from '../../apps/gateway/test/support/whatsapp';
+import { postStatus } from '../../apps/gateway/test/support/whatsapp';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
@@ -328,16 +328,7 @@ describe('two replicas of every service', () => {
       const [first, second] = platform.replicaUrls.gateway!.map((r) => r.url);
       const post = async (replica: string, wamid: string, status: 'sent' | 'delivered' | 'read', at: number) =>
         expect(
-          (
-            await postWebhook(
-              replica,
-              JSON.stringify(
-                statusesPayload('3900001', '4900001', [
-                  { id: wamid, status, timestamp: String(at), recipient_id: '79990001122' },
-                ]),
-              ),
-            )
-          ).status,
+          (await postStatus(replica, { wabaId: '3900001', phoneNumberId: '4900001' }, wamid, status, at)).status,
         ).toBe(200);
       const before = await inboundLastSeq();
       // The second replica hears of the connection first; the first replica has never seen it when

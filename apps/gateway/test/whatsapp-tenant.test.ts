@@ -4,7 +4,14 @@ import { NatsClients } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { eventsEventually, messagesPayload, postWebhook, readEvents, statusesPayload } from './support/whatsapp';
+import {
+  eventsEventually,
+  messagesPayload,
+  postStatus,
+  postWebhook,
+  readEvents,
+  statusesPayload,
+} from './support/whatsapp';
 
 function inboundPayload(wabaId: string, phoneNumberId: string, wamid: string): WhatsAppWebhookPayload {
   return messagesPayload(wabaId, phoneNumberId, {
@@ -150,18 +157,9 @@ describe('gateway: tenant of WhatsApp callbacks', () => {
     const inboundLastSeq = async () => (await jsm.streams.info(t.stream('inbound'))).state.last_seq;
     const known = await factory.activeApp(userId, { waba_id: '3000004', phone_number_id: '4000004' });
     const post = async (wamid: string, status: 'sent' | 'delivered' | 'read', at: number) =>
-      expect(
-        (
-          await postWebhook(
-            url(),
-            JSON.stringify(
-              statusesPayload('3000004', '4000004', [
-                { id: wamid, status, timestamp: String(at), recipient_id: '79990001122' },
-              ]),
-            ),
-          )
-        ).status,
-      ).toBe(200);
+      expect((await postStatus(url(), { wabaId: '3000004', phoneNumberId: '4000004' }, wamid, status, at)).status).toBe(
+        200,
+      );
     const ofMessage = async (wamid: string) =>
       (await readEvents(clients, t)).filter(
         (e) => (e.data as { provider_message_id?: string }).provider_message_id === wamid,

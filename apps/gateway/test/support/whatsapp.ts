@@ -25,6 +25,24 @@ export function statusesPayload(
   return messagesPayload(wabaId, phoneNumberId, { statuses });
 }
 
+/** Posts one signed status callback of one message (`wamid`) of a business number, to a recipient. */
+export function postStatus(
+  gatewayUrl: string,
+  number: { wabaId: string; phoneNumberId: string },
+  wamid: string,
+  status: 'sent' | 'delivered' | 'read',
+  at: number,
+): Promise<Response> {
+  return postWebhook(
+    gatewayUrl,
+    JSON.stringify(
+      statusesPayload(number.wabaId, number.phoneNumberId, [
+        { id: wamid, status, timestamp: String(at), recipient_id: '79990001122' },
+      ]),
+    ),
+  );
+}
+
 /** A callback of the `messages` field (statuses, inbound messages) for one business number. */
 export function messagesPayload(
   wabaId: string,
