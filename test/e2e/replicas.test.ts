@@ -16,6 +16,19 @@ import { Endpoint } from '../support/webhook-endpoint';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** What a status-order test works with (see statusOrder). */
+interface StatusOrder {
+  /** The two gateway replicas' own addresses. */
+  first: string;
+  second: string;
+  /** The app id and user id every event of the connection carries. */
+  owner: [number, string];
+  post(replica: string, wamid: string, status: 'sent' | 'delivered' | 'read', at: number): Promise<void>;
+  /** A wamid's events in EVENTS, in stream order: [type, app_id, user_id]. */
+  events(wamid: string): Promise<unknown[][]>;
+  inboundLastSeq(): Promise<number>;
+}
+
 const PRICE = 0.1;
 const prices = Object.fromEntries(
   ['MARKETING', 'MARKETING_LITE', 'UTILITY', 'SERVICE', 'AUTHENTICATION'].map((c) => [c, PRICE]),
@@ -317,19 +330,38 @@ describe('two replicas of every service', () => {
     expectLimitedAcross(await burstAcross(replicas, '/v1/connections', `Bearer ${token}`));
   });
 
-  it("a message's statuses keep the channel's order across gateway replicas, from a new connection's first callback", async () => {
+  /**
+   * A new app on its own WhatsApp connection, and what a test of status order across the two gateway
+   * replicas posts and reads: a signed status to one replica, the statuses of a wamid in EVENTS
+   * (type, app, user), and INBOUND's last sequence.
+   */
+  async function statusOrder(wabaId: string, phoneNumberId: string, run: (o: StatusOrder) => Promise<void>) {
     const user = await factory.user('system');
-    const app = await factory.activeApp(user.userId, { waba_id: '3900001', phone_number_id: '4900001' });
-    const clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'replicas-status-order' });
+    const app = await factory.activeApp(user.userId, { waba_id: wabaId, phone_number_id: phoneNumberId });
+    const clients = await NatsClients.connect({ url: platform.infra.natsUrl, name: `replicas-status-order-${wabaId}` });
+    const t = platform.infra.topology;
+    const jsm = await clients.jsm();
+    const [first, second] = platform.replicaUrls.gateway!.map((r) => r.url);
     try {
-      const t = platform.infra.topology;
-      const jsm = await clients.jsm();
-      const inboundLastSeq = async () => (await jsm.streams.info(t.stream('inbound'))).state.last_seq;
-      const [first, second] = platform.replicaUrls.gateway!.map((r) => r.url);
-      const post = async (replica: string, wamid: string, status: 'sent' | 'delivered' | 'read', at: number) =>
-        expect(
-          (await postStatus(replica, { wabaId: '3900001', phoneNumberId: '4900001' }, wamid, status, at)).status,
-        ).toBe(200);
+      await run({
+        first,
+        second,
+        owner: [app.id, user.userId],
+        post: async (replica, wamid, status, at) =>
+          expect((await postStatus(replica, { wabaId, phoneNumberId }, wamid, status, at)).status).toBe(200),
+        events: async (wamid) =>
+          (await readEvents(clients, t))
+            .filter((e) => (e.data as { provider_message_id?: string }).provider_message_id === wamid)
+            .map((e) => [e.type, e.app_id, e.user_id]),
+        inboundLastSeq: async () => (await jsm.streams.info(t.stream('inbound'))).state.last_seq,
+      });
+    } finally {
+      await clients.drain();
+    }
+  }
+
+  it("a message's statuses keep the channel's order across gateway replicas, from a new connection's first callback", () =>
+    statusOrder('3900001', '4900001', async ({ first, second, owner, post, events, inboundLastSeq }) => {
       const before = await inboundLastSeq();
       // The second replica hears of the connection first; the first replica has never seen it when
       // a message's `delivered` reaches it, and the `read` that the channel sends once that is
@@ -338,18 +370,42 @@ describe('two replicas of every service', () => {
       await post(second, 'wamid.ORDER-0', 'sent', 1763700000);
       await post(first, 'wamid.ORDER-1', 'delivered', 1763700001);
       await post(second, 'wamid.ORDER-1', 'read', 1763700002);
-      const events = (await readEvents(clients, t)).filter(
-        (e) => (e.data as { provider_message_id?: string }).provider_message_id === 'wamid.ORDER-1',
-      );
-      expect(events.map((e) => [e.type, e.app_id, e.user_id])).toEqual([
-        ['message.delivered', app.id, user.userId],
-        ['message.read', app.id, user.userId],
+      expect(await events('wamid.ORDER-1')).toEqual([
+        ['message.delivered', ...owner],
+        ['message.read', ...owner],
       ]);
       expect(await inboundLastSeq()).toBe(before);
-    } finally {
-      await clients.drain();
-    }
-  });
+    }));
+
+  it("a message's statuses keep the channel's order across gateway replicas while the api is away and one waits in INBOUND", () =>
+    statusOrder('3900002', '4900002', async ({ first, second, owner, post, events, inboundLastSeq }) => {
+      // The second replica knows the connection's owner; then the api goes away.
+      await post(second, 'wamid.AWAY-0', 'sent', 1763700100);
+      const before = await inboundLastSeq();
+      await platform.stopService('api', 0);
+      await platform.stopService('api', 1);
+      try {
+        // The first replica cannot learn the owner: `delivered` waits in INBOUND for the relay.
+        // The second knows it, and sees that a status of the message waits there: `read` follows
+        // it there instead of going to EVENTS at once. Each replica's relay may take either.
+        await post(first, 'wamid.AWAY-1', 'delivered', 1763700101);
+        await post(second, 'wamid.AWAY-1', 'read', 1763700102);
+        expect(await inboundLastSeq()).toBe(before + 2);
+      } finally {
+        await platform.startService('api', 0);
+        await platform.startService('api', 1);
+      }
+      await waitFor(
+        async () => (await events('wamid.AWAY-1')).length === 2,
+        30_000,
+        'both statuses relayed once the api is back',
+        200,
+      );
+      expect(await events('wamid.AWAY-1')).toEqual([
+        ['message.delivered', ...owner],
+        ['message.read', ...owner],
+      ]);
+    }));
 
   it("a subscriber gets each message's events in lifecycle order from two webhooks replicas", async () => {
     const user = await factory.user('system', { balance: 100 });

@@ -4,6 +4,12 @@ export const BACKLOG_LOOK_MS = 100;
 /** Keys remembered as waiting in INBOUND; past this every event goes through INBOUND until the relay catches up. */
 export const BACKLOG_MAX_KEYS = 20_000;
 
+/**
+ * Keys seen stored that one look asks INBOUND about one by one; past this, each of them waits for
+ * the stream's last sequence instead (one question for all).
+ */
+export const BACKLOG_LOOKUPS_PER_LOOK = 200;
+
 /** How far the relay has come: every message of INBOUND up to `ackFloor` is relayed (acknowledged). */
 export interface RelayProgress {
   ackFloor: number;
@@ -11,20 +17,32 @@ export interface RelayProgress {
   lastSeq?: number;
 }
 
+/** What the backlog asks of INBOUND. */
+export interface RelayView {
+  progress(withLastSeq: boolean): Promise<RelayProgress>;
+  /** The stream sequence of the last message stored under this key that is still in INBOUND; null when none is. */
+  lastStored(key: string): Promise<number | null>;
+}
+
 /**
- * What this process stored in INBOUND that the relay may not have taken yet, by ordering key (the
- * id of the message whose status it stored), so that a later event with the same key follows it
- * through INBOUND instead of overtaking it on the way to EVENTS. A key stops waiting once the
- * relay's acknowledgement floor passes the stream sequence of its last store. Until a first look
- * at the relay (a process does not know what an earlier one left there), and while more keys wait
- * than it remembers, every key waits for a fixed sequence: the stream's last at start, the last
- * store's when the keys overflowed.
+ * What waits in INBOUND for the relay, by ordering key (the token of the message whose status was
+ * stored), so that a later event with the same key follows it through INBOUND instead of
+ * overtaking it on the way to EVENTS. Two sources: this process's own stores (their sequence comes
+ * with the store's acknowledgement) and every replica's, seen as they are published (`observed`:
+ * the stream's subject carries the key, and every replica listens to it), whose sequence a look
+ * asks INBOUND for once the store has had time to land. A key stops waiting once the relay's
+ * acknowledgement floor passes its sequence, or INBOUND holds nothing under it any more. Until a
+ * first look at the relay (a process does not know what was stored before it listened), and while
+ * more keys wait than it remembers, every key waits for a fixed sequence: the stream's last at
+ * start, the last store's when the keys overflowed.
  */
 export class InboundBacklog {
   /** Key -> the stream sequence of its last store in INBOUND. */
   private readonly waiting = new Map<string, number>();
   /** Key -> stores in INBOUND under way (no sequence yet). */
   private readonly underWay = new Map<string, number>();
+  /** Key -> when a store under it was seen published (by any replica), its sequence not asked yet. */
+  private readonly seen = new Map<string, number>();
   /** Every key waits until the floor reaches this (null: none such). Undefined: not looked yet. */
   private everything: number | null | undefined = undefined;
   private highest = 0;
@@ -32,13 +50,19 @@ export class InboundBacklog {
   private stopped = true;
 
   constructor(
-    private readonly progress: (withLastSeq: boolean) => Promise<RelayProgress>,
+    private readonly relay: RelayView,
     private readonly lookMs = BACKLOG_LOOK_MS,
   ) {}
 
-  /** Whether an event with this key may skip INBOUND without overtaking one this process stored there. */
+  /** Whether an event with this key may skip INBOUND without overtaking one stored there. */
   mayPass(key: string): boolean {
-    return this.everything === null && !this.waiting.has(key) && !this.underWay.has(key);
+    return this.everything === null && !this.waiting.has(key) && !this.underWay.has(key) && !this.seen.has(key);
+  }
+
+  /** A store under this key was published to INBOUND, by this process or another (its latest, if several). */
+  observed(key: string): void {
+    this.seen.set(key, Date.now());
+    this.schedule(this.lookMs);
   }
 
   /** Starts looking at the relay. */
@@ -66,11 +90,15 @@ export class InboundBacklog {
       if (left) this.underWay.set(key, left);
       else this.underWay.delete(key);
       // A failed store may still have been stored: it waits like the others, for the highest sequence seen.
-      seq ||= this.highest;
-      this.highest = Math.max(this.highest, seq);
-      this.wait(key, seq);
+      this.stored(key, seq || this.highest);
       this.schedule(this.lookMs);
     }
+  }
+
+  /** Something under this key is in INBOUND up to `seq`: the key waits until the relay passes it. */
+  private stored(key: string, seq: number): void {
+    this.highest = Math.max(this.highest, seq);
+    this.wait(key, seq);
   }
 
   private wait(key: string, seq: number): void {
@@ -92,16 +120,38 @@ export class InboundBacklog {
   }
 
   private async look(): Promise<void> {
+    const due = this.dueSeen();
+    // Many at once (an outage's backlog): each waits for the stream's last sequence instead.
+    const many = due.length > BACKLOG_LOOKUPS_PER_LOOK;
+    let seqs: (number | null | undefined)[];
     let seen: RelayProgress;
     try {
-      seen = await this.progress(this.everything === undefined);
+      seqs = many ? [] : await Promise.all(due.map((key) => this.relay.lastStored(key)));
+      seen = await this.relay.progress(this.everything === undefined || many);
     } catch {
       this.schedule(this.lookMs);
       return;
     }
+    due.forEach((key, i) => {
+      this.seen.delete(key);
+      const seq = many ? seen.lastSeq : seqs[i];
+      if (seq) this.stored(key, seq);
+    });
     if (this.everything === undefined) this.everything = seen.lastSeq ?? 0;
     if (this.everything !== null && seen.ackFloor >= this.everything) this.everything = null;
     for (const [key, seq] of this.waiting) if (seq <= seen.ackFloor) this.waiting.delete(key);
-    if (this.everything !== null || this.waiting.size) this.schedule(this.lookMs);
+    if (this.everything !== null || this.waiting.size || this.seen.size) this.schedule(this.lookMs);
+  }
+
+  /**
+   * The keys seen stored at least a look's time ago: a store is seen as it is published, a moment
+   * before the stream keeps it, so asking INBOUND sooner could miss it. INBOUND is asked for each
+   * one's last sequence; nothing left under a key means it is relayed already.
+   */
+  private dueSeen(): string[] {
+    const before = Date.now() - this.lookMs;
+    const due: string[] = [];
+    for (const [key, at] of this.seen) if (at <= before) due.push(key);
+    return due;
   }
 }

@@ -1,6 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppSignal, EventEnvelope, PixelOpen, Topology } from '@app/contracts';
-import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, PulledMessage, EVENTS_LINGER_MS } from '@app/messaging';
+import {
+  ConsumerRunner,
+  DEFAULT_TOPOLOGY_OPTIONS,
+  NatsClients,
+  PulledMessage,
+  EVENTS_LINGER_MS,
+  Settlement,
+} from '@app/messaging';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { WhatsAppInboundService } from './whatsapp/whatsapp-inbound.service';
 
@@ -16,20 +23,27 @@ import { WhatsAppInboundService } from './whatsapp/whatsapp-inbound.service';
 export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('InboundRelay');
   private runner?: ConsumerRunner;
+  /** Where a status's subject starts: the rest names its message (see StatusRelayOrder). */
+  private readonly statusSubjects: string;
 
   constructor(
     private readonly clients: NatsClients,
     private readonly topology: Topology,
     private readonly inbound: WhatsAppInboundService,
     private readonly pixelOpens: PixelOpensService,
-  ) {}
+  ) {
+    this.statusSubjects = topology.inboundStatusWildcard('whatsapp').slice(0, -1);
+  }
 
   /** One consumer for the whole stream (a work queue takes no overlapping consumers): routed by subject. */
-  private handle(msg: PulledMessage): Promise<void> {
+  private handle(msg: PulledMessage): Promise<Settlement | void> {
     if (msg.subject === this.topology.pixelOpenSubject()) return this.pixelOpens.record(msg.json<PixelOpen>());
     if (msg.subject === this.topology.inboundSignalSubject('whatsapp'))
       return this.inbound.relaySignal(msg.json<AppSignal>());
-    return this.inbound.relay(msg.json<EventEnvelope>());
+    const event = msg.json<EventEnvelope>();
+    return msg.subject.startsWith(this.statusSubjects)
+      ? this.inbound.relay(event, { subject: msg.subject, seq: msg.meta.streamSeq })
+      : this.inbound.relay(event);
   }
 
   onApplicationBootstrap(): void {

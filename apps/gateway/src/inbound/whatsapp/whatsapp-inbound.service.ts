@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Subscription } from '@nats-io/nats-core';
 import { trace } from '@opentelemetry/api';
 import { constantTimeEqual } from '@app/auth';
 import { APPS_RPC, AppSignal, EventEnvelope, Topology } from '@app/contracts';
@@ -10,6 +12,8 @@ import {
   NatsClients,
   publishDurableWithin,
   RpcClient,
+  settle,
+  Settlement,
   tracingEnabled,
 } from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
@@ -17,6 +21,7 @@ import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, Val
 import { ChannelStatus } from '../../channel-status/channel-status';
 import { GatewayConfig } from '../../config';
 import { InboundBacklog, RelayProgress } from '../inbound-backlog';
+import { InboundPosition, StatusRelayOrder } from '../status-relay-order';
 import { connectionKeyOf, Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
 
@@ -47,13 +52,19 @@ const NO_TENANT: Tenant = { app_id: null, user_id: null };
  */
 const OWNER_WAIT_MS = 500;
 
+/** How soon a status whose message has an earlier one still in INBOUND is tried again. */
+const ORDER_RETRY_MS = 200;
+
 /**
- * The id of the message a status event is about, whose statuses keep their order; undefined for
- * any other event (inbound messages, reactions, template updates), which always goes through INBOUND.
+ * The ordering key of a status event: a subject token (22 characters of a SHA-256 of its message
+ * id; ids such as wamids have dots), the same in every replica. Undefined for any other event
+ * (inbound messages, reactions, template updates), which always goes through INBOUND.
  */
 function statusKeyOf(event: EventEnvelope): string | undefined {
   const id = (event.data as { message_id?: unknown }).message_id;
-  return event.type.startsWith('message.') && typeof id === 'string' && id ? id : undefined;
+  return event.type.startsWith('message.') && typeof id === 'string' && id
+    ? createHash('sha256').update(id).digest('base64url').slice(0, 22)
+    : undefined;
 }
 
 const webhooks = () => counter('whatsapp_webhooks_total', 'WhatsApp webhook calls by outcome', ['outcome']);
@@ -69,7 +80,14 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   /** The relay's last started event: the next one starts after it (see relay). */
   private relayOrder: Promise<void> = Promise.resolve();
   /** Whether an event of a known connection may go to EVENTS at once (see store). */
-  private readonly backlog = new InboundBacklog((withLastSeq) => this.relayProgress(withLastSeq));
+  private readonly backlog = new InboundBacklog({
+    progress: (withLastSeq) => this.relayProgress(withLastSeq),
+    lastStored: (key) => this.storedSeq({ last_by_subj: this.topology.inboundStatusSubject('whatsapp', key) }),
+  });
+  /** One message's statuses relayed in INBOUND order by every replica (see relay). */
+  private readonly statusOrder = new StatusRelayOrder((subject, seq) => this.storedSeq({ next_by_subj: subject, seq }));
+  /** Every replica's stores of statuses in INBOUND, seen as they are published (see onApplicationBootstrap). */
+  private storesSeen?: Subscription;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -119,9 +137,10 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {
-      const owners = await this.ownersNow(normalized.events);
+      const keys = normalized.events.map(statusKeyOf);
+      const owners = await this.ownersNow(normalized.events, keys);
       await Promise.all([
-        ...normalized.events.map((event, i) => this.store(event, owners[i])),
+        ...normalized.events.map((event, i) => this.store(event, keys[i], owners[i])),
         ...normalized.signals.map((signal) =>
           publishDurableWithin(this.clients.js, this.topology.inboundSignalSubject('whatsapp'), signal, signal.id),
         ),
@@ -137,17 +156,17 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   }
 
   /**
-   * Stores one event. A status whose connection's owner is known (`owner`), and no status of whose
-   * message this process stored in INBOUND waits there, is stamped and published to EVENTS at once,
-   * under its own id as the relay would (no second publish, pull and acknowledgement); any other
-   * event goes to INBOUND, and a message's later statuses follow it there until the relay has taken
-   * it, so that none overtakes an earlier one. Tracing on, an event about one of our
+   * Stores one event. A status (`key`: its message's ordering key) whose connection's owner is known
+   * (`owner`), and no status of whose message waits in INBOUND (stored by any replica), is stamped
+   * and published to EVENTS at once, under its own id as the relay would (no second publish, pull
+   * and acknowledgement); any other event goes to INBOUND (a status under its message's subject),
+   * and a message's later statuses follow it there until the relay has taken it, so that none
+   * overtakes an earlier one. Tracing on, an event about one of our
    * messages is handled in a span of that message's trace (its context is the one the queue stored
    * with the channel call), linked to the callback's request; the stored event carries it on to the
    * relay, the api and the webhooks.
    */
-  private async store(event: EventEnvelope, owner: Tenant | undefined): Promise<void> {
-    const key = statusKeyOf(event);
+  private async store(event: EventEnvelope, key: string | undefined, owner: Tenant | undefined): Promise<void> {
     const tenant = key && owner && this.backlog.mayPass(key) ? owner : undefined;
     const publish = tenant
       ? async () => {
@@ -161,9 +180,10 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
           events().inc({ type: event.type });
         }
       : async () => {
-          const inbound = () =>
-            publishDurableWithin(this.clients.js, this.topology.inboundSubject('whatsapp'), event, event.id);
-          await (key ? this.backlog.storing(key, inbound) : inbound());
+          const inbound = (subject: string) => () => publishDurableWithin(this.clients.js, subject, event, event.id);
+          await (key
+            ? this.backlog.storing(key, inbound(this.topology.inboundStatusSubject('whatsapp', key)))
+            : inbound(this.topology.inboundSubject('whatsapp'))());
         };
     const messageId = event.data.message_id;
     if (!tracingEnabled() || typeof messageId !== 'string') {
@@ -189,14 +209,20 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
    * The relay's step for one stored event: stamps its app and tenant (the api's answer, cached per
    * connection) and publishes it to EVENTS under its own id. Throws while the api cannot say whose
    * it is: the event stays in INBOUND and is tried again with back-off. Events are published in the
-   * order they are handed over (one message's statuses stay in lifecycle order), without waiting
-   * for one's acknowledgement before the next is sent.
+   * order they are handed over, without waiting for one's acknowledgement before the next is sent;
+   * a status (`at`: where it is in INBOUND, under its message's subject) waits until every earlier
+   * status of its message there is relayed, by this process or another replica, and otherwise is
+   * tried again shortly (StatusRelayOrder): one message's statuses stay in lifecycle order.
    */
-  async relay(event: EventEnvelope): Promise<void> {
-    await this.inOrder(async () => {
-      Object.assign(event, await this.tenantOf(event));
-      return { stored: this.publisher.publish(event) };
-    });
+  async relay(event: EventEnvelope, at?: InboundPosition): Promise<Settlement | void> {
+    const step = (earlierRelayed: Promise<boolean>) =>
+      this.inOrder(async () => {
+        if (!(await earlierRelayed)) return undefined;
+        Object.assign(event, await this.tenantOf(event));
+        return { stored: this.publisher.publish(event) };
+      });
+    const published = await (at ? this.statusOrder.relay(at, step) : step(Promise.resolve(true)));
+    if (!published) return settle.retry('an earlier status of its message is not relayed yet', ORDER_RETRY_MS);
     events().inc({ type: event.type });
   }
 
@@ -212,21 +238,26 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
     events().inc({ type: 'app.signal' });
   }
 
-  /** Starts `step` after the previous one started; resolves once its own work is done. */
-  private async inOrder(step: () => Promise<{ stored: Promise<unknown> }>): Promise<void> {
+  /**
+   * Starts `step` after the previous one started; resolves once its own work is done: true, or
+   * false when `step` chose not to do it (undefined).
+   */
+  private async inOrder(step: () => Promise<{ stored: Promise<unknown> } | undefined>): Promise<boolean> {
     const started = this.relayOrder.then(step);
     this.relayOrder = started.then(
       () => undefined,
       () => undefined,
     );
     try {
-      const { stored } = await started;
-      await stored;
+      const work = await started;
+      if (!work) return false;
+      await work.stored;
     } catch (err) {
       this.status.relayFailed(err);
       throw err;
     }
     this.status.relayed();
+    return true;
   }
 
   /** Events that name no connection stay without a tenant, as do connections no app owns. */
@@ -241,11 +272,11 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
    * statuses in it take the same path. Undefined for the others: they go through INBOUND, whose
    * relay asks until the api answers.
    */
-  private ownersNow(events: EventEnvelope[]): Promise<(Tenant | undefined)[]> {
+  private ownersNow(events: EventEnvelope[], keys: (string | undefined)[]): Promise<(Tenant | undefined)[]> {
     const asked = new Map<string, Promise<Tenant | undefined>>();
     return Promise.all(
-      events.map((event) => {
-        if (!statusKeyOf(event)) return undefined;
+      events.map((event, i) => {
+        if (!keys[i]) return undefined;
         const lookup = tenantLookupOf(event);
         if (!lookup) return NO_TENANT;
         const key = connectionKeyOf(lookup);
@@ -269,6 +300,16 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
       ackFloor: idle ? Math.max(info.ack_floor.stream_seq, info.delivered.stream_seq) : info.ack_floor.stream_seq,
       lastSeq: withLastSeq ? (await jsm.streams.info(stream)).state.last_seq : undefined,
     };
+  }
+
+  /** The sequence of the message of INBOUND that `query` names (the first at or after, the last), null if none. */
+  private async storedSeq(
+    query: { last_by_subj: string } | { next_by_subj: string; seq: number },
+  ): Promise<number | null> {
+    const jsm = await this.clients.jsm();
+    // The server answers `next_by_subj` on this request too; the client's type names only the others.
+    const stored = await jsm.streams.getMessage(this.topology.stream('inbound'), query as { last_by_subj: string });
+    return stored ? stored.seq : null;
   }
 
   /**
@@ -308,11 +349,23 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
     if (this.recorded.size > RECORDED_REMEMBERED) this.recorded.delete(this.recorded.values().next().value!);
   }
 
+  /**
+   * Listens to every replica's stores of statuses in INBOUND (a status's subject names its message)
+   * before the first look at the relay, so that a message with a status waiting there, whoever
+   * stored it, has its later statuses follow it (see store).
+   */
   onApplicationBootstrap(): void {
+    this.storesSeen = this.clients.nc.subscribe(this.topology.inboundStatusWildcard('whatsapp'), {
+      callback: (err, msg) => {
+        if (!err) this.backlog.observed(msg.subject.slice(msg.subject.lastIndexOf('.') + 1));
+      },
+    });
     this.backlog.start();
   }
 
   onApplicationShutdown(): void {
+    this.storesSeen?.unsubscribe();
+    this.storesSeen = undefined;
     this.backlog.stop();
     this.deliveryState = undefined;
   }
