@@ -13,7 +13,7 @@ const RELAYED_REMEMBERED = 10_000;
  * is with another, or waits there for a retry. A message's statuses share a subject; before a
  * status is published, every earlier one still in INBOUND under that subject must be relayed by
  * this process already, or be ahead of it in this process's chain (it waits for that one's
- * outcome). Otherwise the status goes back to INBOUND for a moment and is tried again.
+ * outcome). Otherwise the status goes back to INBOUND and is tried again later.
  */
 export class StatusRelayOrder {
   private tickets = 0;

@@ -52,9 +52,6 @@ const NO_TENANT: Tenant = { app_id: null, user_id: null };
  */
 const OWNER_WAIT_MS = 500;
 
-/** How soon a status whose message has an earlier one still in INBOUND is tried again. */
-const ORDER_RETRY_MS = 200;
-
 /**
  * The ordering key of a status event: a subject token (22 characters of a SHA-256 of its message
  * id; ids such as wamids have dots), the same in every replica. Undefined for any other event
@@ -212,7 +209,7 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
    * order they are handed over, without waiting for one's acknowledgement before the next is sent;
    * a status (`at`: where it is in INBOUND, under its message's subject) waits until every earlier
    * status of its message there is relayed, by this process or another replica, and otherwise is
-   * tried again shortly (StatusRelayOrder): one message's statuses stay in lifecycle order.
+   * tried again later (StatusRelayOrder): one message's statuses stay in lifecycle order.
    */
   async relay(event: EventEnvelope, at?: InboundPosition): Promise<Settlement | void> {
     const step = (earlierRelayed: Promise<boolean>) =>
@@ -222,7 +219,9 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
         return { stored: this.publisher.publish(event) };
       });
     const published = await (at ? this.statusOrder.relay(at, step) : step(Promise.resolve(true)));
-    if (!published) return settle.retry('an earlier status of its message is not relayed yet', ORDER_RETRY_MS);
+    // Tried again with the relay's back-off, as the earlier one is while it fails: a status behind
+    // one that waits out an api outage has as many deliveries left as that one, not fewer.
+    if (!published) return settle.retry('an earlier status of its message is not relayed yet');
     events().inc({ type: event.type });
   }
 
