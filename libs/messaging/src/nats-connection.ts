@@ -53,6 +53,7 @@ export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnect
 export class NatsClients {
   private manager?: JetStreamManager;
   private connectedNow = true;
+  private readonly reconnected = new Set<() => void>();
 
   constructor(readonly nc: NatsConnection) {}
 
@@ -84,9 +85,21 @@ export class NatsClients {
     void (async () => {
       for await (const s of this.nc.status()) {
         if (s.type === 'disconnect' || s.type === 'staleConnection') this.connectedNow = false;
-        if (s.type === 'reconnect') this.connectedNow = true;
+        if (s.type === 'reconnect') {
+          this.connectedNow = true;
+          for (const listener of this.reconnected) listener();
+        }
       }
     })();
+  }
+
+  /**
+   * Calls `listener` each time the connection is back after a disconnect (its subscriptions are
+   * made again first): what was published meanwhile, it did not see. Returns the way to stop.
+   */
+  onReconnect(listener: () => void): () => void {
+    this.reconnected.add(listener);
+    return () => this.reconnected.delete(listener);
   }
 
   /** Round trip to the server; rejects when it is unreachable. */

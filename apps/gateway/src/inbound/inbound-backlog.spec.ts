@@ -182,4 +182,19 @@ describe('InboundBacklog', () => {
     await settle();
     expect(keys.every((key) => backlog.mayPass(key))).toBe(true);
   });
+  it('after its connection was away, holds every key back until the relay passes what the stream holds then', async () => {
+    backlog.start();
+    await settle();
+    expect(backlog.mayPass('message:g')).toBe(true);
+    // Another replica stored while this one could not see it.
+    lastSeq = 60;
+    floor = 50;
+    backlog.unseenStores();
+    expect(backlog.mayPass('message:g')).toBe(false);
+    await settle();
+    expect(backlog.mayPass('message:g')).toBe(false);
+    floor = 60;
+    await settle();
+    expect(backlog.mayPass('message:g')).toBe(true);
+  });
 });

@@ -65,6 +65,15 @@ export class InboundBacklog {
     this.schedule(this.lookMs);
   }
 
+  /**
+   * Stores were published while this process could not see them (its connection was away): until
+   * the relay has taken what the stream holds now, every key waits, as at a start.
+   */
+  unseenStores(): void {
+    this.everything = undefined;
+    this.schedule(0);
+  }
+
   /** Starts looking at the relay. */
   start(): void {
     this.stopped = false;

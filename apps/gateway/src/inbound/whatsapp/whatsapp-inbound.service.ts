@@ -85,6 +85,7 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   private readonly statusOrder = new StatusRelayOrder((subject, seq) => this.storedSeq({ next_by_subj: subject, seq }));
   /** Every replica's stores of statuses in INBOUND, seen as they are published (see onApplicationBootstrap). */
   private storesSeen?: Subscription;
+  private stopWatchingReconnects?: () => void;
 
   constructor(
     private readonly config: GatewayConfig,
@@ -351,7 +352,8 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   /**
    * Listens to every replica's stores of statuses in INBOUND (a status's subject names its message)
    * before the first look at the relay, so that a message with a status waiting there, whoever
-   * stored it, has its later statuses follow it (see store).
+   * stored it, has its later statuses follow it (see store); after a reconnect, what was stored
+   * while the connection was away counts as at a start.
    */
   onApplicationBootstrap(): void {
     this.storesSeen = this.clients.nc.subscribe(this.topology.inboundStatusWildcard('whatsapp'), {
@@ -359,12 +361,14 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
         if (!err) this.backlog.observed(msg.subject.slice(msg.subject.lastIndexOf('.') + 1));
       },
     });
+    this.stopWatchingReconnects = this.clients.onReconnect(() => this.backlog.unseenStores());
     this.backlog.start();
   }
 
   onApplicationShutdown(): void {
     this.storesSeen?.unsubscribe();
     this.storesSeen = undefined;
+    this.stopWatchingReconnects?.();
     this.backlog.stop();
     this.deliveryState = undefined;
   }
