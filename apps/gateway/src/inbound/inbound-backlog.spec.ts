@@ -197,4 +197,31 @@ describe('InboundBacklog', () => {
     await settle();
     expect(backlog.mayPass('message:g')).toBe(true);
   });
+  it('a key seen stored again while INBOUND is asked about it waits to be asked again', async () => {
+    let answer!: (seq: number | null) => void;
+    backlog = new InboundBacklog(
+      {
+        progress,
+        lastStored: (key) => {
+          lookups.push(key);
+          if (lookups.length > 1) return Promise.resolve(null);
+          // Another replica stores under the key while the first answer (nothing yet) is on its way.
+          backlog.observed(key);
+          return new Promise((r) => (answer = r));
+        },
+      },
+      40,
+    );
+    backlog.start();
+    await settle();
+    backlog.observed('message:h');
+    while (!lookups.length) await new Promise((r) => setTimeout(r, 5));
+    answer(null);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(backlog.mayPass('message:h')).toBe(false);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(lookups).toEqual(['message:h', 'message:h']);
+    expect(backlog.mayPass('message:h')).toBe(true);
+  });
 });

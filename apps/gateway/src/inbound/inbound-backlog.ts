@@ -135,14 +135,15 @@ export class InboundBacklog {
     let seqs: (number | null | undefined)[];
     let seen: RelayProgress;
     try {
-      seqs = many ? [] : await Promise.all(due.map((key) => this.relay.lastStored(key)));
+      seqs = many ? [] : await Promise.all(due.map(([key]) => this.relay.lastStored(key)));
       seen = await this.relay.progress(this.everything === undefined || many);
     } catch {
       this.schedule(this.lookMs);
       return;
     }
-    due.forEach((key, i) => {
-      this.seen.delete(key);
+    due.forEach(([key, at], i) => {
+      // Seen stored again meanwhile: that store is asked about at a later look.
+      if (this.seen.get(key) === at) this.seen.delete(key);
       const seq = many ? seen.lastSeq : seqs[i];
       if (seq) this.stored(key, seq);
     });
@@ -157,10 +158,10 @@ export class InboundBacklog {
    * before the stream keeps it, so asking INBOUND sooner could miss it. INBOUND is asked for each
    * one's last sequence; nothing left under a key means it is relayed already.
    */
-  private dueSeen(): string[] {
+  private dueSeen(): [key: string, seenAt: number][] {
     const before = Date.now() - this.lookMs;
-    const due: string[] = [];
-    for (const [key, at] of this.seen) if (at <= before) due.push(key);
+    const due: [string, number][] = [];
+    for (const [key, at] of this.seen) if (at <= before) due.push([key, at]);
     return due;
   }
 }
