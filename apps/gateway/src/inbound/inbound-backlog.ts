@@ -1,6 +1,13 @@
 /** How soon after a store in INBOUND the relay's progress is looked at, and again while something waits. */
 export const BACKLOG_LOOK_MS = 100;
 
+/**
+ * How long after a store is seen published another replica waits before it asks INBOUND about it:
+ * the stream keeps it a moment after it is seen, and asked too soon it would seem relayed already.
+ * Ten looks: a store slower than that to land is a stream in trouble.
+ */
+export const SEEN_SETTLE_LOOKS = 10;
+
 /** Keys remembered as waiting in INBOUND; past this every event goes through INBOUND until the relay catches up. */
 export const BACKLOG_MAX_KEYS = 20_000;
 
@@ -30,7 +37,7 @@ export interface RelayView {
  * overtaking it on the way to EVENTS. Two sources: this process's own stores (their sequence comes
  * with the store's acknowledgement) and every replica's, seen as they are published (`observed`:
  * the stream's subject carries the key, and every replica listens to it), whose sequence a look
- * asks INBOUND for once the store has had time to land. A key stops waiting once the relay's
+ * asks INBOUND for once the store has had time to land (SEEN_SETTLE_LOOKS). A key stops waiting once the relay's
  * acknowledgement floor passes its sequence, or INBOUND holds nothing under it any more. Until a
  * first look at the relay (a process does not know what was stored before it listened), and while
  * more keys wait than it remembers, every key waits for a fixed sequence: the stream's last at
@@ -49,10 +56,14 @@ export class InboundBacklog {
   private timer?: NodeJS.Timeout;
   private stopped = true;
 
+  private readonly seenSettleMs: number;
+
   constructor(
     private readonly relay: RelayView,
     private readonly lookMs = BACKLOG_LOOK_MS,
-  ) {}
+  ) {
+    this.seenSettleMs = lookMs * SEEN_SETTLE_LOOKS;
+  }
 
   /** Whether an event with this key may skip INBOUND without overtaking one stored there. */
   mayPass(key: string): boolean {
@@ -154,12 +165,12 @@ export class InboundBacklog {
   }
 
   /**
-   * The keys seen stored at least a look's time ago: a store is seen as it is published, a moment
-   * before the stream keeps it, so asking INBOUND sooner could miss it. INBOUND is asked for each
-   * one's last sequence; nothing left under a key means it is relayed already.
+   * The keys seen stored at least SEEN_SETTLE_LOOKS looks ago: a store is seen as it is published,
+   * a moment before the stream keeps it, so asking INBOUND sooner could miss it. INBOUND is asked
+   * for each one's last sequence; nothing left under a key means it is relayed already.
    */
   private dueSeen(): [key: string, seenAt: number][] {
-    const before = Date.now() - this.lookMs;
+    const before = Date.now() - this.seenSettleMs;
     const due: [string, number][] = [];
     for (const [key, at] of this.seen) if (at <= before) due.push([key, at]);
     return due;
