@@ -144,10 +144,10 @@ export class InboundBacklog {
     // Many at once (an outage's backlog): each waits for the stream's last sequence instead.
     const many = due.length > BACKLOG_LOOKUPS_PER_LOOK;
     let seqs: (number | null | undefined)[];
-    let seen: RelayProgress;
+    let progress: RelayProgress;
     try {
       seqs = many ? [] : await Promise.all(due.map(([key]) => this.relay.lastStored(key)));
-      seen = await this.relay.progress(this.everything === undefined || many);
+      progress = await this.relay.progress(this.everything === undefined || many);
     } catch {
       this.schedule(this.lookMs);
       return;
@@ -155,12 +155,12 @@ export class InboundBacklog {
     due.forEach(([key, at], i) => {
       // Seen stored again meanwhile: that store is asked about at a later look.
       if (this.seen.get(key) === at) this.seen.delete(key);
-      const seq = many ? seen.lastSeq : seqs[i];
+      const seq = many ? progress.lastSeq : seqs[i];
       if (seq) this.stored(key, seq);
     });
-    if (this.everything === undefined) this.everything = seen.lastSeq ?? 0;
-    if (this.everything !== null && seen.ackFloor >= this.everything) this.everything = null;
-    for (const [key, seq] of this.waiting) if (seq <= seen.ackFloor) this.waiting.delete(key);
+    if (this.everything === undefined) this.everything = progress.lastSeq ?? 0;
+    if (this.everything !== null && progress.ackFloor >= this.everything) this.everything = null;
+    for (const [key, seq] of this.waiting) if (seq <= progress.ackFloor) this.waiting.delete(key);
     if (this.everything !== null || this.waiting.size || this.seen.size) this.schedule(this.lookMs);
   }
 
