@@ -1,3 +1,5 @@
+import { RecentSet } from './recent-set';
+
 /** Where a relayed message sits in INBOUND: its subject and its stream sequence. */
 export interface InboundPosition {
   subject: string;
@@ -19,7 +21,7 @@ export class StatusRelayOrder {
   private tickets = 0;
   /** Sequence -> its place in this process's chain and its outcome (true: relayed). */
   private readonly relaying = new Map<number, { ticket: number; done: Promise<boolean> }>();
-  private readonly relayed = new Set<number>();
+  private readonly relayed = new RecentSet<number>(RELAYED_REMEMBERED);
 
   /** `nextStored`: the first sequence at or after `fromSeq` still in INBOUND under `subject`, null if none. */
   constructor(private readonly nextStored: (subject: string, fromSeq: number) => Promise<number | null>) {}
@@ -38,7 +40,7 @@ export class StatusRelayOrder {
     this.relaying.set(at.seq, { ticket, done });
     try {
       const published = await done;
-      if (published) this.remember(at.seq);
+      if (published) this.relayed.add(at.seq);
       return published;
     } finally {
       if (this.relaying.get(at.seq)?.ticket === ticket) this.relaying.delete(at.seq);
@@ -57,10 +59,5 @@ export class StatusRelayOrder {
       }
       from = seq + 1;
     }
-  }
-
-  private remember(seq: number): void {
-    this.relayed.add(seq);
-    if (this.relayed.size > RELAYED_REMEMBERED) this.relayed.delete(this.relayed.values().next().value!);
   }
 }

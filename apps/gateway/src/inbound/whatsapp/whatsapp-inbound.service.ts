@@ -21,6 +21,7 @@ import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, Val
 import { ChannelStatus } from '../../channel-status/channel-status';
 import { GatewayConfig } from '../../config';
 import { InboundBacklog, RelayProgress } from '../inbound-backlog';
+import { RecentSet } from '../recent-set';
 import { InboundPosition, StatusRelayOrder } from '../status-relay-order';
 import { connectionKeyOf, Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
@@ -73,7 +74,7 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   private readonly logger = new Logger('WhatsAppInbound');
   private deliveryState?: Promise<DeliveryStateStore | null>;
   /** Messages whose hand-over this process recorded lately (oldest first): their later callbacks need no record. */
-  private readonly recorded = new Set<string>();
+  private readonly recorded = new RecentSet<string>(RECORDED_REMEMBERED);
   /** The relay's last started event: the next one starts after it (see relay). */
   private relayOrder: Promise<void> = Promise.resolve();
   /** Whether an event of a known connection may go to EVENTS at once (see store). */
@@ -327,7 +328,7 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
       [...unrecorded.values()].map((o) =>
         store
           .recordObserved(o.messageId, o.providerMessageId)
-          .then(() => this.remember(o.messageId))
+          .then(() => this.recorded.add(o.messageId))
           .catch((err: unknown) =>
             this.logger.warn({ err, messageId: o.messageId }, 'could not record an observed delivery'),
           ),
@@ -342,11 +343,6 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
       this.deliveryState = undefined;
       return null;
     }));
-  }
-
-  private remember(messageId: string): void {
-    this.recorded.add(messageId);
-    if (this.recorded.size > RECORDED_REMEMBERED) this.recorded.delete(this.recorded.values().next().value!);
   }
 
   /**
