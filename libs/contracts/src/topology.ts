@@ -99,6 +99,13 @@ export class Topology {
     return this.subject('inbound', channel, 'status', '*');
   }
 
+  /** The ordering token of a channel's status subject (inboundStatusSubject); undefined for any other subject. */
+  inboundStatusTokenOf(channel: Channel, subject: string): string | undefined {
+    const prefix = this.inboundStatusWildcard(channel).slice(0, -1);
+    const token = subject.startsWith(prefix) ? subject.slice(prefix.length) : '';
+    return token && !token.includes('.') ? token : undefined;
+  }
+
   /** Opens of the gateway's tracking pixel waiting to be recorded (on the INBOUND stream, relayed by the same consumer). */
   pixelOpenSubject(): string {
     return this.subject('inbound', 'pixel');

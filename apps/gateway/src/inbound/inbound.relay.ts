@@ -23,17 +23,13 @@ import { WhatsAppInboundService } from './whatsapp/whatsapp-inbound.service';
 export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('InboundRelay');
   private runner?: ConsumerRunner;
-  /** Where a status's subject starts: the rest names its message (see StatusRelayOrder). */
-  private readonly statusSubjects: string;
 
   constructor(
     private readonly clients: NatsClients,
     private readonly topology: Topology,
     private readonly inbound: WhatsAppInboundService,
     private readonly pixelOpens: PixelOpensService,
-  ) {
-    this.statusSubjects = topology.inboundStatusWildcard('whatsapp').slice(0, -1);
-  }
+  ) {}
 
   /** One consumer for the whole stream (a work queue takes no overlapping consumers): routed by subject. */
   private handle(msg: PulledMessage): Promise<Settlement | void> {
@@ -41,7 +37,8 @@ export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationSh
     if (msg.subject === this.topology.inboundSignalSubject('whatsapp'))
       return this.inbound.relaySignal(msg.json<AppSignal>());
     const event = msg.json<EventEnvelope>();
-    return msg.subject.startsWith(this.statusSubjects)
+    // A status under its message's subject keeps its order with the others there (StatusRelayOrder).
+    return this.topology.inboundStatusTokenOf('whatsapp', msg.subject)
       ? this.inbound.relay(event, { subject: msg.subject, seq: msg.meta.streamSeq })
       : this.inbound.relay(event);
   }

@@ -354,7 +354,8 @@ export class WhatsAppInboundService implements OnApplicationBootstrap, OnApplica
   onApplicationBootstrap(): void {
     this.storesSeen = this.clients.nc.subscribe(this.topology.inboundStatusWildcard('whatsapp'), {
       callback: (err, msg) => {
-        if (!err) this.backlog.observed(msg.subject.slice(msg.subject.lastIndexOf('.') + 1));
+        const key = err ? undefined : this.topology.inboundStatusTokenOf('whatsapp', msg.subject);
+        if (key) this.backlog.observed(key);
       },
     });
     this.stopWatchingReconnects = this.clients.onReconnect(() => this.backlog.unseenStores());
