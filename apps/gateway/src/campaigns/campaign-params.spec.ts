@@ -26,6 +26,17 @@ describe('campaign params', () => {
     expect(fillParams(compileParams(['{{contact.name}}']), { ...anna, name: '  ' })).toBeNull();
   });
 
+  it('takes only attributes the contact has: names every object inherits are missing, not filled', () => {
+    const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+    for (const key of inherited) {
+      expect(paramErrors([`{{contact.attributes.${key}}}`])).toEqual([]);
+      expect(fillParams(compileParams([`Hello {{contact.attributes.${key}}}`]), anna)).toBeNull();
+    }
+    // A contact given such an attribute has it like any other.
+    const own = { ...anna, attributes: { ...anna.attributes, constructor: 'builder' } };
+    expect(fillParams(compileParams(['{{contact.attributes.constructor}}']), own)).toEqual(['builder']);
+  });
+
   it('names params[i] for each param referring to anything but a contact field', () => {
     expect(
       paramErrors([

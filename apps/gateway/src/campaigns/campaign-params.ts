@@ -76,6 +76,13 @@ export const usesAttributes = (params: readonly CompiledParam[]): boolean =>
 const literal = (param: CompiledParam): param is string[] => param.every((p) => typeof p === 'string');
 
 /**
+ * The contact's own attribute: a key every object inherits (`constructor`, `__proto__`,
+ * `toString`) is no attribute of the contact, so it is missing like any other it was never given.
+ */
+const attributeOf = (contact: ParamContact, key: string): AttributeValue | undefined =>
+  Object.hasOwn(contact.attributes, key) ? contact.attributes[key] : undefined;
+
+/**
  * The params with the contact's fields filled in (attributes as text), or null when a field a
  * param refers to is empty or missing (the recipient is skipped as `missing_param`).
  */
@@ -92,7 +99,7 @@ export function fillParams(params: readonly CompiledParam[], contact: ParamConta
         text += part;
         continue;
       }
-      const value = 'field' in part ? contact[part.field] : contact.attributes[part.attribute];
+      const value = 'field' in part ? contact[part.field] : attributeOf(contact, part.attribute);
       const filled = value === null || value === undefined ? '' : String(value);
       if (!filled.trim()) return null;
       text += filled;
