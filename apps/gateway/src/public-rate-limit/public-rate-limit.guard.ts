@@ -1,10 +1,25 @@
 import { CanActivate, ExecutionContext, Injectable, Module } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isUuid } from '@app/contracts';
 import { LocalBuckets, takeRequest } from '@app/database';
 import { GatewayConfig } from '../config';
 
 /** Buckets kept at most (client addresses and targets together): about 100 bytes each. */
 const MAX_BUCKETS = 100_000;
+
+/**
+ * The target a request names, in one spelling, so that no other spelling of it gets a bucket of
+ * its own. A connection id is a UUID, which the endpoints take in either case (they look the
+ * connection up lower-cased, as every route of the gateway does): lower-cased here too. A spelling
+ * that is no UUID names no connection (refused before any lookup): all such spellings are one
+ * target. A pixel token is base64url, in which case is part of the token: taken as given (already
+ * percent-decoded, as every parameter is).
+ */
+function targetOf(params: Record<string, string | undefined>): string {
+  if (params.token !== undefined) return `token:${params.token}`;
+  const id = params.connectionId ?? '';
+  return isUuid(id) ? `connection:${id.toLowerCase()}` : 'connection:none';
+}
 
 /**
  * The request rate of the gateway's unauthenticated endpoints (the tracking pixel, course platform
@@ -32,10 +47,9 @@ export class PublicRateLimitGuard implements CanActivate {
       c.PUBLIC_RATE_LIMIT_PER_ADDRESS_BURST,
       'This client address',
     );
-    const target = request.params.token ?? request.params.connectionId;
     const headers = await takeRequest(
       this.buckets,
-      `${request.routeOptions.url ?? ''}:${target ?? ''}`,
+      `${request.routeOptions.url ?? ''}:${targetOf(request.params)}`,
       c.PUBLIC_RATE_LIMIT_PER_TARGET_PER_SECOND,
       c.PUBLIC_RATE_LIMIT_PER_TARGET_BURST,
       request.params.token !== undefined ? 'One pixel' : 'One connection',
