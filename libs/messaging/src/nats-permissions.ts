@@ -147,6 +147,8 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
         ],
       },
       eventConsumerRights(t, 'api'),
+      // A message failed before the queue sent it is marked withdrawn there (docs/queue.md).
+      bucketRights(deliveryStateBucket(t)),
     ),
     gateway: merge(
       {
