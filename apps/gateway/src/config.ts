@@ -27,6 +27,45 @@ export class GatewayConfig extends PublicApiConfig {
   @Max(10_000_000)
   CONTACT_IMPORT_MAX_ROWS: number = 1_000_000;
 
+  /** Contact imports one gateway process reads at once; the rest wait their turn (docs/operations.md#heavy-work). */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  CONTACT_IMPORTS_AT_ONCE: number = 2;
+
+  /** Contact imports stored and waiting for their turn in one process; past it an upload is 503. */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  CONTACT_IMPORTS_WAITING: number = 8;
+
+  /** An account's contact imports being stored, waiting or read at once (every replica); past it 503. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  CONTACT_IMPORTS_PER_ACCOUNT: number = 2;
+
+  /**
+   * How often a process says it holds its imports, fails those of processes gone for 2 minutes and
+   * removes their stored files.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  CONTACT_IMPORTS_SWEEP_MS: number = 30_000;
+
+  /** CSV exports of contacts one process streams at once; the rest wait up to 10 s, then 503. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  CONTACT_EXPORTS_AT_ONCE: number = 2;
+
+  /** An account's CSV exports streaming or waiting at once in one process; past it 503. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  CONTACT_EXPORTS_PER_ACCOUNT: number = 1;
+
   @IsInt()
   @Min(1)
   @Max(65535)

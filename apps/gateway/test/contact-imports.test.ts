@@ -1,3 +1,8 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
 import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
@@ -28,6 +33,8 @@ describe('contact imports', () => {
   let factory: ApiFactory;
   let token: string;
   let otherToken: string;
+  let gatewayDb: DataSource;
+  const importsDir = mkdtempSync(join(tmpdir(), 'contact-imports-suite-'));
 
   const call = async (
     path: string,
@@ -78,21 +85,28 @@ describe('contact imports', () => {
     platform = await startPlatform({
       suite: 'contact-imports',
       services: ['api', 'gateway'],
-      env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000', CONTACT_IMPORT_MAX_BYTES: '20000000' },
+      env: {
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+        CONTACT_IMPORT_MAX_BYTES: '20000000',
+        CONTACT_IMPORTS_DIR: importsDir,
+        CONTACT_IMPORTS_SWEEP_MS: '500',
+      },
     });
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
     const user = await factory.user('system');
-    const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
+    gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
     await gatewayDb.initialize();
     const accounts = new AccountsRepository(gatewayDb);
     token = (await accounts.createAccount('imports', user.userId)).token;
     otherToken = (await accounts.createAccount('other', (await factory.user('system')).userId)).token;
-    await gatewayDb.destroy();
   });
 
   afterAll(async () => {
+    await gatewayDb?.destroy();
     await factory?.close();
     await platform?.stop();
+    rmSync(importsDir, { recursive: true, force: true });
   });
 
   it('a 100,000-row CSV with 1 % bad rows reports exactly those rows; the same file again changes nothing', async () => {
@@ -225,5 +239,131 @@ describe('contact imports', () => {
     expect((await call(`/v1/contacts/imports/${mine.body.id}`, { token: otherToken })).status).toBe(403);
     expect((await call('/v1/contacts/imports/0192f0c4-a0f8-7cc3-a1f0-e4d2b3c4d5e6')).status).toBe(404);
     expect((await call(`/v1/contacts/imports/${mine.body.id}?after_row=x`)).status).toBe(400);
+  });
+
+  it('keeps the attribute cap on the contact as merged, and a row with a NUL is rejected alone', async () => {
+    const attrs = (from: number) =>
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${from + i}`, 'v'.repeat(250)]));
+    const lines = [
+      { external_id: 'cap-1', attributes: attrs(0) },
+      { external_id: 'cap-1', attributes: attrs(20) },
+      { external_id: 'cap-1', attributes: attrs(40) },
+      { external_id: 'nul-\u0000-1', name: 'Nul' },
+      { external_id: 'nul-2', name: 'N\u0000' },
+      { external_id: 'after-nul', name: 'Kept' },
+    ].map((l) => JSON.stringify(l));
+    const done = await importFile(lines.join('\n'), 'application/x-ndjson');
+    expect(done).toMatchObject({ state: 'completed', rows_read: 6, created: 2, updated: 1, rejected: 3 });
+    expect((await allRejections(done.id as string)).map((r) => [r.row, r.field])).toEqual([
+      [3, 'attributes'],
+      [4, 'external_id'],
+      [5, 'name'],
+    ]);
+    const capped = await call('/v1/contacts/ext:cap-1');
+    expect(Object.keys(capped.body.attributes as Json)).toHaveLength(40);
+    expect((await call('/v1/contacts/ext:after-nul')).body).toMatchObject({ name: 'Kept' });
+  });
+
+  it('pages contacts at their largest by bytes: fewer rows a page, every contact once', async () => {
+    const big = Array.from({ length: 120 }, (_, i) =>
+      JSON.stringify({
+        external_id: `big-${i}`,
+        lists: ['big'],
+        attributes: Object.fromEntries(Array.from({ length: 50 }, (_, k) => [`key_${k}`, 'x'.repeat(256)])),
+      }),
+    );
+    expect(await importFile(big.join('\n'), 'application/x-ndjson')).toMatchObject({ created: 120, rejected: 0 });
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await call(`/v1/contacts?list=big&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      sizes.push((page.body.data as Json[]).length);
+      seen.push(...(page.body.data as Json[]).map((c) => c.external_id as string));
+      cursor = page.body.next_cursor as string | null;
+    } while (cursor);
+    expect(Math.max(...sizes)).toBeLessThan(100);
+    expect(new Set(seen).size).toBe(120);
+    expect(seen).toHaveLength(120);
+  });
+
+  it("refuses an account's imports past the most it may have under way with 503 and Retry-After", async () => {
+    // Two uploads held open: both imports are receiving until their bodies end.
+    const ends: (() => void)[] = [];
+    const held = [0, 1].map((i) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(`external_id\nheld-${i}-a\n`));
+          ends.push(() => {
+            c.enqueue(new TextEncoder().encode(`held-${i}-b\n`));
+            c.close();
+          });
+        },
+      });
+      return fetch(`${platform.urls.gateway}/v1/contacts/imports`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${otherToken}`, 'Content-Type': 'text/csv' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+    });
+    await waitFor(
+      async () =>
+        Number(
+          (
+            await gatewayDb.query(
+              `SELECT count(*) AS n FROM contact_imports i JOIN accounts a ON a.id = i.account_id
+                WHERE a.name = 'other' AND i.state = 'receiving'`,
+            )
+          )[0].n,
+        ) === 2,
+      30_000,
+      'two imports receiving',
+      100,
+    );
+    const third = await call('/v1/contacts/imports', {
+      body: 'external_id\nthird\n',
+      type: 'text/csv',
+      token: otherToken,
+    });
+    expect(third.status).toBe(503);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(third.headers.get('content-type')).toMatch(/problem\+json/);
+    // Another account is not held back by this one.
+    expect((await call('/v1/contacts/imports', { body: 'external_id\nmine\n', type: 'text/csv' })).status).toBe(202);
+    ends.forEach((end) => end());
+    for (const res of await Promise.all(held)) {
+      expect(res.status).toBe(202);
+      const body = (await res.json()) as Json;
+      const after = await call(`/v1/contacts/imports/${body.id}`, { token: otherToken });
+      expect(after.body.state).not.toBe('failed');
+    }
+  });
+
+  it('fails an import whose process is gone and removes the files of ended imports, while running', async () => {
+    const [account] = (await gatewayDb.query(`SELECT id FROM accounts WHERE name = 'imports'`)) as { id: string }[];
+    const orphan = uuidv7();
+    const ended = uuidv7();
+    await gatewayDb.query(
+      `INSERT INTO contact_imports (id, account_id, format, state, heartbeat_at)
+       VALUES ($1, $3, 'csv', 'processing', now() - interval '1 hour'), ($2, $3, 'csv', 'completed', now())`,
+      [orphan, ended, account.id],
+    );
+    writeFileSync(join(importsDir, `${orphan}.csv`), 'external_id\nlost\n');
+    writeFileSync(join(importsDir, `${ended}.csv`), 'external_id\nleft\n');
+    const gone = await waitFor(
+      async () => {
+        const res = await call(`/v1/contacts/imports/${orphan}`);
+        const files = readdirSync(importsDir);
+        return res.body.state === 'failed' && !files.includes(`${orphan}.csv`) && !files.includes(`${ended}.csv`)
+          ? res.body
+          : false;
+      },
+      30_000,
+      'the orphaned import failed and both files removed',
+      200,
+    );
+    expect(gone.failure).toMatch(/interrupted/);
   });
 });

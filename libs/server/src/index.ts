@@ -17,6 +17,8 @@ export { loggingModule, httpLogOptions, pathOf, requestLogFields } from './loggi
 export type { LoggingOptions } from './logging';
 export { startDefaultMetrics, counter, histogram, metricsRegistry } from './metrics';
 export { PeriodicJob, PeriodicService } from './periodic-job';
+export { WorkLimit } from './work-limit';
+export type { WorkLimitOptions } from './work-limit';
 export { Clock } from './clock';
 export { canonicalJson, requestHash, parseIdempotencyKey } from './idempotency-key';
 export {

@@ -3,10 +3,10 @@ import { CampaignAudience, CampaignDefinition, CampaignRecipientInput } from '@a
 import { UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
-import { AudienceContact, ContactFilter, ContactRow, ContactsRepository } from '../contacts/contacts.repository';
+import { AudienceContact, ContactFilter, ContactsRepository, PAGE_BYTES } from '../contacts/contacts.repository';
 import { EXTERNAL_PREFIX } from '../contacts/contacts.service';
 import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
-import { CompiledParam, compileParams, fillParams, usesAttributes } from './campaign-params';
+import { CompiledParam, compileParams, fillParams } from './campaign-params';
 
 /** Contacts read per query: the audience is paged by id, never held whole. */
 export const AUDIENCE_PAGE = 2_000;
@@ -16,6 +16,8 @@ const UNKNOWN_NAMED = 10;
 interface Resolution {
   senders: LiveSenders;
   params: CompiledParam[];
+  /** The attribute keys the params name: the only ones read. */
+  attributeKeys: string[];
   channels: CampaignDefinition['channels'];
   accountZone: string;
 }
@@ -37,9 +39,11 @@ export class CampaignAudienceResolver {
     account: AuthenticatedAccount,
     definition: CampaignDefinition,
   ): AsyncGenerator<CampaignRecipientInput[]> {
+    const params = compileParams(definition.params ?? []);
     const r: Resolution = {
       senders: await liveSendersOf(this.connections, account.id, definition.channels),
-      params: compileParams(definition.params ?? []),
+      params,
+      attributeKeys: attributeKeysOf(params),
       channels: definition.channels,
       accountZone: account.timeZone ?? 'UTC',
     };
@@ -48,9 +52,10 @@ export class CampaignAudienceResolver {
     if ('contact_ids' in audience) {
       await this.checkKnown(account.id, audience.contact_ids);
       const seen = new Set<string>();
-      for (let i = 0; i < audience.contact_ids.length; i += AUDIENCE_PAGE) {
-        const refs = audience.contact_ids.slice(i, i + AUDIENCE_PAGE);
-        const found = await this.byRef(account.id, refs);
+      const chunk = refsPerRead(r.attributeKeys.length);
+      for (let i = 0; i < audience.contact_ids.length; i += chunk) {
+        const refs = audience.contact_ids.slice(i, i + chunk);
+        const found = await this.byRef(account.id, refs, r.attributeKeys);
         const page: CampaignRecipientInput[] = [];
         for (const ref of refs) {
           // A contact erased since the check is left out.
@@ -64,11 +69,10 @@ export class CampaignAudienceResolver {
       }
       return;
     }
-    const withAttributes = usesAttributes(r.params);
     for await (const contacts of this.contacts.audience(
       account.id,
       filterOf(audience),
-      withAttributes,
+      r.attributeKeys,
       AUDIENCE_PAGE,
     )) {
       yield contacts.map((contact) => recipientOf(++seq, contact, r, false));
@@ -81,7 +85,7 @@ export class CampaignAudienceResolver {
     let missing = 0;
     for (let i = 0; i < refs.length; i += AUDIENCE_PAGE) {
       const chunk = refs.slice(i, i + AUDIENCE_PAGE);
-      const found = await this.byRef(accountId, chunk);
+      const found = await this.byRef(accountId, chunk, []);
       for (const ref of chunk) {
         if (found.has(refKey(ref))) continue;
         missing++;
@@ -98,18 +102,37 @@ export class CampaignAudienceResolver {
     }
   }
 
-  /** The account's contacts named by these refs, keyed by refKey. */
-  private async byRef(accountId: string, refs: string[]): Promise<Map<string, ContactRow>> {
+  /** The account's contacts named by these refs, keyed by refKey, with the attributes named. */
+  private async byRef(
+    accountId: string,
+    refs: string[],
+    attributeKeys: string[],
+  ): Promise<Map<string, AudienceContact>> {
     const ids = refs.filter((r) => !r.startsWith(EXTERNAL_PREFIX)).map((r) => r.toLowerCase());
     const externals = refs.filter((r) => r.startsWith(EXTERNAL_PREFIX)).map((r) => r.slice(EXTERNAL_PREFIX.length));
-    const rows = await this.contacts.findByRefs(accountId, ids, externals);
-    const out = new Map<string, ContactRow>();
+    const rows = await this.contacts.findByRefs(accountId, ids, externals, attributeKeys);
+    const out = new Map<string, AudienceContact>();
     for (const row of rows) {
       out.set(row.id, row);
       if (row.external_id !== null) out.set(`${EXTERNAL_PREFIX}${row.external_id}`, row);
     }
     return out;
   }
+}
+
+/**
+ * Named contacts read at once: as many as fit PAGE_BYTES with every attribute the params name at
+ * its largest (a key and a 256-character value, 4 bytes a character at most), 2,000 at most.
+ */
+const refsPerRead = (attributeKeys: number): number =>
+  Math.max(50, Math.min(AUDIENCE_PAGE, Math.floor(PAGE_BYTES / (512 + attributeKeys * 1_100))));
+
+/** The attribute keys the params refer to, each once. */
+function attributeKeysOf(params: readonly CompiledParam[]): string[] {
+  const keys = new Set<string>();
+  for (const param of params)
+    for (const part of param) if (typeof part !== 'string' && 'attribute' in part) keys.add(part.attribute);
+  return [...keys];
 }
 
 /** How a ref is looked up: an id in lower case, ext:<external id> as given. */

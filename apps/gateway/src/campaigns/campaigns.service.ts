@@ -17,7 +17,7 @@ import {
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
 import { RpcCallOptions, RpcClient } from '@app/messaging';
-import { BodyBudget, Clock, ConflictProblem, NotFoundProblem, ServiceUnavailableProblem } from '@app/server';
+import { Clock, ConflictProblem, NotFoundProblem, WorkLimit } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
@@ -34,10 +34,11 @@ export const LOAD_PAGE_RECIPIENTS = 1_000;
 export const LOAD_PAGE_BYTES = 512 * 1024;
 /** Recipients per page of the CSV report. */
 const REPORT_PAGE = 1_000;
-/** Estimates and launches one gateway process resolves at once; how many more may wait, and how long. */
-const AUDIENCES_AT_ONCE = 2;
-const AUDIENCES_WAITING = 50;
-const AUDIENCE_WAIT_MS = 60_000;
+/**
+ * Estimates and launches one gateway process resolves at once, how many more may wait and how long,
+ * and how many one account may have running or waiting (docs/operations.md#heavy-work).
+ */
+const AUDIENCE_LIMIT = { what: 'audiences', atOnce: 2, waiting: 50, waitMs: 60_000, perKey: 1, retryAfterSeconds: 5 };
 
 const READ: RpcCallOptions = { timeoutMs: 5_000, unavailable: 'Campaigns cannot be read right now; retry later.' };
 const WRITE: RpcCallOptions = {
@@ -81,17 +82,11 @@ export interface RecipientsQuery {
 @Injectable()
 export class CampaignsService {
   /**
-   * Estimates and launches under way in this process: each holds a page of contacts and a page of
-   * recipients (a few MiB at most), so only a few run at once and the rest wait their turn (a
-   * launch of 100,000 takes seconds), then get 503; the heap never holds more than those few.
+   * Estimates and launches under way in this process: each holds a page of contacts (sized in
+   * bytes, with only the attributes its params use) and a batch of recipients, so only a few run at
+   * once and the rest wait their turn (a launch of 100,000 takes seconds), then get 503.
    */
-  private readonly audienceWork = new BodyBudget(
-    AUDIENCES_AT_ONCE,
-    AUDIENCES_WAITING,
-    AUDIENCE_WAIT_MS,
-    () =>
-      new ServiceUnavailableProblem('The gateway is resolving as many audiences as it can at once; retry shortly.', 5),
-  );
+  private readonly audienceWork = new WorkLimit(AUDIENCE_LIMIT);
 
   constructor(
     private readonly rpc: RpcClient,
@@ -150,7 +145,7 @@ export class CampaignsService {
    * sending, the cost against the balance and budget, and how long it would take.
    */
   estimate(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
-    return this.audienceWork.holding(1, () => this.estimateNow(account, id));
+    return this.audienceWork.run(account.id, () => this.estimateNow(account, id));
   }
 
   private async estimateNow(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
@@ -210,7 +205,7 @@ export class CampaignsService {
    * interrupted launch loaded), then launches it with the count loaded.
    */
   launch(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
-    return this.audienceWork.holding(1, () => this.launchNow(account, id));
+    return this.audienceWork.run(account.id, () => this.launchNow(account, id));
   }
 
   private async launchNow(account: AuthenticatedAccount, id: string): Promise<CampaignView> {

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
 import { CONTACT_LIMITS } from './contact-fields';
@@ -11,9 +11,13 @@ import { LIST_SEPARATOR } from './imports/import-rows';
  */
 export const spreadsheetSafe = (v: string): string => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 
-/** Rows as a CSV stream with a header line, pulled one at a time as the reader asks for more. */
+/**
+ * Rows as a CSV stream with a header line, pulled one at a time as the reader asks for more. A
+ * reader that goes away (a client that disconnects) ends the reading of rows with it.
+ */
 export function csvStream(columns: string[], rows: AsyncIterable<string[]>): Readable {
-  return Readable.from(rows).pipe(stringify({ header: true, columns }));
+  // Errors reach the reader through the returned stream; the callback has nothing more to do.
+  return pipeline(Readable.from(rows), stringify({ header: true, columns }), () => undefined);
 }
 
 /** Most distinct attribute keys exported as columns. */

@@ -46,8 +46,52 @@ export interface ContactFilter {
 }
 
 const COLUMNS = `id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists, created_at, updated_at`;
-/** AudienceContact's columns; attributes are read only when a param refers to them (they cost the most to parse). */
-const AUDIENCE_COLUMNS = `id, external_id, name, whatsapp, telegram, max, time_zone, language`;
+/** AudienceContact's columns. */
+const AUDIENCE_COLUMNS = `id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes`;
+/**
+ * Only the attributes whose keys are the text array `$1`: a campaign reads what its params name,
+ * never all 50 of each contact (they cost the most to read and parse).
+ */
+const SOME_ATTRIBUTES = `COALESCE((SELECT jsonb_object_agg(k, c.attributes -> k) FROM unnest($1::text[]) AS k
+  WHERE c.attributes ? k), '{}'::jsonb)`;
+/** What a row costs besides its attributes, in bytes at most: its other fields, at their caps. */
+const ROW_BYTES = `512 + octet_length(coalesce(c.name, '')) + octet_length(array_to_string(c.lists, ','))`;
+
+/**
+ * About how many bytes of contacts one page read holds (a list page, an export page, an audience
+ * page): with contacts at their caps, a few hundred rows; with small ones, the row limit.
+ */
+export const PAGE_BYTES = 1024 * 1024;
+
+/** A page of rows, and whether rows may follow it (the row limit or PAGE_BYTES cut it). */
+export interface Page<T> {
+  rows: T[];
+  more: boolean;
+}
+
+/**
+ * Every page after another until none is left. A page cut by its bytes sets the next one's row
+ * limit near what fitted, so that large contacts are not read many times over to be cut again.
+ */
+async function* pages<T extends { id: string }>(
+  pageSize: number,
+  read: (cursor: string | null, limit: number) => Promise<Page<T>>,
+): AsyncGenerator<T[]> {
+  let cursor: string | null = null;
+  let limit = pageSize;
+  for (;;) {
+    const page = await read(cursor, limit);
+    if (page.rows.length) yield page.rows;
+    if (!page.more || !page.rows.length) return;
+    cursor = page.rows[page.rows.length - 1].id;
+    limit = page.rows.length < limit ? Math.min(pageSize, page.rows.length + 16) : pageSize;
+  }
+}
+
+interface Sized {
+  row_bytes?: number;
+  page_bytes: number;
+}
 const VALUE_COLUMNS = ['external_id', 'name', 'whatsapp', 'telegram', 'max', 'time_zone', 'language'] as const;
 
 /** `%` and `_` of a search term taken literally in LIKE. */
@@ -103,66 +147,94 @@ export class ContactsRepository {
     return rows.length > 0;
   }
 
-  /** A page of the account's contacts in id order (creation order), after `cursor`. */
-  page(accountId: string, filter: ContactFilter, cursor: string | null, limit: number): Promise<ContactRow[]> {
-    return this.select<ContactRow>(COLUMNS, accountId, filter, cursor, limit);
+  /**
+   * A page of the account's contacts in id order (creation order), after `cursor`: at most `limit`
+   * rows and about PAGE_BYTES of them (`more` when either cut it short).
+   */
+  page(accountId: string, filter: ContactFilter, cursor: string | null, limit: number): Promise<Page<ContactRow>> {
+    return this.select<ContactRow>(COLUMNS, 'c.attributes', accountId, filter, cursor, limit);
   }
 
-  private select<T>(
+  /**
+   * Rows in id order after `cursor`, `limit` at most and cut once they come to `PAGE_BYTES` (the
+   * row that passes it included, so a page is never empty while rows are left): what one page
+   * holds in the heap is bounded whatever the tenant stored. `attributes` is the expression read as
+   * the attributes column (all of them, or only some keys).
+   */
+  private async select<T>(
     columns: string,
+    attributes: string,
     accountId: string,
     filter: ContactFilter,
     cursor: string | null,
     limit: number,
-  ): Promise<T[]> {
-    const where = ['account_id = $1'];
-    const params: unknown[] = [accountId];
-    if (cursor) where.push(`id > $${params.push(cursor)}`);
-    if (filter.list) where.push(`lists @> ARRAY[$${params.push(filter.list)}]::text[]`);
-    if (filter.lists?.length) where.push(`lists @> $${params.push(filter.lists)}::text[]`);
+    params: unknown[] = [],
+  ): Promise<Page<T>> {
+    const where = [`c.account_id = $${params.push(accountId)}`];
+    if (cursor) where.push(`c.id > $${params.push(cursor)}`);
+    if (filter.list) where.push(`c.lists @> ARRAY[$${params.push(filter.list)}]::text[]`);
+    if (filter.lists?.length) where.push(`c.lists @> $${params.push(filter.lists)}::text[]`);
     if (filter.attributes && Object.keys(filter.attributes).length) {
-      where.push(`attributes @> $${params.push(JSON.stringify(filter.attributes))}::jsonb`);
+      where.push(`c.attributes @> $${params.push(JSON.stringify(filter.attributes))}::jsonb`);
     }
-    if (filter.channel) where.push(`${filter.channel} IS NOT NULL`);
+    if (filter.channel) where.push(`c.${filter.channel} IS NOT NULL`);
     if (filter.q) {
       const n = params.push(`%${likeLiteral(filter.q)}%`);
-      where.push(`(name ILIKE $${n} OR external_id ILIKE $${n})`);
+      where.push(`(c.name ILIKE $${n} OR c.external_id ILIKE $${n})`);
     }
-    return sqlRows<T>(
+    const rows = await sqlRows<T & Sized>(
       this.ds,
-      `SELECT ${columns} FROM contacts WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(limit)}`,
+      `SELECT * FROM (
+         SELECT p.*, sum(p.row_bytes) OVER (ORDER BY p.id) AS page_bytes FROM (
+           SELECT ${columns.replace(/\battributes\b/, `${attributes} AS attributes`)},
+                  (${ROW_BYTES} + octet_length((${attributes})::text))::float8 AS row_bytes
+             FROM contacts c WHERE ${where.join(' AND ')} ORDER BY c.id LIMIT $${params.push(limit)}) p
+         ORDER BY p.id) s
+        WHERE s.page_bytes - s.row_bytes < $${params.push(PAGE_BYTES)}`,
       params,
     );
+    const more = rows.length >= limit || (rows.length > 0 && Number(rows[rows.length - 1].page_bytes) >= PAGE_BYTES);
+    for (const r of rows) {
+      delete (r as Partial<Sized>).row_bytes;
+      delete (r as Partial<Sized>).page_bytes;
+    }
+    return { rows, more };
   }
 
   /**
-   * A campaign's audience: the account's contacts matching the filter in id order, `pageSize` at a
-   * time, with only the fields a campaign uses (attributes when asked: `{}` otherwise).
+   * A campaign's audience: the account's contacts matching the filter in id order, a page at a
+   * time (`pageSize` rows at most, PAGE_BYTES about), with only the fields a campaign uses and only
+   * the attributes its params name (`{}` when they name none).
    */
   async *audience(
     accountId: string,
     filter: ContactFilter,
-    withAttributes: boolean,
+    attributeKeys: string[],
     pageSize: number,
   ): AsyncGenerator<AudienceContact[]> {
-    const columns = withAttributes ? `${AUDIENCE_COLUMNS}, attributes` : AUDIENCE_COLUMNS;
-    let cursor: string | null = null;
-    for (;;) {
-      const page: AudienceContact[] = await this.select<AudienceContact>(columns, accountId, filter, cursor, pageSize);
-      if (!withAttributes) for (const c of page) c.attributes = {};
-      if (page.length) yield page;
-      if (page.length < pageSize) return;
-      cursor = page[page.length - 1].id;
-    }
+    yield* pages(pageSize, (cursor, limit) =>
+      this.select<AudienceContact>(AUDIENCE_COLUMNS, SOME_ATTRIBUTES, accountId, filter, cursor, limit, [
+        attributeKeys,
+      ]),
+    );
   }
 
-  /** The account's contacts among these ids and external ids (a campaign's named audience, a chunk at a time). */
-  findByRefs(accountId: string, ids: string[], externalIds: string[]): Promise<ContactRow[]> {
-    return sqlRows<ContactRow>(
+  /**
+   * The account's contacts among these ids and external ids (a campaign's named audience, a chunk
+   * at a time), with the fields a campaign uses and only the attributes named in `attributeKeys`.
+   */
+  findByRefs(
+    accountId: string,
+    ids: string[],
+    externalIds: string[],
+    attributeKeys: string[],
+  ): Promise<AudienceContact[]> {
+    const columns = AUDIENCE_COLUMNS.replace(/\battributes\b/, `${SOME_ATTRIBUTES} AS attributes`);
+    return sqlRows<AudienceContact>(
       this.ds,
-      `SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND id = ANY($2::uuid[])
-       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND external_id = ANY($3::text[])`,
-      [accountId, ids, externalIds],
+      `SELECT ${columns} FROM contacts c WHERE c.account_id = $2 AND c.id = ANY($3::uuid[])
+       UNION SELECT ${columns} FROM contacts c WHERE c.account_id = $2 AND c.external_id = ANY($4::text[])`,
+      [attributeKeys, accountId, ids, externalIds],
     );
   }
 
@@ -212,14 +284,8 @@ export class ContactsRepository {
   }
 
   /** Every contact of the account in id order, a page at a time (the CSV export). */
-  async *all(accountId: string, filter: ContactFilter, pageSize = 1000): AsyncGenerator<ContactRow[]> {
-    let cursor: string | null = null;
-    for (;;) {
-      const page = await this.page(accountId, filter, cursor, pageSize);
-      if (page.length) yield page;
-      if (page.length < pageSize) return;
-      cursor = page[page.length - 1].id;
-    }
+  all(accountId: string, filter: ContactFilter, pageSize = 1000): AsyncGenerator<ContactRow[]> {
+    return pages(pageSize, (cursor, limit) => this.page(accountId, filter, cursor, limit));
   }
 
   /** The attribute keys the account's contacts use, in order (at most `limit`): the export's columns. */

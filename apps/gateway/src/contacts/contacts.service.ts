@@ -20,10 +20,12 @@ import {
   NotFoundProblem,
   UnprocessableProblem,
   ValidationProblem,
+  WorkLimit,
 } from '@app/server';
+import { GatewayConfig } from '../config';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { billedUser } from '../messages/send-route';
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import { AttributeValue, ContactInput, parseContactInput } from './contact-fields';
 import { contactsCsv } from './contacts-export';
 import { ContactFilter, ContactRow, ContactsRepository, ContactValues } from './contacts.repository';
@@ -119,10 +121,23 @@ const CONFLICT_FIELD: Record<string, string> = {
  */
 @Injectable()
 export class ContactsService {
+  /** CSV exports streaming at once in this process, and per account (docs/operations.md#heavy-work). */
+  private readonly exports: WorkLimit;
+
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly rpc: RpcClient,
-  ) {}
+    config: GatewayConfig,
+  ) {
+    this.exports = new WorkLimit({
+      what: 'contact exports',
+      atOnce: config.CONTACT_EXPORTS_AT_ONCE,
+      waiting: 4 * config.CONTACT_EXPORTS_AT_ONCE,
+      waitMs: 10_000,
+      perKey: config.CONTACT_EXPORTS_PER_ACCOUNT,
+      retryAfterSeconds: 10,
+    });
+  }
 
   view(row: ContactRow, account: AuthenticatedAccount): ContactView {
     return {
@@ -176,14 +191,26 @@ export class ContactsService {
     cursor: string | null,
     limit: number,
   ): Promise<{ data: ContactRow[]; next_cursor: string | null }> {
-    const rows = await this.contacts.page(account.id, filter, cursor, limit + 1);
-    const data = rows.slice(0, limit);
-    return { data, next_cursor: rows.length > limit ? data[data.length - 1].id : null };
+    // One row past the limit says whether more follow; a page its bytes cut short says so itself.
+    const page = await this.contacts.page(account.id, filter, cursor, limit + 1);
+    const data = page.rows.slice(0, limit);
+    return { data, next_cursor: page.more && data.length ? data[data.length - 1].id : null };
   }
 
-  /** Every contact matching the filter as CSV, streamed (docs/contacts.md#export). */
-  exportCsv(account: AuthenticatedAccount, filter: ContactFilter): Promise<Readable> {
-    return contactsCsv(this.contacts, account.id, filter, account.timeZone ?? 'UTC');
+  /**
+   * Every contact matching the filter as CSV, streamed (docs/contacts.md#export), holding one of the
+   * process's export places until the stream ends or its reader goes away.
+   */
+  async exportCsv(account: AuthenticatedAccount, filter: ContactFilter): Promise<Readable> {
+    const release = await this.exports.enter(account.id);
+    try {
+      const csv = await contactsCsv(this.contacts, account.id, filter, account.timeZone ?? 'UTC');
+      finished(csv, release);
+      return csv;
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 
   /** The contact's consent on each of its addresses and the history of changes, newest first. */

@@ -56,13 +56,45 @@ const COLUMNS = `id, account_id, format, state, rows_read, created, updated, unc
 export class ContactImportsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  async create(accountId: string, format: ImportFormat): Promise<ImportRecord> {
-    const [row] = await sqlRows<ImportRecord>(
-      this.ds,
-      `INSERT INTO contact_imports (id, account_id, format, state) VALUES ($1, $2, $3, 'receiving') RETURNING ${COLUMNS}`,
-      [uuidv7(), accountId, format],
+  /**
+   * A new import of the account, unless it already has `max` under way (receiving or processing,
+   * in any process): null then. Two uploads at once are counted one after the other.
+   */
+  createWithin(accountId: string, format: ImportFormat, max: number): Promise<ImportRecord | null> {
+    return this.ds.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended('contact-imports:' || $1, 0))`, [accountId]);
+      const [{ n }] = await sqlRows<{ n: number }>(
+        em,
+        `SELECT count(*)::int AS n FROM contact_imports WHERE account_id = $1 AND state IN ('receiving', 'processing')`,
+        [accountId],
+      );
+      if (n >= max) return null;
+      const [row] = await sqlRows<ImportRecord>(
+        em,
+        `INSERT INTO contact_imports (id, account_id, format, state) VALUES ($1, $2, $3, 'receiving') RETURNING ${COLUMNS}`,
+        [uuidv7(), accountId, format],
+      );
+      return row;
+    });
+  }
+
+  /** The process holding these imports is alive (the stale sweep leaves them be). */
+  async heartbeat(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.ds.query(
+      `UPDATE contact_imports SET heartbeat_at = now() WHERE id = ANY($1::uuid[]) AND state IN ('receiving', 'processing')`,
+      [ids],
     );
-    return row;
+  }
+
+  /** Which of these imports are still receiving or processing (their stored files are in use). */
+  async unfinished(ids: string[]): Promise<Set<string>> {
+    const rows = await sqlRows<{ id: string }>(
+      this.ds,
+      `SELECT id FROM contact_imports WHERE id = ANY($1::uuid[]) AND state IN ('receiving', 'processing')`,
+      [ids],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   async find(id: string): Promise<ImportRecord | null> {

@@ -1,25 +1,36 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { createWriteStream } from 'node:fs';
-import { mkdir, unlink } from 'node:fs/promises';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApplyConsentResult, CONSENT_RPC, ConsentChange, isUuid } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
-import { ForbiddenProblem, NotFoundProblem, ProblemError } from '@app/server';
+import {
+  ForbiddenProblem,
+  NotFoundProblem,
+  PeriodicJob,
+  ProblemError,
+  ServiceUnavailableProblem,
+  WorkLimit,
+} from '@app/server';
 import { AuthenticatedAccount } from '../../accounts/authenticated-account';
 import { GatewayConfig } from '../../config';
 import { ContactsRepository } from '../contacts.repository';
 import { ContactImportsRepository, ImportRecord, Rejection } from './contact-imports.repository';
-import { batchKeys, resolveBatch } from './import-batch';
+import { batchKeys, parseRows, resolveBatch } from './import-batch';
 import { ImportFileError, ImportFormat, ImportRow, readImportRows } from './import-rows';
 
 /** Rows written per transaction (and consent changes per request to the api, at most). */
 export const IMPORT_BATCH_ROWS = 1000;
+/** Characters of rows one batch holds at most: with IMPORT_BATCH_ROWS, what an import holds at once. */
+export const IMPORT_BATCH_CHARS = 1024 * 1024;
 /** Rejections shown per page of an import's report. */
 const REJECTIONS_PAGE = 1000;
-/** An import whose batches stopped this long ago belongs to a process that is gone. */
+/** An import whose process has not said it holds it for this long belongs to a process that is gone. */
 const STALE_SECONDS = 120;
+/** The file name of a stored upload: the import's id and format. */
+const UPLOAD_FILE = /^([0-9a-f-]{36})\.(csv|ndjson)$/;
 const CONSENT_RPC_TIMEOUT_MS = 10_000;
 const CONSENT_TRIES = 3;
 
@@ -52,25 +63,73 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
   private readonly logger = new Logger('ContactImports');
   private readonly running = new Set<Promise<void>>();
   private stopping = false;
+  /** The imports this process holds (receiving, waiting for a place, being read). */
+  private readonly held = new Set<string>();
+  /** Imports read at once in this process, and how many may wait for their turn. */
+  private readonly line: WorkLimit;
+  private readonly sweep: PeriodicJob<void>;
 
   constructor(
     private readonly imports: ContactImportsRepository,
     private readonly contacts: ContactsRepository,
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
-  ) {}
+  ) {
+    this.line = new WorkLimit({
+      what: 'contact imports',
+      atOnce: config.CONTACT_IMPORTS_AT_ONCE,
+      waiting: config.CONTACT_IMPORTS_WAITING,
+      // An import stored waits for its turn however long the ones ahead take.
+      waitMs: 24 * 3600_000,
+      perKey: config.CONTACT_IMPORTS_PER_ACCOUNT,
+      retryAfterSeconds: 30,
+    });
+    this.sweep = new PeriodicJob(
+      'contact imports sweep',
+      config.CONTACT_IMPORTS_SWEEP_MS,
+      () => this.sweepNow(),
+      this.logger,
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    const failed = await this.imports.failStale(STALE_SECONDS);
-    if (failed) this.logger.warn({ failed }, 'imports interrupted by a stop marked failed');
+    await this.sweepNow();
+    this.sweep.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    await this.sweep.stop();
     await Promise.all([...this.running]);
   }
 
-  /** Stores the upload, answers once it is stored, and reads it afterwards. */
+  /**
+   * Says this process still holds its imports, fails the imports of processes that are gone (a
+   * crash, a kill), and removes stored files whose import has ended: run at start and every
+   * CONTACT_IMPORTS_SWEEP_MS, so that nothing stays `processing` or on disk after a crash.
+   */
+  private async sweepNow(): Promise<void> {
+    await this.imports.heartbeat([...this.held]);
+    const failed = await this.imports.failStale(STALE_SECONDS);
+    if (failed) this.logger.warn({ failed }, 'imports interrupted by a stop marked failed');
+    const names = await readdir(this.config.CONTACT_IMPORTS_DIR).catch(() => [] as string[]);
+    const files = new Map<string, string>();
+    for (const name of names) {
+      const m = UPLOAD_FILE.exec(name);
+      if (m && !this.held.has(m[1])) files.set(m[1], name);
+    }
+    if (!files.size) return;
+    const live = await this.imports.unfinished([...files.keys()]);
+    for (const [id, name] of files) {
+      if (!live.has(id)) await unlink(join(this.config.CONTACT_IMPORTS_DIR, name)).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Stores the upload, answers once it is stored, and reads it afterwards. A process with as many
+   * imports as it may hold, or an account with as many as it may have, is answered 503 before
+   * anything is stored.
+   */
   async start(
     account: AuthenticatedAccount,
     format: ImportFormat,
@@ -80,8 +139,29 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     const max = this.config.CONTACT_IMPORT_MAX_BYTES;
     const tooLarge = () => new PayloadTooLargeProblem(`An import file may be at most ${max} bytes.`);
     if (declaredBytes !== undefined && declaredBytes > max) throw tooLarge();
-    const record = await this.imports.create(account.id, format);
-    await mkdir(this.config.CONTACT_IMPORTS_DIR, { recursive: true });
+    // A place in this process's line first (refused at once when it is full), then the account's
+    // count across every replica.
+    const place = this.line.enter(account.id);
+    place.catch(() => undefined);
+    const giveUp = () =>
+      void place.then(
+        (release) => release(),
+        () => undefined,
+      );
+    const record = await this.imports
+      .createWithin(account.id, format, this.config.CONTACT_IMPORTS_PER_ACCOUNT)
+      .catch((err: unknown) => {
+        giveUp();
+        throw err;
+      });
+    if (!record) {
+      giveUp();
+      throw new ServiceUnavailableProblem(
+        `The account has ${this.config.CONTACT_IMPORTS_PER_ACCOUNT} imports under way, the most it may; retry once one has ended.`,
+        30,
+      );
+    }
+    this.held.add(record.id);
     const path = join(this.config.CONTACT_IMPORTS_DIR, `${record.id}.${format}`);
     let bytes = 0;
     // Past the limit the rest is read and dropped (nothing more is written), so the client, still
@@ -92,20 +172,28 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
         done(null, bytes > max ? undefined : chunk);
       },
     });
+    const refuse = async (failure: string, problem: ProblemError): Promise<never> => {
+      await unlink(path).catch(() => undefined);
+      await this.imports.setState(record.id, 'failed', failure);
+      this.held.delete(record.id);
+      giveUp();
+      throw problem;
+    };
     try {
+      await mkdir(this.config.CONTACT_IMPORTS_DIR, { recursive: true });
       await pipeline(body, capped, createWriteStream(path));
     } catch {
-      await unlink(path).catch(() => undefined);
-      await this.imports.setState(record.id, 'failed', 'the upload was cut off');
-      throw new ProblemError(400, 'bad-request', 'Upload incomplete', 'The upload was cut off; nothing was imported.');
+      return refuse(
+        'the upload was cut off',
+        new ProblemError(400, 'bad-request', 'Upload incomplete', 'The upload was cut off; nothing was imported.'),
+      );
     }
-    if (bytes > max) {
-      await unlink(path).catch(() => undefined);
-      await this.imports.setState(record.id, 'failed', `the file is larger than ${max} bytes`);
-      throw tooLarge();
-    }
+    if (bytes > max) return refuse(`the file is larger than ${max} bytes`, tooLarge());
     await this.imports.setState(record.id, 'processing');
-    const work = this.process(record.id, account, format, path).finally(() => this.running.delete(work));
+    const work = this.process(record.id, account, format, path, place).finally(() => {
+      this.running.delete(work);
+      this.held.delete(record.id);
+    });
     this.running.add(work);
     return this.view(account, record.id, 0);
   }
@@ -136,19 +224,36 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     };
   }
 
-  /** Reads the stored file a batch at a time; any failure ends the import as failed, with why. */
-  private async process(id: string, account: AuthenticatedAccount, format: ImportFormat, path: string): Promise<void> {
+  /**
+   * Waits for its place, then reads the stored file a batch at a time (IMPORT_BATCH_ROWS rows or
+   * IMPORT_BATCH_CHARS characters, whichever comes first); any failure ends the import as failed,
+   * with why (never a database's own words), the batches before it kept.
+   */
+  private async process(
+    id: string,
+    account: AuthenticatedAccount,
+    format: ImportFormat,
+    path: string,
+    place: Promise<() => void>,
+  ): Promise<void> {
     const maxRows = this.config.CONTACT_IMPORT_MAX_ROWS;
+    let release: (() => void) | undefined;
+    let imported = 0;
     try {
+      release = await place;
       let batch: ImportRow[] = [];
+      let chars = 0;
       for await (const row of readImportRows(path, format)) {
-        if (this.stopping) throw new Error('the gateway stopped; import the file again');
+        if (this.stopping) throw new ImportFileError('the gateway stopped; import the file again');
         if (row.row > maxRows)
           throw new ImportFileError(`more than ${maxRows} rows: the rows after ${maxRows} were not read`);
         batch.push(row);
-        if (batch.length >= IMPORT_BATCH_ROWS) {
+        chars += row.chars ?? 0;
+        if (batch.length >= IMPORT_BATCH_ROWS || chars >= IMPORT_BATCH_CHARS) {
           await this.applyBatch(id, account, batch);
+          imported = row.row;
           batch = [];
+          chars = 0;
         }
       }
       if (batch.length) await this.applyBatch(id, account, batch);
@@ -157,18 +262,20 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
       const reason =
         err instanceof ImportFileError
           ? err.message
-          : `the import stopped: ${String((err as Error).message ?? err).slice(0, 300)}`;
+          : `the import stopped on an error after row ${imported}: the rows up to it are imported; import the file again (rows already imported stay unchanged)`;
       this.logger.warn({ importId: id, err: String(err) }, 'contact import failed');
       await this.imports.setState(id, 'failed', reason).catch(() => undefined);
     } finally {
+      release?.();
       await unlink(path).catch(() => undefined);
     }
   }
 
   private async applyBatch(id: string, account: AuthenticatedAccount, rows: ImportRow[]): Promise<void> {
     const resolved = await this.contacts.transaction(async (em) => {
-      const existing = await this.contacts.matching(account.id, batchKeys(rows), em);
-      const r = resolveBatch(rows, existing);
+      const parsed = parseRows(rows);
+      const existing = await this.contacts.matching(account.id, batchKeys(parsed), em);
+      const r = resolveBatch(parsed, existing);
       await this.contacts.writeMany(em, account.id, r.inserts, r.updates);
       await this.imports.recordBatch(em, id, r.counts, r.rejections);
       return r;

@@ -1,10 +1,12 @@
 import type { ContactRow } from '../contacts.repository';
 import { EMPTY_CONTACT } from '../contacts.service';
-import { resolveBatch } from './import-batch';
+import { batchKeys, parseRows, resolveBatch as resolveParsed } from './import-batch';
+import type { ImportRow } from './import-rows';
 import { checkCsvHeader, csvRow, ImportFileError, ndjsonRow } from './import-rows';
 
 const header = ['external_id', 'name', 'whatsapp', 'telegram', 'lists', 'attr.plan', 'consent.marketing'];
 const row = (n: number, cells: string[]) => csvRow(header, cells, n);
+const resolveBatch = (rows: ImportRow[], existing: ContactRow[]) => resolveParsed(parseRows(rows), existing);
 const stored = (over: Partial<ContactRow>): ContactRow => ({
   id: '0192f0c4-a0f8-7cc3-a1f0-000000000001',
   account_id: 'a',
@@ -105,6 +107,44 @@ describe('an import batch', () => {
     expect(r.consent.map((c) => [c.row, c.field, c.change.channel, c.change.source])).toEqual([
       [7, 'consent.marketing', 'whatsapp', 'import'],
       [7, 'consent.marketing', 'telegram', 'import'],
+    ]);
+  });
+
+  it('caps the attributes of the contact as merged: rows adding keys stop at 50, each one past it rejected', () => {
+    const adding = (n: number, from: number, count: number) =>
+      ndjsonRow(
+        JSON.stringify({
+          external_id: 'crm-1',
+          attributes: Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${from + i}`, 'v'.repeat(250)])),
+        }),
+        n,
+      );
+    const r = resolveBatch([adding(1, 0, 30), adding(2, 30, 20), adding(3, 50, 1), adding(4, 0, 5)], []);
+    expect(r.counts).toMatchObject({ created: 1, updated: 1, unchanged: 1, rejected: 1 });
+    expect(r.rejections).toEqual([
+      { row: 3, field: 'attributes', reason: 'would give the contact 51 attributes: at most 50' },
+    ]);
+    expect(Object.keys(r.inserts[0].attributes)).toHaveLength(50);
+
+    const existing = stored({
+      external_id: 'crm-1',
+      attributes: Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 1])),
+    });
+    const again = resolveBatch([adding(1, 100, 2), adding(2, 100, 1)], [existing]);
+    expect(again.rejections.map((x) => [x.row, x.field])).toEqual([[1, 'attributes']]);
+    expect(Object.keys(again.updates[0].attributes)).toHaveLength(50);
+  });
+
+  it('matches only values the checks accept: a NUL never reaches the query, its row is rejected', () => {
+    const rows = parseRows([
+      ndjsonRow('{"external_id":"crm-1","name":"Ann"}', 1),
+      ndjsonRow('{"external_id":"crm\\u0000-2","identities":{"whatsapp":"7999\\u00000001122"}}', 2),
+      ndjsonRow('{"identities":{"telegram":"42"}}', 3),
+    ]);
+    expect(batchKeys(rows)).toEqual({ externalIds: ['crm-1'], whatsapp: [], telegram: ['42'], max: [] });
+    expect(resolveParsed(rows, []).rejections.map((x) => [x.row, x.field])).toEqual([
+      [2, 'external_id'],
+      [2, 'identities.whatsapp'],
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import { CONSENT_STATES, ConsentChange, ConsentPurpose, GATEWAY_SEND_CHANNELS } from '@app/contracts';
-import { parseContactInput } from '../contact-fields';
+import { FieldError } from '@app/server';
+import { CONTACT_LIMITS, ContactInput, parseContactInput } from '../contact-fields';
 import { newContactId } from '../contacts.repository';
 import type { ContactRow, ContactValues } from '../contacts.repository';
 import { addressesOf, EMPTY_CONTACT, mergeContact, sameContact, valuesOf } from '../contacts.service';
@@ -18,8 +19,44 @@ export interface ResolvedBatch {
   consent: { row: number; field: string; change: ConsentChange }[];
 }
 
-/** The external ids and identities a batch may match. */
-export function batchKeys(rows: ImportRow[]): {
+/** An import row read as a contact's fields: its input and consent, or what is wrong with it. */
+export interface ParsedRow {
+  row: number;
+  input: ContactInput;
+  consent: [ConsentPurpose, ConsentChange['state']][];
+  /** `channel:identity` of each identity the row gives. */
+  identities: string[];
+  errors: FieldError[];
+}
+
+/** Each row checked as the API checks a contact (every bad field named), with its consent cells. */
+export function parseRows(rows: ImportRow[]): ParsedRow[] {
+  return rows.map((r) => {
+    if (r.error) return { row: r.row, input: {}, consent: [], identities: [], errors: [r.error] };
+    const { input, errors } = parseContactInput(r.contact);
+    const consent: ParsedRow['consent'] = [];
+    for (const [purpose, state] of Object.entries(r.consent)) {
+      if (!(CONSENT_STATES as readonly unknown[]).includes(state)) {
+        errors.push({ field: `consent.${purpose}`, message: `must be one of ${CONSENT_STATES.join(', ')}` });
+      } else if (purpose !== 'marketing' && purpose !== 'all') {
+        errors.push({ field: `consent.${purpose}`, message: 'is not a purpose (marketing, all)' });
+      } else consent.push([purpose, state as ConsentChange['state']]);
+    }
+    const identities = GATEWAY_SEND_CHANNELS.filter((c) => input.identities?.[c]).map(
+      (c) => `${c}:${input.identities![c]}`,
+    );
+    if (!errors.length && !input.external_id && !identities.length) {
+      errors.push({ field: 'row', message: 'needs an external_id or an identity (whatsapp, telegram, max)' });
+    }
+    return { row: r.row, input, consent, identities, errors };
+  });
+}
+
+/**
+ * The external ids and identities a batch may match: those of its valid rows only, as checked
+ * (a value the checks refuse, a NUL say, never reaches a query).
+ */
+export function batchKeys(rows: ParsedRow[]): {
   externalIds: string[];
   whatsapp: string[];
   telegram: string[];
@@ -27,9 +64,12 @@ export function batchKeys(rows: ImportRow[]): {
 } {
   const keys = { externalIds: [] as string[], whatsapp: [] as string[], telegram: [] as string[], max: [] as string[] };
   for (const r of rows) {
-    if (typeof r.contact.external_id === 'string') keys.externalIds.push(r.contact.external_id.trim());
-    const ids = r.contact.identities as Record<string, unknown> | undefined;
-    for (const c of GATEWAY_SEND_CHANNELS) if (typeof ids?.[c] === 'string') keys[c].push(ids[c] as string);
+    if (r.errors.length) continue;
+    if (r.input.external_id) keys.externalIds.push(r.input.external_id);
+    for (const c of GATEWAY_SEND_CHANNELS) {
+      const id = r.input.identities?.[c];
+      if (id) keys[c].push(id);
+    }
   }
   return keys;
 }
@@ -44,7 +84,7 @@ const same = (a: Stored, b: Stored) => sameContact(a, b);
  * contact's; lists given replace them. A row that changes nothing counts as unchanged, so a
  * repeated import changes nothing.
  */
-export function resolveBatch(rows: ImportRow[], existing: ContactRow[]): ResolvedBatch {
+export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): ResolvedBatch {
   const contacts = new Map<string, Stored>();
   const byExternal = new Map<string, string>();
   const byIdentity = new Map<string, string>();
@@ -77,25 +117,7 @@ export function resolveBatch(rows: ImportRow[], existing: ContactRow[]): Resolve
   };
 
   for (const r of rows) {
-    if (r.error) {
-      reject(r.row, [r.error]);
-      continue;
-    }
-    const { input, errors } = parseContactInput(r.contact);
-    const consent: [ConsentPurpose, ConsentChange['state']][] = [];
-    for (const [purpose, state] of Object.entries(r.consent)) {
-      if (!(CONSENT_STATES as readonly unknown[]).includes(state)) {
-        errors.push({ field: `consent.${purpose}`, message: `must be one of ${CONSENT_STATES.join(', ')}` });
-      } else if (purpose !== 'marketing' && purpose !== 'all') {
-        errors.push({ field: `consent.${purpose}`, message: 'is not a purpose (marketing, all)' });
-      } else consent.push([purpose, state as ConsentChange['state']]);
-    }
-    const identities = GATEWAY_SEND_CHANNELS.filter((c) => input.identities?.[c]).map(
-      (c) => `${c}:${input.identities![c]}`,
-    );
-    if (!errors.length && !input.external_id && !identities.length) {
-      errors.push({ field: 'row', message: 'needs an external_id or an identity (whatsapp, telegram, max)' });
-    }
+    const { input, consent, identities, errors } = r;
     if (errors.length) {
       reject(r.row, errors);
       continue;
@@ -120,10 +142,20 @@ export function resolveBatch(rows: ImportRow[], existing: ContactRow[]): Resolve
       continue;
     }
     const base = id ? contacts.get(id)! : null;
-    const merged = mergeContact(base ?? EMPTY_CONTACT, {
-      ...input,
-      ...(input.attributes && base ? { attributes: { ...base.attributes, ...input.attributes } } : {}),
-    });
+    const attributes = input.attributes && base ? { ...base.attributes, ...input.attributes } : input.attributes;
+    // The cap holds for the contact as merged, not only for the row: rows adding keys one after
+    // another never take a contact past it.
+    const keys = attributes ? Object.keys(attributes).length : 0;
+    if (keys > CONTACT_LIMITS.attributes) {
+      reject(r.row, [
+        {
+          field: 'attributes',
+          message: `would give the contact ${keys} attributes: at most ${CONTACT_LIMITS.attributes}`,
+        },
+      ]);
+      continue;
+    }
+    const merged = mergeContact(base ?? EMPTY_CONTACT, { ...input, ...(attributes ? { attributes } : {}) });
     const next: Stored = { ...merged, id: id ?? newContactId() };
     if (base) unindex(base);
     contacts.set(next.id, next);

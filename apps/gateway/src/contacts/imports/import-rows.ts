@@ -13,6 +13,8 @@ export interface ImportRow {
   consent: Partial<Record<ConsentPurpose, unknown>>;
   /** Why the row could not be read at all. */
   error?: FieldError;
+  /** Its length in the file, in characters (what a batch of rows holds is counted by it). */
+  chars?: number;
 }
 
 /** A file that cannot be read as an import (a bad header, broken CSV quoting). */
@@ -109,7 +111,7 @@ async function* readCsv(path: string): AsyncGenerator<ImportRow> {
         checkCsvHeader(header);
         continue;
       }
-      yield csvRow(header, record, ++row);
+      yield { ...csvRow(header, record, ++row), chars: record.reduce((n, cell) => n + cell.length + 1, 0) };
     }
   } catch (err) {
     if (err instanceof ImportFileError) throw err;
@@ -135,7 +137,7 @@ async function* readNdjson(path: string): AsyncGenerator<ImportRow> {
         error: { field: 'row', message: `is longer than ${MAX_ROW_CHARS} characters` },
       };
     }
-    return line.trim() ? ndjsonRow(line, row) : null;
+    return line.trim() ? { ...ndjsonRow(line, row), chars: line.length } : null;
   };
   for await (const chunk of stream as AsyncIterable<string>) {
     let start = 0;
