@@ -113,10 +113,7 @@ export async function recipientsCsv(call: GatewayCall, campaignId: string): Prom
 
 /** What the api's tables say of a campaign's messages: each recipient's attempts, charges and holds. */
 export interface CampaignLedger {
-  /**
-   * Messages (first attempts) per recipient seq, sends withdrawn after their commit aside (FAILED
-   * `queue_unavailable`: never published); a seq with two is a recipient sent twice.
-   */
+  /** Messages (first attempts) per recipient seq: a seq with two is a recipient sent twice. */
   messagesPerSeq: Map<number, number>;
   /** First attempts (a failover's later attempts belong to their first: message_attempts.parent_id) with the campaign id. */
   messages: number;
@@ -150,9 +147,6 @@ export async function campaignLedger(databaseUrl: string, campaignId: string): P
          FROM addresses a
          JOIN api.messages m ON m.campaign_id = $1 AND m.recipient = a.address
                 AND NOT EXISTS (SELECT 1 FROM api.message_attempts t WHERE t.message_id = m.id AND t.parent_id <> m.id)
-                -- A send withdrawn after its commit (its publish failed: 503, nothing charged, never
-                -- at a channel) is not the recipient's message; the recipient is sent again.
-                AND m.failure_code IS DISTINCT FROM 'queue_unavailable'
         GROUP BY a.seq`,
       [campaignId],
     );

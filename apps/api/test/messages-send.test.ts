@@ -538,20 +538,26 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
       );
     });
 
-    it('503 when the queue cannot store the message: the hold is released and the message FAILED', async () => {
-      const before = await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth });
-      await factory.sendableTemplate(app.id, { name: 'util_503', category: 'UTILITY', body: 'Hi' });
+    it('a publish the stream does not confirm: the send stands, its retry answers the same message', async () => {
+      await factory.sendableTemplate(app.id, { name: 'util_unconfirmed', category: 'UTILITY', body: 'Hi' });
       const jsm = await nats.jsm();
       await jsm.streams.delete(topology.outboundStream('service'));
-      const res = await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'util_503' } });
-      expectProblem(res, 503, '/problems/service-unavailable');
-      const after = await call('GET', `/v1/users/${sys.userId}/balances`, { auth: sys.auth });
-      expect(after.body.balance).toBe(before.body.balance);
+      const body = { phone: recipient, type: 'TEMPLATE', template: { name: 'util_unconfirmed' } };
+      const headers = { 'idempotency-key': 'unconfirmed-1' };
+      const first = await call('POST', `/v1/wa/apps/${app.id}/messages`, { auth: sys.auth, body, headers });
+      expect(first.status).toBe(201);
+      const id = first.body.message.id as string;
+      // Accepted, not withdrawn: held and queued, its work item kept for the relay.
       const [m] = await factory.dataSource.query(
-        `SELECT m.status, m.failure_code, h.status AS hold FROM messages m JOIN holds h ON h.message_id = m.id
-         ORDER BY m.created_at DESC LIMIT 1`,
+        `SELECT m.status, h.status AS hold, (SELECT count(*)::int FROM outbox o WHERE o.id = m.id) AS outbox
+           FROM messages m JOIN holds h ON h.message_id = m.id WHERE m.id = $1`,
+        [id],
       );
-      expect(m).toEqual({ status: 'FAILED', failure_code: 'queue_unavailable', hold: 'RELEASED' });
+      expect(m).toEqual({ status: 'QUEUED', hold: 'HELD', outbox: 1 });
+      const again = await call('POST', `/v1/wa/apps/${app.id}/messages`, { auth: sys.auth, body, headers });
+      expect(again.status).toBe(201);
+      expect(again.body.message.id).toBe(id);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
     });
   });
 });

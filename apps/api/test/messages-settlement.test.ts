@@ -1,5 +1,5 @@
 import { EventEnvelope, MessageStatusData, OutboundMessage, Topology } from '@app/contracts';
-import { NatsClients } from '@app/messaging';
+import { DeliveryStateStore, NatsClients } from '@app/messaging';
 import { pgWire } from '@app/testing';
 import { metricsRegistry } from '@app/server';
 import { AppEntity } from '../src/wa-apps/app.entity';
@@ -119,6 +119,32 @@ describe('settlement: outbox relay and receipt reconciler', () => {
     expect(await sql(`SELECT id FROM outbox`)).toEqual([]);
     const [{ n }] = await sql(`SELECT count(*)::int AS n FROM transactions WHERE message_id = $1`, [outbound.id]);
     expect(n).toBe(0);
+  });
+
+  it('a queued message past the timeout is withdrawn from the queue first; one whose channel call began is left to its events', async () => {
+    const states = await DeliveryStateStore.open(nats.js, topology);
+    const waiting = await commitWithoutPublish();
+    const inHand = await commitWithoutPublish();
+    await settle(); // both published: the queue may hold them
+    // The queue's channel call for one of them has begun.
+    await states.claim(inHand.id, 0, { status: 'sending', since: Date.now() });
+    await sql(`UPDATE messages SET created_at = now() - interval '61 minutes' WHERE id = ANY($1::text[])`, [
+      [waiting.id, inHand.id],
+    ]);
+
+    expect(await settle()).toMatchObject({ expired: 1 });
+    const rows = await sql(
+      `SELECT m.id, m.status, m.failure_code, h.status AS hold FROM messages m JOIN holds h ON h.message_id = m.id
+        WHERE m.id = ANY($1::text[])`,
+      [[waiting.id, inHand.id]],
+    );
+    const byId = new Map(rows.map((r: { id: string }) => [r.id, r]));
+    expect(byId.get(waiting.id)).toMatchObject({ status: 'FAILED', failure_code: 'no_receipt', hold: 'RELEASED' });
+    // The queue reads this before it calls the channel: the failed message is never sent.
+    expect((await states.read(waiting.id)).state).toEqual({ status: 'withdrawn', code: 'no_receipt' });
+    // The channel may have it: neither failed nor released while that is unknown.
+    expect(byId.get(inHand.id)).toMatchObject({ status: 'QUEUED', failure_code: null, hold: 'HELD' });
+    expect((await states.read(inHand.id)).state).toMatchObject({ status: 'sending' });
   });
 
   it('the holds gauges count what is still held, and let go of a hold once it is settled', async () => {

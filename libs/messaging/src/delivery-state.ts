@@ -19,13 +19,15 @@ import { KV_BUCKETS, Topology } from '@app/contracts';
  * | `observed:<provider_message_id>` | gateway  | a provider callback for it arrived: it was sent      |
  * | `rejected:<code>`              | queue      | the channel refused it; nothing was sent (retryable) |
  * | `failed:<code> <title>`        | queue      | given up for good; message.failed was published      |
+ * | `withdrawn:<code>`             | api        | no longer to be sent; the channel is never called    |
  */
 export type DeliveryState =
   | { status: 'sending'; since: number }
   | { status: 'sent'; providerMessageId: string }
   | { status: 'observed'; providerMessageId: string }
   | { status: 'rejected'; code: string }
-  | { status: 'failed'; code: string; title: string };
+  | { status: 'failed'; code: string; title: string }
+  | { status: 'withdrawn'; code: string };
 
 /** The state with the bucket revision it was read at (0 when the key has no value). */
 export interface DeliveryStateEntry {
@@ -59,7 +61,8 @@ export function encodeDeliveryState(s: DeliveryState): string {
     case 'observed':
       return `${s.status}:${s.providerMessageId}`;
     case 'rejected':
-      return `rejected:${s.code}`;
+    case 'withdrawn':
+      return `${s.status}:${s.code}`;
     case 'failed':
       return `failed:${s.code} ${s.title}`.replace(/[\r\n]+/g, ' ').slice(0, 1024);
   }
@@ -80,6 +83,7 @@ export function decodeDeliveryState(value: string): DeliveryState | null {
     case 'observed':
       return detail ? { status, providerMessageId: detail } : null;
     case 'rejected':
+    case 'withdrawn':
       return { status, code: detail };
     case 'failed': {
       const sp = detail.indexOf(' ');
@@ -158,6 +162,27 @@ export class DeliveryStateStore {
   async readTrace(messageId: string): Promise<string | null> {
     const e = await this.kv.get(`trace_${deliveryStateKey(messageId)}`);
     return e && e.operation === 'PUT' && e.length > 0 ? decoder.decode(e.value) : null;
+  }
+
+  /**
+   * For the api, before it fails a message it accepted: marks it `withdrawn`, so the queue never
+   * hands it to the channel. Written by compare-and-set over no state or a transient refusal only,
+   * the same way the queue claims a message before its channel call, so exactly one of the two wins.
+   * True when the message is withdrawn (now or before); false when a channel call started or ended
+   * (`sending`, `sent`, `observed`, `failed`): the message's own events settle it.
+   */
+  async withdraw(messageId: string, code: string): Promise<boolean> {
+    for (;;) {
+      const entry = await this.read(messageId);
+      if (entry.state?.status === 'withdrawn') return true;
+      if (entry.state && entry.state.status !== 'rejected') return false;
+      try {
+        await this.claim(messageId, entry.revision, { status: 'withdrawn', code });
+        return true;
+      } catch (err) {
+        if (!(err instanceof DeliveryStateConflictError)) throw err;
+      }
+    }
   }
 
   /** For the side that receives provider callbacks: records that the message reached the channel. */

@@ -25,3 +25,5 @@ export type { FloodServer } from './flood-server';
 export { browserIt, findChromium, CHROMIUM_INSTALL } from './browser';
 export { documentedRoutesOf, itDocumentsEveryRoute, operationsOf, schemaOf } from './openapi-routes';
 export type { DocumentedRoute } from './openapi-routes';
+export { startNatsProxy } from './nats-proxy';
+export type { NatsProxy } from './nats-proxy';

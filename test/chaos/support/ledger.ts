@@ -128,3 +128,38 @@ export async function readAllEvents(natsUrl: string): Promise<EventEnvelope[]> {
     await clients.drain();
   }
 }
+
+/**
+ * The requests whose message reached the channel more than once. Channel calls (per message id)
+ * are grouped by the request that made the message: its user and `Idempotency-Key` (a campaign's
+ * recipient is `campaign:<id>:<seq>`), or the message alone when it has no key. Two messages made
+ * for one key (a first answer lost, then its retry) count together: one request, two calls.
+ */
+export async function requestsReachedTwice(
+  databaseUrl: string,
+  callsPerMessage: Map<string, number>,
+): Promise<{ requests: number; twice: string[] }> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ id: string; user_id: string; idempotency_key: string | null }>(
+      'SELECT id, user_id, idempotency_key FROM api.messages WHERE id = ANY($1::text[])',
+      [[...callsPerMessage.keys()]],
+    );
+    const requestOf = new Map(rows.map((r) => [r.id, r.idempotency_key ? `${r.user_id} ${r.idempotency_key}` : r.id]));
+    const perRequest = new Map<string, { calls: number; ids: string[] }>();
+    for (const [id, calls] of callsPerMessage) {
+      const request = requestOf.get(id) ?? id;
+      const entry = perRequest.get(request) ?? { calls: 0, ids: [] };
+      entry.calls += calls;
+      entry.ids.push(id);
+      perRequest.set(request, entry);
+    }
+    const twice = [...perRequest.entries()]
+      .filter(([, r]) => r.calls > 1)
+      .map(([request, r]) => `${request}: ${r.calls} calls (${r.ids.join(', ')})`);
+    return { requests: perRequest.size, twice };
+  } finally {
+    await db.end();
+  }
+}

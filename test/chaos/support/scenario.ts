@@ -6,7 +6,7 @@ import { registerSandboxNumber } from '../../support/sandbox';
 import { Receiver, verify } from '../../../apps/webhooks/test/support/receiver';
 import { hasNatsServer } from '@app/testing';
 import { ChaosCluster, Restart, ServiceName } from './cluster';
-import { readAllEvents, readLedger, Ledger, webhookHistory } from './ledger';
+import { readAllEvents, readLedger, Ledger, requestsReachedTwice, webhookHistory } from './ledger';
 import { InFlightKeyOutcome, killApiWithKeyInFlight, messagesWithKey } from './in-flight-key';
 import { Attempt, SendLoad, SendTarget } from './load';
 import { CAMPAIGN_ELIGIBLE, CAMPAIGN_EXCLUDED, CampaignOutcome, ChaosCampaign } from './campaign';
@@ -276,6 +276,11 @@ export function describeChaos(replicas: number): void {
       const twiceOnChannel = [...channelCalls.entries()]
         .filter(([, at]) => at.length > 1)
         .map(([id, at]) => `${id}×${at.length} (${at.map((t) => load.phaseAt(t)).join(', ')})`);
+      // Per request as well: a retry with the same key that made a second message is one request twice.
+      const perRequest = await requestsReachedTwice(
+        cluster.databaseUrl,
+        new Map([...channelCalls.entries()].map(([id, at]) => [id, at.length])),
+      );
 
       // Webhooks: each received request verified with its user's secret and counted by webhook-id.
       const byWebhookId = new Map<string, number>();
@@ -352,6 +357,10 @@ export function describeChaos(replicas: number): void {
         ['  of which failed no_receipt by the reconciler', `${ledger.noReceipt}`],
         ['accepted messages without a final event', `${withoutFinalEvent.length}`],
         ['messages that reached the channel twice', `${twiceOnChannel.length} of ${sends.length} channel calls`],
+        [
+          'requests whose message reached the channel more than once',
+          `${perRequest.twice.length} of ${perRequest.requests} requests at the channel`,
+        ],
         ['users whose credits ≠ available + held + captured', `${ledger.moneyMismatches.length} of ${USERS + 1}`],
         ['holds still HELD', `${ledger.held.length}`],
         ['events not delivered to their subscriber', `${notDelivered.length} of ${expectedEvents.length}`],
@@ -392,6 +401,7 @@ export function describeChaos(replicas: number): void {
 
       expect({ notFinal: ledger.notFinal.slice(0, 20) }).toEqual({ notFinal: [] });
       expect({ twiceOnChannel }).toEqual({ twiceOnChannel: [] });
+      expect({ requestsReachedTwice: perRequest.twice.slice(0, 20) }).toEqual({ requestsReachedTwice: [] });
       expect({ moneyMismatches: ledger.moneyMismatches }).toEqual({ moneyMismatches: [] });
       expect({ held: ledger.held.slice(0, 20) }).toEqual({ held: [] });
       expect({ notDelivered: notDelivered.slice(0, 20), withoutFinalEvent: withoutFinalEvent.slice(0, 20) }).toEqual({

@@ -231,7 +231,6 @@ export class CampaignRunner extends PeriodicService<number> {
             break;
           case 'retry': {
             const next = new Date(this.clock.nowMs() + RETRY_MS);
-            await this.repo.reopenWithdrawn(c.id, r.seq, next);
             await this.repo.release(c.id, [r.seq], next);
             if (result.status === 'rejected') {
               this.logger.warn({ err: result.reason, campaignId: c.id, seq: r.seq }, 'campaign send will be retried');

@@ -360,28 +360,6 @@ export class CampaignsRepository {
     );
   }
 
-  /**
-   * A send whose message was withdrawn after it committed (its publish failed: FAILED
-   * `queue_unavailable`): the recipient is pending again, due at `nextAt`, and the campaign no
-   * longer counts its price.
-   */
-  async reopenWithdrawn(campaignId: string, seq: number, nextAt: Date): Promise<void> {
-    await this.ds.query(
-      `WITH w AS (
-         SELECT r.seq, m.price FROM campaign_recipients r JOIN messages m ON m.id = r.message_id
-          WHERE r.campaign_id = $1 AND r.seq = $2 AND r.state = 'queued'
-            AND m.status = 'FAILED' AND m.failure_code = 'queue_unavailable'
-       ), r AS (
-         UPDATE campaign_recipients c SET state = 'pending', message_id = NULL, channel = NULL, queued_at = NULL,
-                claimed_until = NULL, next_at = $3, updated_at = now()
-           FROM w WHERE c.campaign_id = $1 AND c.seq = w.seq
-       )
-       UPDATE campaigns SET committed = greatest(0, committed - (SELECT coalesce(sum(price), 0) FROM w))
-        WHERE id = $1 AND EXISTS (SELECT 1 FROM w)`,
-      [campaignId, seq, nextAt.toISOString()],
-    );
-  }
-
   /** Counts per status and channel, money held and spent, and the last minute's pace: two aggregate reads. */
   async totals(id: string, em: EntityManager | DataSource = this.ds): Promise<CampaignTotals> {
     // Grouped on the raw columns (the status is named in JS); only failover attempts are sorted.

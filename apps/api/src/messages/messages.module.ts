@@ -20,6 +20,7 @@ import { MessagesService } from './messages.service';
 import { OutboxModule } from './outbox.module';
 import { ConsentModule } from '../consent/consent.module';
 import { ReceiptReconciler } from './receipt-reconciler';
+import { SendWithdrawal } from './send-withdrawal';
 import { SendTransaction } from './send-transaction';
 import { TierWindowRepository } from './tier-window';
 
@@ -50,6 +51,7 @@ import { TierWindowRepository } from './tier-window';
     FailoverRepository,
     CallbackOwnership,
     ReceiptReconciler,
+    SendWithdrawal,
   ],
   exports: [TierWindowRepository, MessagesService, GatewaySendsService],
 })

@@ -472,12 +472,11 @@ export class MessagesRepository {
     return q.orderBy('m.id', 'DESC').limit(limit).getMany();
   }
 
-  /** A send committed with this Idempotency-Key and request hash, unless it was compensated (queue_unavailable). */
+  /** The message a send with this Idempotency-Key and request hash committed, whatever became of it since. */
   async findIdByIdempotencyKey(userId: string, key: string, hash: string): Promise<string | null> {
     const rows = (await this.ds.query(
       `SELECT id FROM messages
        WHERE user_id = $1 AND idempotency_key = $2 AND request_hash = $3
-         AND NOT (status = 'FAILED' AND failure_code = 'queue_unavailable')
        ORDER BY created_at LIMIT 1`,
       [userId, key, hash],
     )) as { id: string }[];

@@ -2,13 +2,12 @@ import { Topology } from '@app/contracts';
 import { ProblemError, Clock } from '@app/server';
 import { AppEntity } from '../wa-apps/app.entity';
 import { WaAppsService } from '../wa-apps/wa-apps.service';
-import { BillingService } from '../billing/billing.service';
 import { MessagePrices } from '../billing/message-prices';
 import { ConsentService } from '../consent/consent.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
-import { Outbox, OutboxRepository } from './outbox';
+import { Outbox } from './outbox';
 import { SendRecord, SendTransaction } from './send-transaction';
 
 const app = {
@@ -25,7 +24,6 @@ function setup(
   opts: {
     publish?: () => Promise<void>;
     connected?: boolean;
-    withdrawn?: boolean;
     outcome?: unknown;
     app?: Partial<AppEntity>;
     category?: string;
@@ -62,15 +60,11 @@ function setup(
       },
     ]),
   };
-  const outboxRows = { withdraw: jest.fn().mockResolvedValue(opts.withdrawn ?? true) };
-  const billing = { release: jest.fn().mockResolvedValue(true) };
   const service = new MessagesService(
     { getOwnedApp: jest.fn().mockResolvedValue({ ...app, ...opts.app }) } as unknown as WaAppsService,
     messages as unknown as MessagesRepository,
     sends as unknown as SendTransaction,
     outbox as unknown as Outbox,
-    outboxRows as unknown as OutboxRepository,
-    billing as unknown as BillingService,
     { priceOf: () => 0.02 } as unknown as MessagePrices,
     { isOpen: jest.fn().mockResolvedValue(false) } as unknown as ConversationsService,
     { check: jest.fn().mockResolvedValue(undefined) } as unknown as ConsentService,
@@ -81,7 +75,7 @@ function setup(
       now: () => new Date(1_800_000_000_000),
     } as Clock,
   );
-  return { service, committed, outbox, outboxRows, billing, messages };
+  return { service, committed, outbox, messages };
 }
 
 const template = { phone: '447000000001', type: 'TEMPLATE', template: { name: 'hello' } } as never;
@@ -97,7 +91,6 @@ describe('MessagesService.send', () => {
     expect(send.message).toMatchObject({ userId: 'u1', appId: 7, category: 'UTILITY', price: 0.02 });
     expect(send.outbox).toMatchObject({ id: send.message.id, subject: 't.outbound.service.whatsapp' });
     expect(s.outbox.publish).toHaveBeenCalledWith(send.outbox);
-    expect(s.billing.release).not.toHaveBeenCalled();
   });
 
   it('the exact cap the channel reported (TIER_1K) is the tier applied, not the label’s', async () => {
@@ -137,18 +130,12 @@ describe('MessagesService.send', () => {
     expect(s.outbox.publish).not.toHaveBeenCalled();
   });
 
-  it('a publish that fails releases the hold once and fails the message queue_unavailable: 503', async () => {
-    const s = setup({ publish: () => Promise.reject(new Error('no responders')) });
-    await expect(s.service.send('u1', '7', template)).rejects.toMatchObject({ status: 503 });
-    const id = s.committed[0].message.id;
-    expect(s.outboxRows.withdraw).toHaveBeenCalledWith({}, id);
-    expect(s.billing.release).toHaveBeenCalledTimes(1);
-    expect(s.messages.advance).toHaveBeenCalledWith(
-      id,
-      'FAILED',
-      { code: 'queue_unavailable', reason: 'no responders' },
-      {},
-    );
+  it('a publish the stream does not confirm: the send stands, 201 with its message, nothing withdrawn', async () => {
+    const s = setup({ publish: () => Promise.reject(new Error('timeout')) });
+    const answer = await s.service.send('u1', '7', template);
+    expect(answer.message.id).toBe(s.committed[0].message.id);
+    expect(s.messages.advance).not.toHaveBeenCalled();
+    expect(s.messages.transaction).not.toHaveBeenCalled();
   });
 
   it('while the broker connection is down, 503 with Retry-After at once: nothing committed, held or published', async () => {
@@ -159,13 +146,5 @@ describe('MessagesService.send', () => {
     });
     expect(s.committed).toEqual([]);
     expect(s.outbox.publish).not.toHaveBeenCalled();
-  });
-
-  it('when the relay published it meanwhile, the send stands: 201, no release', async () => {
-    const s = setup({ publish: () => Promise.reject(new Error('timeout')), withdrawn: false });
-    const answer = await s.service.send('u1', '7', template);
-    expect(answer.message.id).toBe(s.committed[0].message.id);
-    expect(s.billing.release).not.toHaveBeenCalled();
-    expect(s.messages.advance).not.toHaveBeenCalled();
   });
 });

@@ -25,7 +25,6 @@ import {
 import { AppEntity } from '../wa-apps/app.entity';
 import { marketingPauseOf } from '../wa-apps/marketing-pause';
 import { WaAppsService } from '../wa-apps/wa-apps.service';
-import { BillingService } from '../billing/billing.service';
 import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
@@ -33,7 +32,7 @@ import { ConsentService } from '../consent/consent.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
-import { Outbox, OutboxRepository } from './outbox';
+import { Outbox } from './outbox';
 import { SendTransaction } from './send-transaction';
 import { chooseTemplate, resolveTemplate } from './template-message';
 
@@ -49,7 +48,8 @@ export interface PreparedSend {
 /**
  * Intake of a send: the app, the template or the 24-hour window, then the send transaction (the
  * messaging tier, the price held from the balance, the message and its outbox row), then the
- * publish to its priority stream. The caller gets 201 only once the stream has stored it.
+ * publish to its priority stream. The caller gets 201 once the send is committed and the stream stored
+ * it, or did not confirm it within the publish deadline (the relay then publishes it).
  */
 @Injectable()
 export class MessagesService {
@@ -60,8 +60,6 @@ export class MessagesService {
     private readonly messages: MessagesRepository,
     private readonly sends: SendTransaction,
     private readonly outbox: Outbox,
-    private readonly outboxRows: OutboxRepository,
-    private readonly billing: BillingService,
     private readonly prices: MessagePrices,
     private readonly windows: ConversationsService,
     private readonly consent: ConsentService,
@@ -105,7 +103,8 @@ export class MessagesService {
    * recipient-opted-out, before anything is held), its price and lane, the app's marketing
    * pause (a RED quality rating or a channel restriction: 403 marketing-paused), the send transaction
    * (tier, hold, message, outbox row), then the publish to its priority stream. Resolves with the
-   * message id once the stream has stored it; a publish that fails is compensated (503).
+   * message id once the stream has stored it or, when the stream does not confirm it within the
+   * publish deadline, once that deadline passed: the committed outbox row is then published by the relay.
    */
   async enqueue(send: {
     userId: string;
@@ -182,32 +181,18 @@ export class MessagesService {
     try {
       await this.outbox.publish(entry);
     } catch (err) {
-      this.logger.error({ err, messageId: id }, 'queueing failed: releasing the hold');
-      if (await this.compensate(id, err)) {
-        throw new ServiceUnavailableProblem('The message could not be queued; nothing was charged. Retry later.');
-      }
+      // Committed with its outbox row: accepted. Whether the stream stored it is unknown (a lost
+      // answer looks the same as a lost publish), so it is never withdrawn here: the relay publishes
+      // the row again under the same Nats-Msg-Id, stored once, and the queue's delivery state keeps
+      // the channel from getting it twice. Every answer for the send names this one message.
+      this.logger.warn({ err, messageId: id }, 'the stream did not confirm the publish: the outbox relay will');
     }
     return id;
   }
 
-  /** The message a send with this Idempotency-Key and request committed, if one did (not compensated). */
+  /** The message a send with this Idempotency-Key and request committed, if one did. */
   async acceptedWithKey(userId: string, key: string, hash: string): Promise<string | null> {
     return this.messages.findIdByIdempotencyKey(userId, key, hash);
-  }
-
-  /**
-   * Undoes an accepted send whose publish failed: its outbox row is withdrawn, the hold goes back
-   * and the message is FAILED. False when the relay had published it meanwhile (then it stands).
-   */
-  private async compensate(id: string, err: unknown): Promise<boolean> {
-    const reason = err instanceof Error ? err.message.slice(0, 500) : 'publish failed';
-    return this.messages.transaction(async (em) => {
-      if (!(await this.outboxRows.withdraw(em, id))) return false;
-      await this.billing.release(id, em);
-      await this.messages.advance(id, 'FAILED', { code: 'queue_unavailable', reason }, em);
-      await this.messages.recordEvent(id, 'FAILED', this.clock.nowSeconds(), em);
-      return true;
-    });
   }
 
   /** The category and outbound content of a send, after the template or window rules. */

@@ -102,8 +102,8 @@ export class Outbox {
 
   /**
    * Publishes an entry within the publish deadline (`deadlineMs` to shorten it), then deletes its
-   * row. A rejection means the stream did not store it in time: the caller compensates or leaves
-   * it to the relay.
+   * row. A rejection means the stream did not confirm it in time (it may have stored it): the row
+   * stays, and the relay publishes it again under the same Nats-Msg-Id.
    */
   async publish(entry: OutboxEntry, deadlineMs?: number): Promise<void> {
     await this.publisher.publish(entry, {

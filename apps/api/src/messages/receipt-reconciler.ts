@@ -7,6 +7,7 @@ import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import { FailoverService } from './failover.service';
 import { Outbox, OutboxEntry, OutboxRepository } from './outbox';
+import { SendWithdrawal } from './send-withdrawal';
 
 export const NO_RECEIPT = 'no_receipt';
 const BATCH = 100;
@@ -38,6 +39,7 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
     private readonly topology: Topology,
     private readonly clock: Clock,
     private readonly failover: FailoverService,
+    private readonly withdrawal: SendWithdrawal,
   ) {
     super('settlement', config.SETTLEMENT_INTERVAL_MS);
   }
@@ -65,7 +67,11 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
       const { claimed, events, expired } = await this.messages.transaction(async (em) => {
         const stale = await this.messages.claimUnsettled(em, before, BATCH, onlyWithNextChannel);
         const failed: OutboxEntry[] = [];
+        const expired: MessageEntity[] = [];
         for (const message of stale) {
+          // Never handed to the channel as far as this api knows: the queue may still hold it, so
+          // it is withdrawn there first, or left alone when the queue's channel call came first.
+          if (message.status === 'QUEUED' && !(await this.withdrawn(message))) continue;
           // Not yet published: it never will be now.
           await this.outboxRows.withdraw(em, message.id);
           const reason = `No final status within ${seconds} seconds of acceptance`;
@@ -77,9 +83,10 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
           }
           await this.messages.recordEvent(message.id, 'FAILED', this.clock.nowSeconds(), em);
           failed.push(this.failedEvent(message, reason));
+          expired.push(message);
         }
         await this.outboxRows.insert(em, failed);
-        return { claimed: stale.length, events: failed, expired: stale };
+        return { claimed: stale.length, events: failed, expired };
       });
       // A message sent over a failover route moves on to its next channel.
       await this.failover.afterFailures(expired.map((message) => ({ message, code: NO_RECEIPT })));
@@ -88,7 +95,19 @@ export class ReceiptReconciler extends PeriodicService<SettlementPass> {
         events.map((e) => this.outbox.publish(e, RECONCILER_PUBLISH_DEADLINE_MS).catch(() => undefined)),
       );
       total += events.length;
-      if (claimed < BATCH) return total;
+      // A full batch of messages the queue had in hand (none expired) ends the pass too: the next
+      // pass takes them up again.
+      if (claimed < BATCH || expired.length === 0) return total;
+    }
+  }
+
+  /** Whether the queue will never send the message now (see SendWithdrawal); false when unknown. */
+  private async withdrawn(message: MessageEntity): Promise<boolean> {
+    try {
+      return await this.withdrawal.withdraw(message.id, NO_RECEIPT);
+    } catch (err) {
+      this.logger.warn({ err, messageId: message.id }, 'the queue could not be told to withdraw it: tried again later');
+      return false;
     }
   }
 

@@ -117,6 +117,26 @@ describe('ChannelDispatch decisions', () => {
     expect(k.events[0]).toMatchObject({ type: 'message.failed', data: { error: { code: '131026' } } });
   });
 
+  it('withdrawn by the api before its first delivery: acked without calling the channel or publishing', async () => {
+    const k = setup();
+    const m = message();
+    await k.store.write(m.id, { status: 'withdrawn', code: 'no_receipt' });
+    expect(await k.delivery.deliver(item(m))).toEqual({ action: 'ack' });
+    expect(k.sent).toEqual([]);
+    expect(k.events).toEqual([]);
+  });
+
+  it('withdrawn after a transient refusal: the redelivery acks it unsent', async () => {
+    const k = setup([failure({ scope: 'recipient', code: '131056' }), { ok: true, provider_message_id: 'wamid.2' }]);
+    const m = message();
+    expect(await k.delivery.deliver(item(m))).toMatchObject({ action: 'retry' });
+    const { revision } = await k.store.read(m.id);
+    await k.store.claim(m.id, revision, { status: 'withdrawn', code: 'no_receipt' });
+    expect(await k.delivery.deliver(item(m, 2))).toEqual({ action: 'ack' });
+    expect(k.sent).toHaveLength(1);
+    expect(k.events).toEqual([]);
+  });
+
   it('a recipient limit: only this message waits; neither the sender nor the channel slows', async () => {
     const k = setup([failure({ scope: 'recipient', code: '131056', retryAfterMs: 6000 })]);
     const got = await k.delivery.deliver(item(message()));

@@ -162,6 +162,7 @@ export class ChannelDispatch {
     if (entry.state?.status === 'sending') entry = await this.awaitUncertain(msg.id, entry, entry.state.since);
     const earlier = entry.state;
     if (isDelivered(earlier)) return this.finishSent(msg, priority, earlier.providerMessageId, 'resumed');
+    if (earlier?.status === 'withdrawn') return this.dropWithdrawn(priority);
     if (earlier?.status === 'failed') {
       await this.deps.publish(messageFailedEvent(msg, { code: earlier.code, title: earlier.title }));
       this.count(priority, 'failed');
@@ -184,6 +185,7 @@ export class ChannelDispatch {
         if (!(err instanceof DeliveryStateConflictError)) throw err;
         const now = await store.read(msg.id);
         if (isDelivered(now.state)) return this.finishSent(msg, priority, now.state.providerMessageId, 'resumed');
+        if (now.state?.status === 'withdrawn') return this.dropWithdrawn(priority);
         // Another worker holds the same message (ack timer ran out): let the state settle first.
         this.count(priority, 'retry');
         return settle.retry('another delivery attempt is under way', connector.sendTimeoutMs);
@@ -209,6 +211,15 @@ export class ChannelDispatch {
       return this.finishSent(msg, priority, result.provider_message_id, 'sent');
     }
     return this.settleFailure(item, msg, priority, result);
+  }
+
+  /**
+   * The api withdrew the message (it failed it and released its hold: it waited too long) before
+   * any channel call: it is acked unsent, with no event, since the api already told its subscribers.
+   */
+  private dropWithdrawn(priority: Priority): Settlement {
+    this.count(priority, 'withdrawn');
+    return settle.ack();
   }
 
   /**

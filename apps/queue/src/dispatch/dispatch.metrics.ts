@@ -5,7 +5,7 @@ import { counter, histogram } from '@app/server';
  * a redelivery: not sent again), `retry` (transient failure, back on the stream), `failed` (given
  * up: message.failed published), `invalid` (unreadable work item, dead-lettered).
  */
-export type DeliveryOutcome = 'sent' | 'resumed' | 'retry' | 'failed' | 'invalid';
+export type DeliveryOutcome = 'sent' | 'resumed' | 'retry' | 'failed' | 'invalid' | 'withdrawn';
 
 export const queueMessages = () =>
   counter('queue_messages_total', 'Outbound messages handled by the delivery workers', [
