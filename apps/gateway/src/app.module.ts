@@ -8,11 +8,11 @@ import { ChannelStatusModule, channelsReadiness } from './channel-status/channel
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
+import { hideGatewayPath } from './contacts/contact-log';
 import { ContactsModule } from './contacts/contacts.module';
 import { CourseModule } from './course/course.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
-import { hidePixelToken } from './pixel/pixel.controller';
 import { PixelModule } from './pixel/pixel.module';
 import { SignupModule } from './signup/signup.module';
 import { ChannelTemplatesModule } from './templates/templates.module';
@@ -25,7 +25,7 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
-        loggingModule('gateway', config.LOG_LEVEL, { hidePath: hidePixelToken }),
+        loggingModule('gateway', config.LOG_LEVEL, { hidePath: hideGatewayPath }),
         MessagingModule.forRoot({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway' }),
         databaseModule(config.DATABASE_URL, gatewaySchema, config.DATABASE_POOL_SIZE),
         HealthModule.forRoot([natsReadiness, postgresReadiness, channelsReadiness]),

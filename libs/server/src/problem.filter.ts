@@ -139,7 +139,10 @@ export function rpcProblemOf(err: unknown): RpcProblem | undefined {
   };
 }
 
-/** The request path, for `instance` and logs: never the query (it can hold a link token), never an absurd length. */
+/**
+ * The request path, for `instance` (told only to the caller, who sent it): never the query (it can
+ * hold a link token), never an absurd length.
+ */
 function requestPath(request: FastifyRequest | undefined): string | undefined {
   const path = pathOf(request?.url);
   return path && path.length <= 512 ? path : undefined;
@@ -150,12 +153,14 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest | undef
   const path = URL_ERRORS.has((err as FrameworkError)?.code ?? '') ? undefined : requestPath(request);
   // A ProblemError, or another service's problem over request/reply, is a deliberate answer.
   const deliberate = err instanceof ProblemError || err instanceof RpcProblemError;
+  // No path in these lines: the request's logger adds its path as the service's logs write it
+  // (loggingModule's hidePath), where the path as sent can carry a credential or a tenant's data.
   if (problem.status >= 500 && problem.status !== 503 && !deliberate) {
-    logger.error({ err, reqId: request?.id, path }, 'unhandled error');
+    logger.error({ err, reqId: request?.id }, 'unhandled error');
   } else if (problem.status >= 500 || (problem.status === 400 && isDataException(err))) {
     // A deliberate 5xx (a dependency is down) or a value the database refused: a warning, not a stack.
     logger.warn(
-      { reqId: request?.id, path, status: problem.status, detail: problem.detail, err: String(err) },
+      { reqId: request?.id, status: problem.status, detail: problem.detail, err: String(err) },
       problem.title,
     );
   }

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pinoHttp } from 'pino-http';
 import { httpLogOptions } from '@app/server';
-import { hidePixelToken } from './pixel.controller';
+import { hideGatewayPath } from '../contacts/contact-log';
 
 /** The gateway's access log, as its app module configures it, over a real HTTP server. */
 describe("the gateway's access log", () => {
@@ -10,7 +10,7 @@ describe("the gateway's access log", () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    const log = pinoHttp(httpLogOptions('gateway', 'info', { hidePath: hidePixelToken }), {
+    const log = pinoHttp(httpLogOptions('gateway', 'info', { hidePath: hideGatewayPath }), {
       write: (line: string) => lines.push(line),
     });
     server = createServer((req, res) => {
