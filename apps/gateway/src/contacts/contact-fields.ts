@@ -143,6 +143,9 @@ export function parseAttributes(v: unknown, errors: FieldError[]): Record<string
     const field = `attributes.${key.slice(0, CONTACT_LIMITS.attributeKey)}`;
     if (key.length > CONTACT_LIMITS.attributeKey || !ATTRIBUTE_KEY.test(key)) {
       errors.push({ field, message: `keys are 1 to ${CONTACT_LIMITS.attributeKey} letters, digits, _ . -` });
+    } else if (key === '__proto__') {
+      // Assigned to an object, it would set the prototype and vanish: refused rather than lost.
+      errors.push({ field, message: 'is a reserved name' });
     } else if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
     else if (typeof value === 'string' && value.length <= CONTACT_LIMITS.attributeValue && !CONTROL.test(value))
       out[key] = value;

@@ -54,7 +54,7 @@ export async function contactsCsv(
     c.time_zone ?? accountZone,
     c.language ?? '',
     spreadsheetSafe(c.lists.join(LIST_SEPARATOR)),
-    ...keys.map((k) => (c.attributes[k] === undefined ? '' : spreadsheetSafe(String(c.attributes[k])))),
+    ...keys.map((k) => (Object.hasOwn(c.attributes, k) ? spreadsheetSafe(String(c.attributes[k])) : '')),
     new Date(c.created_at).toISOString(),
     new Date(c.updated_at).toISOString(),
   ];
