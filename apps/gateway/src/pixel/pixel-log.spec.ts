@@ -31,6 +31,9 @@ describe("the gateway's access log", () => {
     const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_secret';
     const line = await get(`/v1/course/pixel/${token}.gif?utm=1`);
     expect(line.req.url).toBe('/v1/course/pixel/{token}.gif');
+    // A path the route does not take (a trailing slash, more segments) still carries the token.
+    expect((await get(`/v1/course/pixel/${token}.gif/`)).req.url).toBe('/v1/course/pixel/{token}.gif');
+    expect((await get(`/v1/course/pixel/${token}/x.gif`)).req.url).toBe('/v1/course/pixel/{token}.gif');
     expect(lines.join('')).not.toContain(token);
   });
 

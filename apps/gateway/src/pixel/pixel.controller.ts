@@ -17,7 +17,7 @@ export const PIXEL_HEADERS = {
   Expires: 'Thu, 01 Jan 1970 00:00:00 GMT',
 } as const;
 
-const PIXEL_PATH = /^\/v1\/course\/pixel\/[^/]+$/;
+const PIXEL_PATH = /^\/v1\/course\/pixel\/./;
 
 /**
  * A request path as the access log writes it: a pixel's token is a credential (it marks its
