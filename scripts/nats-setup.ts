@@ -8,7 +8,7 @@ export async function setupNats(
   overrides: Partial<TopologyOptions> = {},
   auth?: NatsAuth,
 ): Promise<string[]> {
-  const clients = await NatsClients.connect({ url, name: 'nats-setup', auth });
+  const clients = await NatsClients.connect({ url, name: 'nats-setup', auth, prefix });
   try {
     const report = await setupTopology(await clients.jsm(), new Topology(prefix), {
       ...DEFAULT_TOPOLOGY_OPTIONS,

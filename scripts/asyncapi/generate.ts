@@ -16,6 +16,7 @@ import {
   declareConsumers,
   declareStreams,
   DEFAULT_TOPOLOGY_OPTIONS,
+  natsInboxPrefix,
   natsPermissions,
   NatsServiceUser,
   natsUsers,
@@ -394,7 +395,10 @@ export function buildAsyncApiDocument(): Json {
     };
     channels[key(id, 'reply')] = {
       address: null,
-      description: "The caller's inbox (`_INBOX.>`), given as the request's reply subject.",
+      description:
+        "The caller's own inbox, given as the request's reply subject: `_INBOX.<caller's NATS user>.<unique>` " +
+        '(`x-nats-users.<user>.inbox`; a user may subscribe to no other inbox). The answering service ' +
+        'publishes its reply there through `allow_responses`, one reply per request.',
       messages: { reply: { $ref: `#/components/messages/${key(id, 'reply')}` } },
     };
     operations[key('call', id)] = {
@@ -459,7 +463,8 @@ export function buildAsyncApiDocument(): Json {
     channels: sortKeys(channels),
     operations: sortKeys(operations),
     components: { messages: sortKeys(messages), schemas: sortKeys(schemas) },
-    'x-nats-users': Object.fromEntries(SERVICE_USERS.map((u) => [u, perms[u]])),
+    // `inbox`: the prefix a user's connections must set for their reply subjects (`inboxPrefix`).
+    'x-nats-users': Object.fromEntries(SERVICE_USERS.map((u) => [u, { inbox: natsInboxPrefix(t, u), ...perms[u] }])),
     'x-topology-defaults': {
       duplicate_window_ms: DEFAULT_TOPOLOGY_OPTIONS.duplicateWindowMs,
       ack_wait_ms: DEFAULT_TOPOLOGY_OPTIONS.ackWaitMs,

@@ -82,9 +82,13 @@ const deadLetterValid = (lane) =>
 const reportId = (messageId, status) =>
   `evt_${createHash('sha256').update(`${messageId}:${status}`).digest('hex').slice(0, 32)}`;
 
+// A user may read replies (JetStream answers, pulled messages) in its own inbox only: the document's
+// `x-nats-users.<user>.inbox`, under the prefix like any subject.
 const nc = await connect({
   servers: env.NATS_URL,
-  ...(env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : {}),
+  ...(env.NATS_USER
+    ? { user: env.NATS_USER, pass: env.NATS_PASSWORD, inboxPrefix: subject(doc['x-nats-users'][env.NATS_USER].inbox) }
+    : {}),
 });
 const js = jetstream(nc);
 

@@ -9,14 +9,18 @@ import { SUBSCRIPTIONS_RPC, Topology } from '@app/contracts';
 import { migrateSchema } from '@app/database';
 import {
   natsAuthorizationConfig,
+  natsInboxPrefix,
+  natsInboxWildcard,
   natsServerEnv,
   NatsServiceUser,
+  natsUsers,
   pullNoWait,
   removeMessage,
   randomNatsPasswords,
   setupTopology,
   DEFAULT_TOPOLOGY_OPTIONS,
   NatsClients,
+  withOwnInbox,
 } from '@app/messaging';
 import { killHard, spawnTs, startTestInfra, TestInfra, waitFor } from '@app/testing';
 import { ALL_SCHEMAS } from '../../scripts/schemas';
@@ -38,8 +42,13 @@ const NATS_SERVER = '/usr/sbin/nats-server';
   let log: string;
   const open: NatsConnection[] = [];
 
+  // Connected the way the services connect: with the user's own inbox prefix.
   const as = async (user: NatsServiceUser): Promise<NatsConnection> => {
-    const nc = await connect({ servers: url, user, pass: passwords[user], name: `test-${user}` });
+    const nc = await connect({
+      servers: url,
+      ...withOwnInbox({ user, pass: passwords[user] }, topology.prefix),
+      name: `test-${user}`,
+    });
     open.push(nc);
     return nc;
   };
@@ -67,7 +76,12 @@ const NATS_SERVER = '/usr/sbin/nats-server';
       30_000,
       'nats-server with authorization',
     );
-    const setup = await NatsClients.connect({ url, name: 'setup', auth: { user: 'setup', pass: passwords.setup } });
+    const setup = await NatsClients.connect({
+      url,
+      name: 'setup',
+      auth: { user: 'setup', pass: passwords.setup },
+      prefix: topology.prefix,
+    });
     await setupTopology(await setup.jsm(), topology, { ...DEFAULT_TOPOLOGY_OPTIONS, storage: 'memory' });
     await setup.drain();
   });
@@ -88,12 +102,21 @@ const NATS_SERVER = '/usr/sbin/nats-server';
   it('only the api may send the webhooks service its subscription requests, which carry the tenant', async () => {
     const subject = topology.rpc(SUBSCRIPTIONS_RPC.list);
     const webhooks = await as('webhooks');
-    webhooks.subscribe(subject, { queue: 'webhooks', callback: (_e, m) => void m.respond('[]') });
+    const replyTo: string[] = [];
+    webhooks.subscribe(subject, {
+      queue: 'webhooks',
+      callback: (_e, m) => {
+        replyTo.push(m.reply ?? '');
+        m.respond('[]');
+      },
+    });
     await webhooks.flush();
 
-    // The api asks and gets the webhooks service's answer.
+    // The api asks and gets the webhooks service's answer, in its own inbox.
     const reply = await (await as('api')).request(subject, '{"user_id":"u1"}', { timeout: 2000 });
     expect(reply.string()).toBe('[]');
+    expect(replyTo).toHaveLength(1);
+    expect(replyTo[0].startsWith(`${natsInboxPrefix(topology, 'api')}.`)).toBe(true);
 
     // Every other service is refused publishing there: no one can forge a user_id.
     for (const user of ['gateway', 'queue', 'webhooks'] as const) {
@@ -111,6 +134,30 @@ const NATS_SERVER = '/usr/sbin/nats-server';
     gateway.subscribe(subject);
     await gateway.flush();
     await waitFor(() => errors.some((e) => /permissions violation/i.test(e)), 5000, 'subscribe refused');
+  });
+
+  it("each user reads replies in its own inbox only: another service's inbox and the shared _INBOX.> are refused", async () => {
+    // Whether the server took a subscription: a refusal (-ERR) arrives before the flush's PONG.
+    const subscribing = async (nc: NatsConnection, subject: string): Promise<string> => {
+      const sub = nc.subscribe(subject, { callback: () => undefined });
+      await nc.flush();
+      if (!sub.isClosed()) {
+        sub.unsubscribe();
+        return 'allowed';
+      }
+      return String(await sub.closed);
+    };
+    for (const user of natsUsers()) {
+      const nc = await as(user);
+      // Every service's replies, the api's consent answers among them, once arrived there.
+      expect(`${user} on _INBOX.>: ${await subscribing(nc, '_INBOX.>')}`).toMatch(/permissions violation/i);
+      for (const other of natsUsers().filter((u) => u !== user)) {
+        expect(`${user} on ${other}'s: ${await subscribing(nc, natsInboxWildcard(topology, other))}`).toMatch(
+          /permissions violation/i,
+        );
+      }
+      expect(await subscribing(nc, natsInboxWildcard(topology, user))).toBe('allowed');
+    }
   });
 
   it('a queue user pulls only its own channel, the api may enqueue but not pull', async () => {

@@ -194,7 +194,7 @@ const NATS_SERVER = '/usr/sbin/nats-server';
     url = `nats://127.0.0.1:${port}`;
     const auth = { user: 'setup', pass: passwords.setup };
     setup = await waitFor(
-      () => NatsClients.connect({ url, name: 'setup', auth }).catch(() => false as const),
+      () => NatsClients.connect({ url, name: 'setup', auth, prefix }).catch(() => false as const),
       30_000,
       'nats-server with authorization',
     );
@@ -213,7 +213,7 @@ const NATS_SERVER = '/usr/sbin/nats-server';
   });
 
   it('takes work published by the api user, reports it and dead-letters what it cannot read', async () => {
-    const api = await NatsClients.connect({ url, name: 'api', auth: { user: 'api', pass: passwords.api } });
+    const api = await NatsClients.connect({ url, name: 'api', auth: { user: 'api', pass: passwords.api }, prefix });
     try {
       const item: OutboundMessage = {
         id: '0192f0c4-a0f8-7cc3-a1f0-e4d2b3c4d5e6',

@@ -1,4 +1,11 @@
-export { NatsClients, connectNats, natsAuth, RECONNECT_FOREVER } from './nats-connection';
+export {
+  NatsClients,
+  connectNats,
+  natsAuth,
+  natsInboxPrefix,
+  RECONNECT_FOREVER,
+  withOwnInbox,
+} from './nats-connection';
 export type { NatsConnectOptions, NatsAuth } from './nats-connection';
 export {
   natsPermissions,
@@ -8,8 +15,14 @@ export {
   natsAuthorizationConfig,
   randomNatsPasswords,
   natsServerEnv,
+  natsInboxWildcard,
 } from './nats-permissions';
-export type { NatsPermissions, NatsServiceUser, NatsAuthorizationUser } from './nats-permissions';
+export type {
+  NatsPermissions,
+  NatsServiceUser,
+  NatsAuthorizationUser,
+  NatsAuthorizationOptions,
+} from './nats-permissions';
 export {
   declareStreams,
   declareConsumers,

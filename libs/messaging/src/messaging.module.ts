@@ -37,7 +37,10 @@ export class MessagingModule {
       providers: [
         { provide: MESSAGING_OPTIONS, useValue: opts },
         { provide: Topology, useValue: new Topology(opts.prefix) },
-        { provide: NatsClients, useFactory: () => NatsClients.connect({ url: opts.url, name: opts.name }) },
+        {
+          provide: NatsClients,
+          useFactory: () => NatsClients.connect({ url: opts.url, name: opts.name, prefix: opts.prefix }),
+        },
         NatsShutdown,
         EventPublisher,
         RpcClient,

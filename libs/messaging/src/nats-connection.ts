@@ -1,5 +1,6 @@
+import { Topology } from '@app/contracts';
 import { connectCoalescing } from './coalescing-transport';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { createInbox, type NatsConnection } from '@nats-io/nats-core';
 import { jetstream, JetStreamClient, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 
 export interface NatsConnectOptions {
@@ -8,6 +9,8 @@ export interface NatsConnectOptions {
   name: string;
   /** The NATS user to connect as; by default the one in the environment (natsAuth). */
   auth?: NatsAuth;
+  /** The topology prefix: a user's own inbox lies under it (natsInboxPrefix). */
+  prefix?: string;
 }
 
 /** A service's NATS user: each service has its own, with rights to its own subjects only. */
@@ -26,6 +29,30 @@ export function natsAuth(env: NodeJS.ProcessEnv = process.env): NatsAuth {
 }
 
 /**
+ * Where the replies to a service user's requests arrive (every RPC answer, JetStream API answer
+ * and pulled message): `_INBOX.<user>`, or `<prefix>._INBOX.<user>` under a topology prefix. Each
+ * user may subscribe to its own only (natsPermissions), so none reads the answers meant for another.
+ */
+export function natsInboxPrefix(t: Topology, user: string): string {
+  return t.subject('_INBOX', user);
+}
+
+/**
+ * Connection options with the user's own inbox prefix, when they name a user; every client a
+ * service connects (@nats-io, the Nest transport's client and server) goes through this. Without
+ * a user (no authorization) the library's shared `_INBOX` stays.
+ */
+export function withOwnInbox<T extends { user?: string }>(options: T, prefix: string): T & { inboxPrefix?: string } {
+  return options.user ? { ...options, inboxPrefix: natsInboxPrefix(new Topology(prefix), options.user) } : options;
+}
+
+/** A fresh inbox under the connection's own prefix, for a subscription that takes several replies. */
+export function inboxOf(nc: NatsConnection): string {
+  // The client keeps its options on the connection without typing them (the JetStream client reads them so too).
+  return createInbox((nc as NatsConnection & { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
+}
+
+/**
  * Connects with endless reconnects, so a NATS restart is survived without a pod restart. Requests
  * (every JetStream publish and acknowledgement) do not capture the caller's stack up front
  * (`noAsyncTraces`): that was two stack captures per request, a tenth of a relaying service's CPU,
@@ -40,7 +67,7 @@ export const RECONNECT_FOREVER = { maxReconnectAttempts: -1, reconnectTimeWait: 
 
 export async function connectNats(opts: NatsConnectOptions): Promise<NatsConnection> {
   return connectCoalescing({
-    ...(opts.auth ?? natsAuth()),
+    ...withOwnInbox(opts.auth ?? natsAuth(), opts.prefix ?? ''),
     servers: opts.url.split(','),
     name: opts.name,
     ...RECONNECT_FOREVER,

@@ -1,6 +1,12 @@
 import { APPS_RPC, CHANNELS, SUBSCRIPTIONS_RPC, Topology, WHATSAPP_RPC } from '@app/contracts';
-import { natsAuth } from './nats-connection';
-import { natsAuthorizationConfig, natsPermissions, natsUsers, randomNatsPasswords } from './nats-permissions';
+import { natsAuth, natsInboxPrefix, withOwnInbox } from './nats-connection';
+import {
+  natsAuthorization,
+  natsAuthorizationConfig,
+  natsPermissions,
+  natsUsers,
+  randomNatsPasswords,
+} from './nats-permissions';
 
 describe('NATS permissions from the topology', () => {
   const t = new Topology('p1');
@@ -41,10 +47,32 @@ describe('NATS permissions from the topology', () => {
   it('keeps every subject under the prefix, and the JetStream API whole for the setup user only', () => {
     for (const user of natsUsers()) {
       for (const s of [...perms[user].publish, ...perms[user].subscribe]) {
-        expect(s.startsWith('p1.') || s.startsWith('$') || s === '_INBOX.>').toBe(true);
+        expect(s.startsWith('p1.') || s.startsWith('$')).toBe(true);
       }
     }
     expect(publishers('$JS.API.>')).toEqual(['setup']);
+  });
+
+  it("lets each user read its own inbox only, the one its connections reply to, never another's or _INBOX.>", () => {
+    const inboxes = (user: string) => perms[user as keyof typeof perms].subscribe.filter((s) => s.includes('_INBOX'));
+    for (const user of natsUsers()) {
+      const own = withOwnInbox({ user, pass: 'x' }, 'p1').inboxPrefix;
+      expect(own).toBe(`p1._INBOX.${user}`);
+      expect(inboxes(user)).toEqual([`${own}.>`]);
+    }
+    // Unprefixed, the inboxes lie under the shared `_INBOX.` of the clients before them.
+    expect(natsInboxPrefix(new Topology(), 'queue_max')).toBe('_INBOX.queue_max');
+    // A client without a user (no authorization) keeps the library's own inbox.
+    expect(withOwnInbox({}, 'p1')).toEqual({});
+  });
+
+  it('allows the shared inbox again only in the authorization of a roll from before per-user inboxes', () => {
+    const shared = (sharedInbox: boolean) =>
+      natsAuthorization(t, undefined, { sharedInbox }).users.filter((u) =>
+        u.permissions.subscribe.allow.includes('_INBOX.>'),
+      );
+    expect(shared(false)).toEqual([]);
+    expect(shared(true).map((u) => u.user)).toEqual(natsUsers());
   });
 
   it('writes password variables, never passwords, into the server configuration', () => {

@@ -17,6 +17,7 @@ import {
 } from '@app/contracts';
 import { randomBytes } from 'node:crypto';
 import { deliveryStateBucket } from './delivery-state';
+import { natsInboxPrefix } from './nats-connection';
 
 /**
  * Who may publish and subscribe to what on NATS, derived from the Topology so that no subject is
@@ -26,7 +27,8 @@ import { deliveryStateBucket } from './delivery-state';
  *
  * Request/reply trust follows from publish rights: only the api may publish the webhooks service's
  * subscription requests (which carry the tenant's user_id) and the gateway's template requests;
- * only the gateway may ask the api which tenant owns a connection.
+ * only the gateway may ask the api which tenant owns a connection. Each user subscribes to its own
+ * inbox only (natsInboxPrefix), so the answers to one service's requests reach no other.
  */
 export interface NatsPermissions {
   publish: string[];
@@ -109,16 +111,29 @@ function queueRights(t: Topology, channels: readonly Channel[]): NatsPermissions
   );
 }
 
-/** Every connection may reach the JetStream API's account info and get replies in its own inbox. */
-const BASE: NatsPermissions = { publish: ['$JS.API.INFO'], subscribe: ['_INBOX.>'] };
+/** Every connection may reach the JetStream API's account info. */
+const BASE_PUBLISH = ['$JS.API.INFO'];
+
+const uniq = (xs: string[]) => [...new Set(xs)];
 
 function merge(...parts: NatsPermissions[]): NatsPermissions {
-  const uniq = (xs: string[]) => [...new Set(xs)];
   return {
-    publish: uniq([...BASE.publish, ...parts.flatMap((p) => p.publish)]),
-    subscribe: uniq([...BASE.subscribe, ...parts.flatMap((p) => p.subscribe)]),
+    publish: uniq([...BASE_PUBLISH, ...parts.flatMap((p) => p.publish)]),
+    subscribe: uniq(parts.flatMap((p) => p.subscribe)),
   };
 }
+
+/** Every reply subject of a user's connections: its RPC answers, JetStream API answers, pulled messages. */
+export function natsInboxWildcard(t: Topology, user: NatsServiceUser): string {
+  return `${natsInboxPrefix(t, user)}.>`;
+}
+
+/**
+ * The inbox every client shared before each user had its own. Only the authorization of a roll
+ * from such a release allows it (`pnpm nats:auth --roll-values`), for the old pods until they are
+ * replaced; docs/security-deployment.md says when.
+ */
+const SHARED_INBOX = '_INBOX.>';
 
 /** The permissions of every service user under one topology prefix. */
 export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermissions> {
@@ -128,7 +143,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
     `queue_${Channel}`,
     NatsPermissions
   >;
-  return {
+  const rights: Record<NatsServiceUser, NatsPermissions> = {
     api: merge(
       {
         publish: [
@@ -180,6 +195,9 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
     ...perChannel,
     setup: merge({ publish: ['$JS.API.>'], subscribe: [] }),
   };
+  return Object.fromEntries(
+    natsUsers().map((u) => [u, { ...rights[u], subscribe: [natsInboxWildcard(t, u), ...rights[u].subscribe] }]),
+  ) as Record<NatsServiceUser, NatsPermissions>;
 }
 
 /** The users of the generated configuration, in a stable order. */
@@ -198,15 +216,22 @@ export interface NatsAuthorizationUser {
   permissions: { publish: { allow: string[] }; subscribe: { allow: string[] }; allow_responses: boolean };
 }
 
+export interface NatsAuthorizationOptions {
+  /** Also allow every user the shared inbox (SHARED_INBOX): only while old pods are replaced. */
+  sharedInbox?: boolean;
+}
+
 /**
  * The nats-server `authorization` users. Passwords are never in it: `password` names where each
  * comes from (a variable nats-server resolves from its own environment: a Kubernetes Secret, or
  * the random passwords `pnpm stack` makes). Replies to requests are allowed for one response
- * (`allow_responses`), so a service answers RPCs without publish rights on anyone's inbox.
+ * (`allow_responses`), so a service answers RPCs into the caller's own inbox without publish
+ * rights on anyone's inbox.
  */
 export function natsAuthorization(
   t: Topology,
   password: (variable: string) => string = (v) => `$${v}`,
+  opts: NatsAuthorizationOptions = {},
 ): { users: NatsAuthorizationUser[] } {
   const perms = natsPermissions(t);
   return {
@@ -215,7 +240,7 @@ export function natsAuthorization(
       password: password(natsPasswordVariable(user)),
       permissions: {
         publish: { allow: perms[user].publish },
-        subscribe: { allow: perms[user].subscribe },
+        subscribe: { allow: opts.sharedInbox ? uniq([...perms[user].subscribe, SHARED_INBOX]) : perms[user].subscribe },
         allow_responses: true,
       },
     })),

@@ -1,4 +1,5 @@
-import { createInbox, Msg, MsgHdrs, NatsConnection, nanos } from '@nats-io/nats-core';
+import { Msg, MsgHdrs, NatsConnection, nanos } from '@nats-io/nats-core';
+import { inboxOf } from './nats-connection';
 
 const decoder = new TextDecoder();
 
@@ -122,7 +123,7 @@ export async function pullNoWait(
   waitForFirstMs = 0,
 ): Promise<PulledMessage[]> {
   const out: PulledMessage[] = [];
-  const inbox = createInbox();
+  const inbox = inboxOf(nc);
   return new Promise<PulledMessage[]>((resolve, reject) => {
     let done = false;
     const finish = (err?: Error) => {

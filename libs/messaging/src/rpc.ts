@@ -3,7 +3,7 @@ import { ClientNats, NatsOptions, NatsRecordBuilder, ServerNats } from '@nestjs/
 import { headers as natsHeaders } from 'nats';
 import { RpcProblem, RpcReply, RpcRequest, RpcResult, RpcSubject } from '@app/contracts';
 import { firstValueFrom, timeout as rxTimeout } from 'rxjs';
-import { natsAuth, RECONNECT_FOREVER } from './nats-connection';
+import { natsAuth, RECONNECT_FOREVER, withOwnInbox } from './nats-connection';
 import { MESSAGING_OPTIONS, MessagingModuleOptions } from './options';
 import { contextFrom, inSpan, SpanKind, traceHeaders, tracingEnabled } from './tracing';
 
@@ -12,13 +12,17 @@ type NatsTransportOptions = NatsOptions['options'];
 /** Subjects live under the topology prefix, so suites sharing a NATS server never answer each other. */
 const underPrefix = (prefix: string, subject: string): string => (prefix ? `${prefix}.${subject}` : subject);
 
-/** The @nestjs/microservices NATS server, subscribing each @MessagePattern under the topology prefix. */
+/**
+ * The @nestjs/microservices NATS server, subscribing each @MessagePattern under the topology prefix.
+ * It answers through `allow_responses` and asks nothing itself, but connects with its user's own
+ * inbox all the same, like every client of the service.
+ */
 export class PrefixedServerNats extends ServerNats {
   constructor(
     options: NatsTransportOptions,
     private readonly prefix: string,
   ) {
-    super(options ?? {});
+    super(withOwnInbox(options ?? {}, prefix));
   }
 
   // Handlers are stored (and so subscribed and looked up) by their prefixed subject.
@@ -36,12 +40,15 @@ export class PrefixedServerNats extends ServerNats {
   }
 }
 
-/** The matching client: patterns it sends are put under the same prefix. */
+/**
+ * The matching client: patterns it sends are put under the same prefix, and the answers come back
+ * to its user's own inbox (the transport makes each reply subject from `inboxPrefix`).
+ */
 class PrefixedClientNats extends ClientNats {
   private readonly prefix: string;
 
   constructor(options: NatsTransportOptions & { prefix?: string }) {
-    super(options ?? {});
+    super(withOwnInbox(options ?? {}, options?.prefix ?? ''));
     this.prefix = options?.prefix ?? '';
   }
 
