@@ -1,14 +1,10 @@
-import { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { ADMIN_PORT_OFFSET } from '@app/server';
-import { createDataSource, migrateSchema } from '@app/database';
-import { killHard, startTestInfra, TestInfra, waitFor } from '@app/testing';
+import { createDataSource } from '@app/database';
+import { waitFor } from '@app/testing';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
-import { ALL_SCHEMAS } from '../../scripts/schemas';
-import { compileServicesBuild, spawnBuiltService } from '../support/compiled-service';
+import { CompiledPlatform, startCompiledPlatform } from '../support/compiled-platform';
 import { ApiFactory } from '../support/factories';
-import { platformEnv, ServiceName } from '../support/platform-env';
+import { ServiceName } from '../support/platform-env';
 
 /**
  * Bodies built to exhaust a service's heap, sent several at once to every HTTP service running as
@@ -45,74 +41,30 @@ interface Answer {
 }
 
 describe('hostile bodies never take a service down', () => {
-  let infra: TestInfra;
-  let build: string;
-  const children = new Map<ServiceName, ChildProcess>();
-  const logs: Partial<Record<ServiceName, string>> = {};
+  let platform: CompiledPlatform;
   let urls: Record<ServiceName, string>;
-  let adminUrls: Record<ServiceName, string>;
   let systemAuth = '';
   let accountAuth = '';
 
   beforeAll(async () => {
-    build = compileServicesBuild('fuzz');
-    infra = await startTestInfra({ suite: 'hostile-bodies' });
-    for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
-    const env = await platformEnv(infra, { LOG_LEVEL: 'info', NODE_ENV: 'test' });
-    urls = env.urls;
-    // The sandbox takes no ADMIN_PORT: its admin listener is on its port + the offset.
-    adminUrls = {
-      ...env.adminUrls,
-      sandbox: `http://127.0.0.1:${Number(new URL(urls.sandbox).port) + ADMIN_PORT_OFFSET}`,
-    };
-    for (const name of SERVICES) {
-      const child = spawnBuiltService(build, name, { ...env.env, ADMIN_PORT: String(env.adminPorts[name]) });
-      logs[name] = '';
-      const keep = (d: Buffer) => (logs[name] = (logs[name] + d.toString()).slice(-200_000));
-      child.stdout?.on('data', keep);
-      child.stderr?.on('data', keep);
-      children.set(name, child);
-      await waitFor(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`${name} exited while starting: ${logs[name]?.slice(-2000)}`);
-          return (await fetch(`${adminUrls[name]}/readyz`).catch(() => null))?.status === 200;
-        },
-        60_000,
-        `${name} ready`,
-        250,
-      );
-    }
-    const factory = await ApiFactory.connect(infra.databaseUrl);
+    platform = await startCompiledPlatform({
+      suite: 'hostile-bodies',
+      services: SERVICES,
+      env: { LOG_LEVEL: 'info', NODE_ENV: 'test' },
+    });
+    urls = platform.urls;
+    const factory = await ApiFactory.connect(platform.infra.databaseUrl);
     systemAuth = (await factory.user('system', { balance: 10 })).auth;
     await factory.close();
-    const gatewayDb = createDataSource(infra.databaseUrl, gatewaySchema, 1);
+    const gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
     await gatewayDb.initialize();
     accountAuth = `Bearer ${(await new AccountsRepository(gatewayDb).createAccount('hostile', null)).token}`;
     await gatewayDb.destroy();
   }, 240_000);
 
   afterAll(async () => {
-    for (const child of children.values()) await killHard(child);
-    await infra?.stop();
-    if (build) rmSync(build, { recursive: true, force: true });
+    await platform?.stop();
   });
-
-  /** Every process still runs and answers. */
-  const expectAllServing = async () => {
-    for (const name of SERVICES) {
-      const child = children.get(name) as ChildProcess;
-      expect({
-        name,
-        exit: child.exitCode ?? child.signalCode,
-        log: child.exitCode === null ? '' : logs[name]?.slice(-1500),
-      }).toEqual({
-        name,
-        exit: null,
-        log: '',
-      });
-      expect({ name, live: (await fetch(`${urls[name]}/healthz`)).status }).toEqual({ name, live: 200 });
-    }
-  };
 
   /**
    * POSTs and reads the answer. A service refuses a body over its route's limit by its
@@ -206,7 +158,7 @@ describe('hostile bodies never take a service down', () => {
         t.label,
       );
     }
-    await expectAllServing();
+    await platform.expectAllServing();
   });
 
   it('bodies under the 256 KiB limit but dense, many at once: refused or held back, never a crash', async () => {
@@ -217,13 +169,13 @@ describe('hostile bodies never take a service down', () => {
         t.label,
       );
     }
-    await expectAllServing();
+    await platform.expectAllServing();
   });
 
   it("the gateway's access log never holds a pixel's token", async () => {
     const token = `${'Q'.repeat(40)}-pixel-token-secret`;
     expect((await fetch(`${urls.gateway}/v1/course/pixel/${token}.gif`)).status).toBe(200);
-    await waitFor(() => (logs.gateway ?? '').includes('/v1/course/pixel/{token}.gif'), 5_000, 'the pixel logged');
-    expect(logs.gateway).not.toContain(token);
+    await waitFor(() => platform.log('gateway').includes('/v1/course/pixel/{token}.gif'), 5_000, 'the pixel logged');
+    expect(platform.log('gateway')).not.toContain(token);
   });
 });

@@ -87,14 +87,17 @@ export class ContactImportsRepository {
     );
   }
 
-  /** Which of these imports are still receiving or processing (their stored files are in use). */
-  async unfinished(ids: string[]): Promise<Set<string>> {
-    const rows = await sqlRows<{ id: string }>(
+  /** Which of these imports this database knows, and which of those have ended. */
+  async states(ids: string[]): Promise<{ known: Set<string>; ended: Set<string> }> {
+    const rows = await sqlRows<{ id: string; state: ImportState }>(
       this.ds,
-      `SELECT id FROM contact_imports WHERE id = ANY($1::uuid[]) AND state IN ('receiving', 'processing')`,
+      `SELECT id, state FROM contact_imports WHERE id = ANY($1::uuid[])`,
       [ids],
     );
-    return new Set(rows.map((r) => r.id));
+    return {
+      known: new Set(rows.map((r) => r.id)),
+      ended: new Set(rows.filter((r) => r.state === 'completed' || r.state === 'failed').map((r) => r.id)),
+    };
   }
 
   async find(id: string): Promise<ImportRecord | null> {

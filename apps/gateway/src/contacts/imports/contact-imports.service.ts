@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,6 +29,8 @@ export const IMPORT_BATCH_CHARS = 1024 * 1024;
 const REJECTIONS_PAGE = 1000;
 /** An import whose process has not said it holds it for this long belongs to a process that is gone. */
 const STALE_SECONDS = 120;
+/** A stored upload no import of this database names is removed once it is this old. */
+const ORPHAN_FILE_MS = 24 * 3600_000;
 /** The file name of a stored upload: the import's id and format. */
 const UPLOAD_FILE = /^([0-9a-f-]{36})\.(csv|ndjson)$/;
 const CONSENT_RPC_TIMEOUT_MS = 10_000;
@@ -112,16 +114,23 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     await this.imports.heartbeat([...this.held]);
     const failed = await this.imports.failStale(STALE_SECONDS);
     if (failed) this.logger.warn({ failed }, 'imports interrupted by a stop marked failed');
-    const names = await readdir(this.config.CONTACT_IMPORTS_DIR).catch(() => [] as string[]);
+    const dir = this.config.CONTACT_IMPORTS_DIR;
+    const names = await readdir(dir).catch(() => [] as string[]);
     const files = new Map<string, string>();
     for (const name of names) {
       const m = UPLOAD_FILE.exec(name);
       if (m && !this.held.has(m[1])) files.set(m[1], name);
     }
     if (!files.size) return;
-    const live = await this.imports.unfinished([...files.keys()]);
+    // Only files whose import this database knows to have ended: a folder shared with a gateway
+    // of another database (one machine, several stacks) keeps that gateway's uploads, unless they
+    // are older than any import can be.
+    const { known, ended } = await this.imports.states([...files.keys()]);
     for (const [id, name] of files) {
-      if (!live.has(id)) await unlink(join(this.config.CONTACT_IMPORTS_DIR, name)).catch(() => undefined);
+      const path = join(dir, name);
+      const old = async () => Date.now() - (await stat(path)).mtimeMs > ORPHAN_FILE_MS;
+      if (ended.has(id) || (!known.has(id) && (await old().catch(() => false))))
+        await unlink(path).catch(() => undefined);
     }
   }
 
