@@ -5,6 +5,7 @@ import { startTestInfra, TestInfra } from '@app/testing';
 import { BalancesRepository } from '../src/billing/balances.repository';
 import { BillingService } from '../src/billing/billing.service';
 import { ApiConfig } from '../src/config';
+import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
 import { apiSchema } from '../src/database/schema';
 import { MessagesRepository } from '../src/messages/messages.repository';
 import { OutboxRepository } from '../src/messages/outbox';
@@ -55,6 +56,7 @@ describe('send transaction', () => {
       tiers,
       billing,
       new OutboxRepository(ds),
+      new IdempotencyRepository(ds),
       Object.assign(new ApiConfig(), { SEND_BATCH_MAX: 256 }),
     );
     return { tx, messages, tiers, billing };
@@ -116,6 +118,56 @@ describe('send transaction', () => {
     }
     return { user, app };
   };
+
+  it('a send whose Idempotency-Key another request took over commits nothing; a held key records its message', async () => {
+    const { user, app } = await tenant(1, ['4476000001']);
+    const { tx, messages } = await apiProcess();
+    const keys = new IdempotencyRepository(ds);
+    const transactions = jest.spyOn(messages, 'transaction');
+    const [stale, taker, other] = [uuidv7(), uuidv7(), uuidv7()];
+    await keys.claim(user.userId, 'k-lost', 'h'.repeat(64), 24, stale);
+    // Its lease ran out: a retry took the key over (as `takeOverExpired` does once it expired).
+    await ds.query(`UPDATE idempotency_keys SET holder = $2 WHERE user_id = $1 AND key = 'k-lost'`, [
+      user.userId,
+      taker,
+    ]);
+    await keys.claim(user.userId, 'k-held', 'h'.repeat(64), 24, other);
+    const keyed = (key: string, holder: string) => {
+      const r = record(user, app, '4476000001');
+      return { ...r, message: { ...r.message, idempotencyKey: key }, lease: { key, holder } };
+    };
+    const lost = keyed('k-lost', stale);
+    const held = keyed('k-held', other);
+
+    const outcomes = await Promise.all([tx.commit(lost), tx.commit(held)]);
+
+    // The one statement aborted for the lost key; the locked path refused that send alone.
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(outcomes[0].accepted).toBe(false);
+    expect(!outcomes[0].accepted && [outcomes[0].problem.status, outcomes[0].problem.slug]).toEqual([
+      409,
+      'idempotency-key-in-use',
+    ]);
+    expect(outcomes[1]).toEqual({ accepted: true, currency: 'USD' });
+    expect(await written(app)).toMatchObject({ messages: 1, holds: 1, events: 1, outbox: 1, queued: 1 });
+    expect(await balanceOf(user)).toEqual({ available: 0.98, held: 0.02 });
+    const onKeys = await ds.query(
+      `SELECT key, holder, message_id FROM idempotency_keys WHERE user_id = $1 ORDER BY key`,
+      [user.userId],
+    );
+    expect(onKeys).toEqual([
+      { key: 'k-held', holder: other, message_id: held.message.id },
+      { key: 'k-lost', holder: taker, message_id: null },
+    ]);
+    // A held key alone is the one statement, which records its message on the key.
+    await keys.claim(user.userId, 'k-one', 'h'.repeat(64), 24, stale);
+    const one = keyed('k-one', stale);
+    expect(await tx.commit(one)).toEqual({ accepted: true, currency: 'USD' });
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect((await keys.find(user.userId, 'k-one'))?.messageId).toBe(one.message.id);
+    // Its request's failure no longer gives the key up: the send committed.
+    expect(await keys.forget(user.userId, 'k-one', stale)).toBe(false);
+  });
 
   it('a group the balance covers, to recipients in the window, is one statement: every row written, no transaction', async () => {
     const { user, app } = await tenant(1, ['4470000001', '4470000002']);

@@ -26,6 +26,7 @@ import { FailoverAttempts1764300000002 } from './migrations/1764300000002-Failov
 import { Campaigns1764400000000 } from './migrations/1764400000000-Campaigns';
 import { WholeSendStatement1764500000000 } from './migrations/1764500000000-WholeSendStatement';
 import { OutstandingHoldsIndex1764600000000 } from './migrations/1764600000000-OutstandingHoldsIndex';
+import { KeyHolders1764700000000 } from './migrations/1764700000000-KeyHolders';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -63,5 +64,6 @@ export const apiSchema: SchemaDefinition = {
     Campaigns1764400000000,
     WholeSendStatement1764500000000,
     OutstandingHoldsIndex1764600000000,
+    KeyHolders1764700000000,
   ],
 };

@@ -23,6 +23,14 @@ export class IdempotencyKeyEntity {
   @Column('jsonb', { name: 'response_body', nullable: true })
   responseBody: unknown;
 
+  /** The request holding the key: a token drawn by each claim and takeover (null on keys claimed before tokens). */
+  @Column('uuid', { nullable: true })
+  holder: string | null;
+
+  /** The message the holder's send committed under the key, written by that send's own statement. */
+  @Column('text', { name: 'message_id', nullable: true })
+  messageId: string | null;
+
   /** When the key was claimed; while PENDING, renewed by its live request (the lease, IDEMPOTENCY_LEASE_SECONDS). */
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

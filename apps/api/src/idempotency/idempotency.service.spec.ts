@@ -7,8 +7,8 @@ function setup(opts: { claimed?: boolean; expired?: boolean } = {}) {
     claim: jest.fn().mockResolvedValue(opts.claimed ?? true),
     takeOverExpired: jest.fn().mockResolvedValue(opts.expired ?? false),
     renew: jest.fn().mockResolvedValue(undefined),
-    complete: jest.fn().mockResolvedValue(undefined),
-    forget: jest.fn().mockResolvedValue(undefined),
+    complete: jest.fn().mockResolvedValue(true),
+    forget: jest.fn().mockResolvedValue(true),
     find: jest.fn().mockResolvedValue(null),
   };
   const config = { IDEMPOTENCY_TTL_HOURS: 24, IDEMPOTENCY_LEASE_SECONDS: 5 } as ApiConfig;
@@ -36,12 +36,13 @@ describe('IdempotencyService: the lease of a key in progress', () => {
     const run = service.run('u1', 'k1', 'h', w.work);
     await jest.advanceTimersByTimeAsync(3500);
     expect(keys.renew).toHaveBeenCalledTimes(3);
-    expect(keys.renew).toHaveBeenCalledWith('u1', 'k1');
+    const holder = keys.claim.mock.calls[0][4] as string;
+    expect(keys.renew).toHaveBeenCalledWith('u1', 'k1', holder);
     w.finish({ status: 201, body: 'm1' });
     await expect(run).resolves.toEqual({ status: 201, body: 'm1', replayed: false });
     await jest.advanceTimersByTimeAsync(5000);
     expect(keys.renew).toHaveBeenCalledTimes(3);
-    expect(keys.complete).toHaveBeenCalledWith('u1', 'k1', 201, 'm1');
+    expect(keys.complete).toHaveBeenCalledWith('u1', 'k1', holder, 201, 'm1');
   });
 
   it('stops with a request that failed, which gives the key up', async () => {
@@ -53,14 +54,14 @@ describe('IdempotencyService: the lease of a key in progress', () => {
     await expect(run).rejects.toThrow('refused');
     await jest.advanceTimersByTimeAsync(5000);
     expect(keys.renew).toHaveBeenCalledTimes(1);
-    expect(keys.forget).toHaveBeenCalledWith('u1', 'k1');
+    expect(keys.forget).toHaveBeenCalledWith('u1', 'k1', keys.claim.mock.calls[0][4]);
   });
 
   it('a key whose lease ran out is taken over: what the first request committed is its answer', async () => {
     const { keys, service } = setup({ claimed: false, expired: true });
     const work = jest.fn();
     const answer = await service.run('u1', 'k1', 'h', work, async () => ({ status: 201, body: 'm0' }));
-    expect(keys.takeOverExpired).toHaveBeenCalledWith('u1', 'k1', 'h', 5);
+    expect(keys.takeOverExpired).toHaveBeenCalledWith('u1', 'k1', 'h', 5, expect.any(String));
     expect(answer).toEqual({ status: 201, body: 'm0', replayed: true });
     expect(work).not.toHaveBeenCalled();
   });
@@ -72,5 +73,87 @@ describe('IdempotencyService: the lease of a key in progress', () => {
       status: 409,
       headers: { 'Retry-After': '1' },
     });
+  });
+});
+
+describe('IdempotencyService: the key is a fence', () => {
+  it("the work gets the lease its send commits under; a retry's takeover holds it with a token of its own", async () => {
+    const { keys, service } = setup();
+    const work = jest.fn().mockResolvedValue({ status: 201, body: 'm1' });
+    await service.run('u1', 'k1', 'h', work);
+    const holder = keys.claim.mock.calls[0][4] as string;
+    expect(work).toHaveBeenCalledWith({ key: 'k1', hash: 'h', holder });
+
+    const taken = setup({ claimed: false, expired: true });
+    const retry = jest.fn().mockResolvedValue({ status: 201, body: 'm2' });
+    await taken.service.run('u1', 'k1', 'h', retry);
+    const next = taken.keys.takeOverExpired.mock.calls[0][4] as string;
+    expect(next).not.toBe(holder);
+    expect(retry).toHaveBeenCalledWith({ key: 'k1', hash: 'h', holder: next });
+  });
+
+  it('without a key the work runs with no lease', async () => {
+    const { keys, service } = setup();
+    const work = jest.fn().mockResolvedValue({ status: 201, body: 'm1' });
+    await expect(service.run('u1', undefined, 'h', work)).resolves.toEqual({
+      status: 201,
+      body: 'm1',
+      replayed: false,
+    });
+    expect(work).toHaveBeenCalledWith(null);
+    expect(keys.claim).not.toHaveBeenCalled();
+  });
+
+  it('a request that lost its key to a takeover is answered with the message the key committed', async () => {
+    const { keys, service } = setup();
+    keys.forget.mockResolvedValue(false);
+    keys.complete.mockResolvedValue(false);
+    const lost = Object.assign(new Error('taken over'), { status: 409 });
+    const answer = await service.run(
+      'u1',
+      'k1',
+      'h',
+      () => Promise.reject(lost),
+      async () => ({ status: 201, body: 'm2' }),
+    );
+    expect(answer).toEqual({ status: 201, body: 'm2', replayed: true });
+  });
+
+  it('a send whose commit was answered with an error but committed is answered with its message, the key kept', async () => {
+    const { keys, service } = setup();
+    keys.forget.mockResolvedValue(false);
+    const answer = await service.run(
+      'u1',
+      'k1',
+      'h',
+      () => Promise.reject(new Error('Connection terminated unexpectedly')),
+      async () => ({ status: 201, body: 'm1' }),
+    );
+    expect(answer).toEqual({ status: 201, body: 'm1', replayed: false });
+    expect(keys.complete).toHaveBeenCalledWith('u1', 'k1', keys.claim.mock.calls[0][4], 201, 'm1');
+  });
+
+  it('a key kept with nothing committed under it yet (the taker still runs): the failure stands', async () => {
+    const { keys, service } = setup();
+    keys.forget.mockResolvedValue(false);
+    await expect(
+      service.run(
+        'u1',
+        'k1',
+        'h',
+        () => Promise.reject(new Error('taken over')),
+        async () => null,
+      ),
+    ).rejects.toThrow('taken over');
+    expect(keys.complete).not.toHaveBeenCalled();
+  });
+
+  it('a failure with the key given up never looks for a committed send', async () => {
+    const { service } = setup();
+    const recover = jest.fn();
+    await expect(service.run('u1', 'k1', 'h', () => Promise.reject(new Error('refused')), recover)).rejects.toThrow(
+      'refused',
+    );
+    expect(recover).not.toHaveBeenCalled();
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConflictProblem, parseIdempotencyKey, ProblemError, UnprocessableProblem } from '@app/server';
 import { ApiConfig } from '../config';
@@ -11,6 +12,28 @@ export interface IdempotentAnswer<T> {
 }
 
 export { canonicalJson, requestHash } from '@app/server';
+
+/**
+ * A key held by the request running: its send commits under it only while `holder` (drawn by the
+ * claim or takeover) still holds it.
+ */
+export interface KeyLease {
+  key: string;
+  hash: string;
+  holder: string;
+}
+
+/** A send refused because a later request with its key took the key over while it ran. */
+export function keyTakenOver(): ProblemError {
+  return new ProblemError(
+    409,
+    'idempotency-key-in-use',
+    'Idempotency key in use',
+    'A later request with this Idempotency-Key took it over while this one ran; retry it for its answer.',
+    {},
+    { 'Retry-After': '1' },
+  );
+}
 
 /**
  * `Idempotency-Key`: the first successful answer to a request is stored per (user, key) and
@@ -32,49 +55,57 @@ export class IdempotencyService {
   }
 
   /**
-   * Runs `work` once per key. The key in progress is leased: renewed while this request runs, so
-   * when its process dies (or loses the database) before answering, a retry takes it over within
+   * Runs `work` once per key, handing it the key's lease (null without a key) for its send to
+   * commit under. The key in progress is leased: renewed while this request runs, so when its
+   * process dies (or loses the database) before answering, a retry takes it over within
    * IDEMPOTENCY_LEASE_SECONDS: `recover` says what that request achieved (its answer, when it did
-   * commit), else the work runs again.
+   * commit), else the work runs again. A request whose key was taken over cannot commit under it
+   * any more (its send is refused); it is answered with what the key's send committed, if it has.
    */
   async run<T>(
     userId: string,
     key: string | undefined,
     hash: string,
-    work: () => Promise<{ status: number; body: T }>,
+    work: (lease: KeyLease | null) => Promise<{ status: number; body: T }>,
     recover: () => Promise<{ status: number; body: T } | null> = async () => null,
   ): Promise<IdempotentAnswer<T>> {
-    if (key === undefined) return { ...(await work()), replayed: false };
-    if (!(await this.keys.claim(userId, key, hash, this.config.IDEMPOTENCY_TTL_HOURS))) {
-      if (!(await this.keys.takeOverExpired(userId, key, hash, this.config.IDEMPOTENCY_LEASE_SECONDS))) {
+    if (key === undefined) return { ...(await work(null)), replayed: false };
+    const lease: KeyLease = { key, hash, holder: randomUUID() };
+    if (!(await this.keys.claim(userId, key, hash, this.config.IDEMPOTENCY_TTL_HOURS, lease.holder))) {
+      if (!(await this.keys.takeOverExpired(userId, key, hash, this.config.IDEMPOTENCY_LEASE_SECONDS, lease.holder))) {
         return this.replay<T>(userId, key, hash);
       }
       const recovered = await recover();
       if (recovered) {
-        await this.keys.complete(userId, key, recovered.status, recovered.body);
+        await this.keys.complete(userId, key, lease.holder, recovered.status, recovered.body);
         return { ...recovered, replayed: true };
       }
     }
-    const lease = this.holdLease(userId, key);
+    const renewal = this.holdLease(userId, lease);
     let answer: { status: number; body: T };
     try {
-      answer = await work();
+      answer = await work(lease);
     } catch (err) {
-      lease.stop();
-      await this.keys.forget(userId, key);
-      throw err;
+      renewal.stop();
+      // Given up only when nothing committed under it and it is still ours; otherwise its send
+      // committed though the answer was lost, or a retry took it over: what holds the key answers.
+      if (await this.keys.forget(userId, key, lease.holder)) throw err;
+      const recovered = await recover();
+      if (!recovered) throw err;
+      const ours = await this.keys.complete(userId, key, lease.holder, recovered.status, recovered.body);
+      return { ...recovered, replayed: !ours };
     }
-    lease.stop();
-    await this.keys.complete(userId, key, answer.status, answer.body);
+    renewal.stop();
+    await this.keys.complete(userId, key, lease.holder, answer.status, answer.body);
     return { ...answer, replayed: false };
   }
 
   /** Renews the key's lease every fifth of it until stopped; a renewal that fails is tried at the next tick. */
-  private holdLease(userId: string, key: string): { stop: () => void } {
+  private holdLease(userId: string, lease: KeyLease): { stop: () => void } {
     const timer = setInterval(
       () =>
         void this.keys
-          .renew(userId, key)
+          .renew(userId, lease.key, lease.holder)
           .catch((err: unknown) => this.logger.warn({ err }, 'idempotency key lease not renewed')),
       (this.config.IDEMPOTENCY_LEASE_SECONDS * 1000) / 5,
     );

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Channel, MessageAttempt, MessageReport, OutboundMessage, unixSeconds } from '@app/contracts';
 import { ProblemError } from '@app/server';
+import type { KeyLease } from '../idempotency/idempotency.service';
 import { FailoverRepository } from './failover.repository';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
@@ -66,7 +67,7 @@ export class FailoverService {
     base: {
       userId: string;
       accountId: string;
-      idempotency: { key: string; hash: string } | null;
+      idempotency: KeyLease | null;
       alsoWrite?: AttemptWrite;
     },
     attempts: RouteAttempt[],
@@ -176,7 +177,7 @@ export class FailoverService {
   private async enqueue(
     base: { userId: string; accountId: string },
     a: RouteAttempt,
-    idempotency: { key: string; hash: string } | null,
+    idempotency: KeyLease | null,
     alsoWrite: (em: EntityManager, id: string) => Promise<void>,
   ): Promise<string> {
     const app = a.appId === null ? null : await this.sends.sendingApp(String(a.appId), base.userId);

@@ -12,7 +12,7 @@ import {
   MessageReport,
 } from '@app/contracts';
 import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
-import { IdempotencyService } from '../idempotency/idempotency.service';
+import { IdempotencyService, KeyLease } from '../idempotency/idempotency.service';
 import { createHash } from 'node:crypto';
 import { AppEntity } from '../wa-apps/app.entity';
 import { AttemptWrite, FailoverService, RouteAttempt } from './failover.service';
@@ -97,7 +97,7 @@ export class GatewaySendsService {
       req.user_id,
       scoped.key,
       scoped.hash,
-      async () => ({ status: 202, body: { id: await this.accept(req, scoped), status: 'QUEUED' as const } }),
+      async (lease) => ({ status: 202, body: { id: await this.accept(req, lease), status: 'QUEUED' as const } }),
       async () => {
         const id = await this.messages.findIdByIdempotencyKey(req.user_id, scoped.key, scoped.hash);
         return id ? { status: 202, body: { id, status: 'QUEUED' as const } } : null;
@@ -106,7 +106,7 @@ export class GatewaySendsService {
     return { ...answer.body, replayed: answer.replayed };
   }
 
-  private async accept(req: GatewaySendRequest, idempotency: { key: string; hash: string } | null): Promise<string> {
+  private async accept(req: GatewaySendRequest, idempotency: KeyLease | null): Promise<string> {
     const app = await this.sends.sendingApp(String(req.template_app_id), req.user_id);
     const template = await this.templateOf(app, req.template, req.language);
     return this.dispatch(
@@ -144,7 +144,6 @@ export class GatewaySendsService {
       accountId: send.accountId,
       app: send.app,
       template: send.template,
-      idempotency: { key, hash },
       campaignId: send.campaignId,
       alsoWrite: send.alsoWrite,
     };
@@ -152,9 +151,12 @@ export class GatewaySendsService {
       send.userId,
       key,
       hash,
-      async () => ({
+      async (lease) => ({
         status: 202,
-        body: { id: await this.dispatch(base, send.route, send.params, send.mediaUrl), status: 'QUEUED' as const },
+        body: {
+          id: await this.dispatch({ ...base, idempotency: lease }, send.route, send.params, send.mediaUrl),
+          status: 'QUEUED' as const,
+        },
       }),
       async () => {
         const id = await this.messages.findIdByIdempotencyKey(send.userId, key, hash);
@@ -174,7 +176,7 @@ export class GatewaySendsService {
       accountId: string;
       app: AppEntity;
       template: SendableTemplate;
-      idempotency: { key: string; hash: string } | null;
+      idempotency: KeyLease | null;
       campaignId: string | null;
       alsoWrite?: AttemptWrite;
     },

@@ -39,11 +39,8 @@ export class MessagesController {
       user.id,
       key,
       hash,
-      async () => ({
-        status: 201,
-        body: await this.messages.send(user.id, appId, dto, key === undefined ? null : { key, hash }),
-      }),
-      // A send committed with this key by a request that died before answering: its 201.
+      async (lease) => ({ status: 201, body: await this.messages.send(user.id, appId, dto, lease) }),
+      // A send committed with this key by a request that died, stalled or lost its answer: its 201.
       async () => {
         const id = key === undefined ? null : await this.messages.acceptedWithKey(user.id, key, hash);
         return id ? { status: 201, body: { message: { id } } } : null;

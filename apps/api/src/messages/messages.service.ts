@@ -29,6 +29,7 @@ import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ConsentService } from '../consent/consent.service';
+import type { KeyLease } from '../idempotency/idempotency.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
@@ -80,7 +81,7 @@ export class MessagesService {
     userId: string,
     appIdParam: string,
     dto: SendMessageDto,
-    idempotency: { key: string; hash: string } | null = null,
+    idempotency: KeyLease | null = null,
   ): Promise<SendMessageResponseDto> {
     const app = await this.sendingApp(appIdParam, userId);
     const prepared = await this.prepare(app, dto);
@@ -116,7 +117,8 @@ export class MessagesService {
     recipient: string;
     kind: MessageKind;
     prepared: PreparedSend;
-    idempotency: { key: string; hash: string } | null;
+    /** The Idempotency-Key it is sent under: committed only while the request still holds it. */
+    idempotency: KeyLease | null;
     /** More to write in the send's transaction once accepted, given the message id. */
     alsoWrite?: (em: EntityManager, id: string) => Promise<void>;
     /** The campaign it is sent for: kept on the message and carried by its events. */
@@ -175,6 +177,7 @@ export class MessagesService {
       },
       tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,
+      lease: send.idempotency,
       alsoWrite: send.alsoWrite && ((em) => send.alsoWrite!(em, id)),
     });
     if (!outcome.accepted) throw outcome.problem;

@@ -4,6 +4,8 @@ import type { EntityManager } from 'typeorm';
 import { ProblemError, TooManyRequestsProblem, UnprocessableProblem } from '@app/server';
 import { BillingService, toUnits, Units } from '../billing/billing.service';
 import { ApiConfig } from '../config';
+import { keyTakenOver } from '../idempotency/idempotency.service';
+import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { MessagesRepository, QueuedMessage } from './messages.repository';
 import { OutboxEntry, OutboxRepository } from './outbox';
 import { TierGate, TierWindowRepository } from './tier-window';
@@ -15,6 +17,8 @@ export interface SendRecord {
   /** The app's messaging tier (unique template recipients in 24 hours); null: not counted. */
   tier: { appId: number; cap: number; label: string } | null;
   outbox: OutboxEntry;
+  /** The Idempotency-Key it is sent under: it commits only while `holder` still holds the key. */
+  lease?: { key: string; holder: string } | null;
   /** More the send writes in its transaction once accepted (a failover route's attempts). */
   alsoWrite?: (em: EntityManager) => Promise<void>;
 }
@@ -37,6 +41,7 @@ export class SendTransaction {
     private readonly tiers: TierWindowRepository,
     private readonly billing: BillingService,
     private readonly outbox: OutboxRepository,
+    private readonly keys: IdempotencyRepository,
     config: ApiConfig,
   ) {
     this.groups = new GroupCommit((userId, sends) => this.commitGroup(userId, sends), config.SEND_BATCH_MAX);
@@ -57,9 +62,10 @@ export class SendTransaction {
    * with room left under the cap (no expired row to sweep). The statement takes the counters of the
    * apps with new recipients, then the balance row, each on condition, and keeps them only while it
    * runs and commits, not across round trips to this process: the sends and settlements of one
-   * user on several api replicas queue behind each other for that long only. Null, with nothing
-   * written (the statement aborted), when the case does not hold; then `commitLocked` decides
-   * each send.
+   * user on several api replicas queue behind each other for that long only. Before any of them,
+   * it takes the Idempotency-Keys the sends are made under, and records each send's message on its
+   * key: only while each is still held by its request. Null, with nothing written (the statement
+   * aborted), when the case does not hold; then `commitLocked` decides each send.
    */
   private async commitInOneStatement(userId: string, sends: SendRecord[]): Promise<SendOutcome[] | null> {
     if (sends.some((s) => s.alsoWrite)) return null;
@@ -75,6 +81,15 @@ export class SendTransaction {
     const params: unknown[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;
     const gate = 'EXISTS (SELECT 1 FROM hold_b)';
+    const keyed = sends.filter((s) => s.lease);
+    const held = keyed.length
+      ? this.keys.heldSql({
+          user: param(userId),
+          keys: param(keyed.map((s) => s.lease!.key)),
+          holders: param(keyed.map((s) => s.lease!.holder)),
+          messages: param(keyed.map((s) => s.message.id)),
+        })
+      : null;
     const pairs = [...tiered.values()];
     const admit = pairs.length
       ? this.tiers.admitSql(
@@ -90,11 +105,12 @@ export class SendTransaction {
     // statement's snapshot says the balance covers them; then the apps' counters and the balance
     // row are taken, then the usage row and the window's rows, so that the contended rows are held
     // for the end of the statement and its commit only.
+    const also = [held && `${held.held} = ${keyed.length}`, admit?.room].filter(Boolean).join(' AND ');
     const hold = this.billing.conditionalHold(
       userId,
       sends.map((s) => ({ messageId: s.message.id, amount: toUnits(s.message.price) })),
       params.length + 1,
-      admit?.room,
+      also || undefined,
       ['queued_m', 'queued_e', 'send_outbox'],
     );
     params.push(...hold.params);
@@ -102,6 +118,7 @@ export class SendTransaction {
     const queued = this.messages.queuedJson(sends.map((s) => ({ ...s.message, currency: '' })));
     const queuedParts = this.messages.queuedParts(param(queued), hold.seen, hold.currency, gate);
     const ctes = [
+      ...(held ? [held.ctes] : []),
       ...(admit ? [admit.counters] : []),
       hold.before,
       queuedParts.rows,
@@ -112,10 +129,13 @@ export class SendTransaction {
     ];
     let currency: string;
     try {
+      // The keys first (the result's columns are evaluated in order): a send whose key another
+      // send holds waits for it holding nothing that one needs.
       const [row] = await this.messages.statement<{ currency: string }>(
         `WITH ${ctes.join(', ')}
-         SELECT (SELECT currency FROM hold_b) AS currency,
-                abort_unless(${gate}, 'the balance or a tier counter does not allow the group') AS held,
+         SELECT ${held?.held ?? '0'} AS keys,
+                (SELECT currency FROM hold_b) AS currency,
+                abort_unless(${gate}, 'a key, the balance or a tier counter does not allow the group') AS held,
                 ${admit?.checked ?? 'true'} AS checked`,
         params,
       );
@@ -127,10 +147,18 @@ export class SendTransaction {
     return sends.map(() => ({ accepted: true, currency }));
   }
 
-  /** A group in one transaction that locks the apps' tier counters and the balance, then decides each send. */
+  /**
+   * A group in one transaction that locks the sends' Idempotency-Keys, the apps' tier counters and
+   * the balance, then decides each send: one whose key another request took over is refused.
+   */
   private commitLocked(userId: string, sends: SendRecord[]): Promise<SendOutcome[]> {
     return this.messages.transaction(async (em) => {
-      // Locks in one order everywhere: the apps' tier counters (by id), then the balance.
+      // Locks in one order everywhere: the keys (by key), the apps' tier counters (by id), then the balance.
+      const keys = await this.keys.lockHeld(
+        em,
+        userId,
+        sends.flatMap((s) => (s.lease ? [s.lease] : [])),
+      );
       const gates = await this.tierGates(em, sends);
       const balance = await this.billing.lockForHolds(em, userId);
       const outcomes: SendOutcome[] = [];
@@ -138,6 +166,10 @@ export class SendTransaction {
       const holds: { messageId: string; amount: Units }[] = [];
       let held: Units = 0n;
       for (const send of sends) {
+        if (send.lease && !keys.has(send.lease.key)) {
+          outcomes.push({ accepted: false, problem: keyTakenOver() });
+          continue;
+        }
         const gate = send.tier ? gates.get(send.tier.appId) : undefined;
         if (gate && !gate.allows(send.message.recipient) && !gate.exact) {
           // The counter includes recipients that left the window: sweep them, then decide exactly.
@@ -171,6 +203,11 @@ export class SendTransaction {
         );
         await this.billing.hold(em, balance, holds);
         await this.tiers.record(em, [...gates.values()]);
+        await this.keys.recordHeld(
+          em,
+          userId,
+          accepted.flatMap((s) => (s.lease ? [{ ...s.lease, messageId: s.message.id }] : [])),
+        );
         for (const s of accepted) await s.alsoWrite?.(em);
       }
       return outcomes;
