@@ -366,4 +366,40 @@ describe('contact imports', () => {
     );
     expect(gone.failure).toMatch(/interrupted/);
   });
+
+  it('reads phone numbers as people write them, national ones in the account region, and names rejected rows by their external id', async () => {
+    const created = await call('/v1/contacts', {
+      body: JSON.stringify({ external_id: 'phone-1', identities: { whatsapp: '+7 (999) 000-05-01' } }),
+      type: 'application/json',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.identities.whatsapp).toBe('79990000501');
+    const national = JSON.stringify({ external_id: 'phone-2', identities: { whatsapp: '(555) 123-4567' } });
+    const refused = await call('/v1/contacts', { body: national, type: 'application/json' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([
+      { field: 'identities.whatsapp', message: expect.stringMatching(/default region/) },
+    ]);
+
+    await gatewayDb.query(`UPDATE accounts SET default_region = 'US' WHERE name = 'imports'`);
+    const inRegion = await call('/v1/contacts', { body: national, type: 'application/json' });
+    expect(inRegion.body.identities.whatsapp).toBe('15551234567');
+    const done = await importFile(
+      [
+        'external_id,name,whatsapp,telegram,max,time_zone,language,lists,attr.plan',
+        'phone-3,Ann,+44 20 7946 0958,,,,,,',
+        'phone-4,Bob,(555) 123-4568,,,,,,',
+        'phone-5,Eve,+7 999,,,,,,',
+      ].join('\n'),
+    );
+    expect(done).toMatchObject({ state: 'completed', created: 2, rejected: 1 });
+    expect(done.rejections).toEqual([
+      { row: 3, external_id: 'phone-5', field: 'identities.whatsapp', reason: expect.stringMatching(/phone number/) },
+    ]);
+    expect((await call('/v1/contacts/ext:phone-3')).body.identities.whatsapp).toBe('442079460958');
+    expect((await call('/v1/contacts/ext:phone-4')).body.identities.whatsapp).toBe('15551234568');
+    // The same person written another way is the same contact: an identity is matched as stored.
+    const again = await importFile('external_id,whatsapp\n,+1 555-123-4568\n');
+    expect(again).toMatchObject({ state: 'completed', created: 0, rejected: 0, unchanged: 1 });
+  });
 });

@@ -147,7 +147,8 @@ describe('gateway sends and the delivery report', () => {
 
   it("sends one template on WhatsApp, Telegram and MAX with each channel's exact call, to its final status, charged at each channel's price", async () => {
     const before = await balance();
-    const wa = await call('/v1/messages', { token, body: body('whatsapp', '5511987654321') });
+    // Written as people write it: the channel gets the international digits.
+    const wa = await call('/v1/messages', { token, body: body('whatsapp', '+55 (11) 98765-4321') });
     const tg = await call('/v1/messages', { token, body: body('telegram', '424242') });
     const mx = await call('/v1/messages', { token, body: body('max', '515151') });
     for (const res of [wa, tg, mx]) {

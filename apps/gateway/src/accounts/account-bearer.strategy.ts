@@ -15,6 +15,14 @@ export class AccountBearerStrategy extends PassportStrategy(Strategy, 'account-b
   async validate(token: string): Promise<AuthenticatedAccount | false> {
     if (!isWellFormedToken(token)) return false;
     const account = await this.accounts.findByToken(token);
-    return account ? { id: account.id, name: account.name, userId: account.userId, timeZone: account.timeZone } : false;
+    return account
+      ? {
+          id: account.id,
+          name: account.name,
+          userId: account.userId,
+          timeZone: account.timeZone,
+          defaultRegion: account.defaultRegion,
+        }
+      : false;
   }
 }

@@ -17,6 +17,10 @@ export class AccountEntity {
   @Column('text', { name: 'time_zone', default: 'UTC' })
   timeZone: string;
 
+  /** Where national phone numbers of its contacts and sends are read (ISO 3166 alpha-2), if anywhere. */
+  @Column('text', { name: 'default_region', nullable: true })
+  defaultRegion: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 }

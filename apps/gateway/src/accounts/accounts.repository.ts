@@ -63,15 +63,23 @@ export class AccountsRepository {
   private readonly byTokenHash = liveTokenOwners(
     () => this.ds,
     {
-      columns: 'a.id, a.name, a.user_id, a.time_zone, a.created_at',
+      columns: 'a.id, a.name, a.user_id, a.time_zone, a.default_region, a.created_at',
       from: 'account_tokens t JOIN accounts a ON a.id = t.account_id',
     },
-    (r: { id: string; name: string; user_id: string | null; time_zone: string; created_at: Date }) =>
+    (r: {
+      id: string;
+      name: string;
+      user_id: string | null;
+      time_zone: string;
+      default_region: string | null;
+      created_at: Date;
+    }) =>
       Object.assign(new AccountEntity(), {
         id: r.id,
         name: r.name,
         userId: r.user_id,
         timeZone: r.time_zone,
+        defaultRegion: r.default_region,
         createdAt: r.created_at,
       }),
   );

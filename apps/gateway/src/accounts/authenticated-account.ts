@@ -8,6 +8,8 @@ export interface AuthenticatedAccount {
   userId: string | null;
   /** The IANA time zone of the account's contacts that name none. */
   timeZone?: string;
+  /** Where national phone numbers are read (ISO 3166 alpha-2); none: only international ones. */
+  defaultRegion?: string | null;
 }
 
 /** Injects the authenticated account into a handler. */

@@ -1,5 +1,6 @@
 import { GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
 import { FieldError } from '@app/server';
+import { PHONE_MESSAGE, phoneDigits } from './phone-number';
 
 /** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
 export type Identities = Partial<Record<GatewaySendChannel, string | null>>;
@@ -27,13 +28,15 @@ export const CONTACT_LIMITS = {
   listName: 64,
 } as const;
 
-export const IDENTITY_RULES: Record<GatewaySendChannel, { pattern: RegExp; message: string }> = {
-  whatsapp: {
-    pattern: /^[1-9][0-9]{7,14}$/,
-    message: 'must be a phone number: 8 to 15 digits, no plus or spaces, not starting with 0',
-  },
-  telegram: { pattern: /^-?[1-9][0-9]{0,19}$/, message: 'must be a Telegram chat id (an integer)' },
-  max: { pattern: /^-?[1-9][0-9]{0,19}$/, message: 'must be a MAX user id (an integer)' },
+/** An identity as stored from how it is written (a phone in the account's region), or null when it is none. */
+type IdentityReader = (written: string, region: string | null) => string | null;
+const CHAT_ID = /^-?[1-9][0-9]{0,19}$/;
+const chatId: IdentityReader = (written) => (CHAT_ID.test(written) ? written : null);
+
+export const IDENTITY_RULES: Record<GatewaySendChannel, { read: IdentityReader; message: string }> = {
+  whatsapp: { read: phoneDigits, message: PHONE_MESSAGE },
+  telegram: { read: chatId, message: 'must be a Telegram chat id (an integer)' },
+  max: { read: chatId, message: 'must be a MAX user id (an integer)' },
 };
 
 const FIELDS = new Set(['external_id', 'name', 'identities', 'time_zone', 'language', 'attributes', 'lists']);
@@ -74,10 +77,14 @@ function text(v: unknown, field: string, max: number, errors: FieldError[]): str
 
 /**
  * A contact's fields from a request body or an import row: every bad field is named (400 on the
- * API, a rejected row in an import), unknown fields are refused. `external_id`, identities and
- * lists are compared as given; a phone is digits only, as sends take it.
+ * API, a rejected row in an import), unknown fields are refused. `external_id`, chat ids and
+ * lists are compared as given; a phone is read as people write it (national ones in `region`, the
+ * account's default) and kept as international digits, as sends take it.
  */
-export function parseContactInput(raw: unknown): { input: ContactInput; errors: FieldError[] } {
+export function parseContactInput(
+  raw: unknown,
+  region: string | null = null,
+): { input: ContactInput; errors: FieldError[] } {
   const errors: FieldError[] = [];
   if (!isObject(raw)) return { input: {}, errors: [{ field: 'body', message: 'must be a JSON object' }] };
   for (const key of Object.keys(raw)) if (!FIELDS.has(key)) errors.push({ field: key, message: 'is not a field' });
@@ -97,9 +104,10 @@ export function parseContactInput(raw: unknown): { input: ContactInput; errors: 
           continue;
         }
         const rule = IDENTITY_RULES[channel as GatewaySendChannel];
+        const read = typeof value === 'string' ? rule.read(value, region) : null;
         if (value === null) identities[channel as GatewaySendChannel] = null;
-        else if (typeof value !== 'string' || !rule.pattern.test(value)) errors.push({ field, message: rule.message });
-        else identities[channel as GatewaySendChannel] = value;
+        else if (read === null) errors.push({ field, message: rule.message });
+        else identities[channel as GatewaySendChannel] = read;
       }
       input.identities = identities;
     }

@@ -155,12 +155,12 @@ export class ContactsService {
   }
 
   async create(account: AuthenticatedAccount, body: unknown): Promise<ContactRow> {
-    const input = parsed(body);
+    const input = parsed(body, account);
     return this.conflictsNamed(() => this.contacts.insert(account.id, mergeContact(EMPTY_CONTACT, input)));
   }
 
   async update(account: AuthenticatedAccount, ref: string, body: unknown): Promise<ContactRow> {
-    const input = parsed(body);
+    const input = parsed(body, account);
     const row = await this.get(account, ref);
     return this.conflictsNamed(() => this.contacts.update(row.id, mergeContact(valuesOf(row), input)));
   }
@@ -298,8 +298,8 @@ export class ContactsService {
   }
 }
 
-function parsed(body: unknown): ContactInput {
-  const { input, errors } = parseContactInput(body);
+function parsed(body: unknown, account: AuthenticatedAccount): ContactInput {
+  const { input, errors } = parseContactInput(body, account.defaultRegion ?? null);
   if (errors.length) throw new ValidationProblem(errors);
   return input;
 }

@@ -7,6 +7,7 @@ import { Connections1763960000000 } from './migrations/1763960000000-Connections
 import { RateLimits1763980000000 } from './migrations/1763980000000-RateLimits';
 import { CoursePlatform1764000000004 } from './migrations/1764000000004-CoursePlatform';
 import { Contacts1764300000001 } from './migrations/1764300000001-Contacts';
+import { PhoneRegions1764400000000 } from './migrations/1764400000000-PhoneRegions';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
@@ -18,5 +19,6 @@ export const gatewaySchema: SchemaDefinition = {
     RateLimits1763980000000,
     CoursePlatform1764000000004,
     Contacts1764300000001,
+    PhoneRegions1764400000000,
   ],
 };

@@ -23,6 +23,7 @@ import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
+import { PHONE_MESSAGE, phoneDigits } from '../contacts/phone-number';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 import {
   billedUser,
@@ -34,18 +35,24 @@ import {
   templateAppIn,
 } from './send-route';
 
-/** Who a message can go to on each channel. */
-const RECIPIENTS: Record<GatewaySendChannel, { pattern: RegExp; message: string }> = {
+/** Who a message can go to on each channel: the recipient as sent from how it is written, or null. */
+const RECIPIENTS: Record<
+  GatewaySendChannel,
+  { read: (to: string, region: string | null) => string | null; message: string }
+> = {
   whatsapp: {
-    pattern: /^[1-9][0-9]{7,14}$/,
-    message:
-      'to must be a phone number in international format: 8 to 15 digits, no plus or spaces, not starting with 0',
+    // A phone as people write it, national ones in the account's default region (docs/gateway.md).
+    read: phoneDigits,
+    message: `to ${PHONE_MESSAGE}`,
   },
   telegram: {
-    pattern: /^(-?[1-9][0-9]{0,19}|@[A-Za-z][A-Za-z0-9_]{4,31})$/,
+    read: (to) => (/^(-?[1-9][0-9]{0,19}|@[A-Za-z][A-Za-z0-9_]{4,31})$/.test(to) ? to : null),
     message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)',
   },
-  max: { pattern: /^-?[1-9][0-9]{0,19}$/, message: 'to must be a MAX user or chat id (an integer)' },
+  max: {
+    read: (to) => (/^-?[1-9][0-9]{0,19}$/.test(to) ? to : null),
+    message: 'to must be a MAX user or chat id (an integer)',
+  },
 };
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
@@ -136,9 +143,10 @@ export class GatewayMessagesService {
       ];
       if (errors.length) throw new ValidationProblem(errors);
       const rule = RECIPIENTS[dto.channel!];
-      if (!rule.pattern.test(dto.to!)) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
+      const to = rule.read(dto.to!, account.defaultRegion ?? null);
+      if (to === null) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
       const senders = await sendersOf([dto.channel!]);
-      const step = stepOn(senders, dto.channel!, dto.to!);
+      const step = stepOn(senders, dto.channel!, to);
       if (!step) throw notConnected(dto.channel!);
       return { route: [step], senders };
     }

@@ -365,10 +365,21 @@ export class ImportRejectionDto implements Rejection {
   @ApiProperty({ example: 7, description: 'The row number (1 is the first row of data)' })
   row: number;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'crm-1042',
+    description: 'The external id the row gives, as written (null when it gives none)',
+  })
+  external_id: string | null;
+
   @ApiProperty({ example: 'identities.whatsapp' })
   field: string;
 
-  @ApiProperty({ example: 'must be a phone number: 8 to 15 digits, no plus or spaces, not starting with 0' })
+  @ApiProperty({
+    example:
+      "must be a phone number: international (+7 999 000-05-00, or the digits 79990000500), or national with the account's default region",
+  })
   reason: string;
 }
 

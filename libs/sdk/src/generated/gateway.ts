@@ -1153,9 +1153,14 @@ export interface components {
       message: string;
     };
     ImportRejectionDto: {
+      /**
+       * @description The external id the row gives, as written (null when it gives none)
+       * @example crm-1042
+       */
+      external_id: string | null;
       /** @example identities.whatsapp */
       field: string;
-      /** @example must be a phone number: 8 to 15 digits, no plus or spaces, not starting with 0 */
+      /** @example must be a phone number: international (+7 999 000-05-00, or the digits 79990000500), or national with the account's default region */
       reason: string;
       /**
        * @description The row number (1 is the first row of data)
@@ -1307,7 +1312,7 @@ export interface components {
        */
       template: string;
       /**
-       * @description whatsapp: the phone number, digits only (8 to 15, not starting with 0); telegram: the chat id (or @channel); max: the user or chat id
+       * @description whatsapp: the phone number, international (+7 999 000-05-00 or the digits 79990001122) or national in the account's default region ((555) 123-4567); telegram: the chat id (or @channel); max: the user or chat id
        * @example 79990001122
        */
       to?: string;

@@ -25,6 +25,8 @@ export interface ImportRecord {
 
 export interface Rejection {
   row: number;
+  /** The external id the row gives, as written, when it gives one. */
+  external_id?: string | null;
   field: string;
   reason: string;
 }
@@ -140,13 +142,14 @@ export class ContactImportsRepository {
   private async addRejections(em: EntityManager, id: string, rejections: Rejection[]): Promise<void> {
     if (!rejections.length) return;
     await em.query(
-      `INSERT INTO contact_import_rejections (import_id, row_number, field, reason)
-       SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING`,
+      `INSERT INTO contact_import_rejections (import_id, row_number, field, reason, external_id)
+       SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
       [
         id,
         rejections.map((r) => r.row),
         rejections.map((r) => storable(r.field, 100)),
         rejections.map((r) => storable(r.reason)),
+        rejections.map((r) => (r.external_id ? storable(r.external_id, 128) : null)),
       ],
     );
   }
@@ -155,7 +158,7 @@ export class ContactImportsRepository {
   rejections(id: string, afterRow: number, limit: number): Promise<Rejection[]> {
     return sqlRows<Rejection>(
       this.ds,
-      `SELECT row_number AS row, field, reason FROM contact_import_rejections
+      `SELECT row_number AS row, external_id, field, reason FROM contact_import_rejections
         WHERE import_id = $1 AND row_number > $2 ORDER BY row_number, field LIMIT $3`,
       [id, afterRow, limit],
     );

@@ -282,7 +282,7 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
 
   private async applyBatch(id: string, account: AuthenticatedAccount, rows: ImportRow[]): Promise<void> {
     const resolved = await this.contacts.transaction(async (em) => {
-      const parsed = parseRows(rows);
+      const parsed = parseRows(rows, account.defaultRegion ?? null);
       const existing = await this.contacts.matching(account.id, batchKeys(parsed), em);
       const r = resolveBatch(parsed, existing);
       await this.contacts.writeMany(em, account.id, r.inserts, r.updates);
@@ -293,7 +293,12 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     if (!account.userId) {
       await this.imports.recordConsentRefusals(
         id,
-        resolved.consent.map((c) => ({ row: c.row, field: c.field, reason: 'the account is not linked to a user' })),
+        resolved.consent.map(({ row, external_id, field }) => ({
+          row,
+          external_id,
+          field,
+          reason: 'the account is not linked to a user',
+        })),
       );
       return;
     }
@@ -303,9 +308,10 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     );
     await this.imports.recordConsentRefusals(
       id,
-      outcomes.flatMap((o, i) =>
-        o.refused ? [{ row: resolved.consent[i].row, field: resolved.consent[i].field, reason: o.refused }] : [],
-      ),
+      outcomes.flatMap((o, i) => {
+        const { row, external_id, field } = resolved.consent[i];
+        return o.refused ? [{ row, external_id, field, reason: o.refused }] : [];
+      }),
     );
   }
 

@@ -16,12 +16,14 @@ export interface ResolvedBatch {
   counts: BatchCounts;
   rejections: Rejection[];
   /** Consent changes, each with the row that asked for it. */
-  consent: { row: number; field: string; change: ConsentChange }[];
+  consent: { row: number; external_id: string | null; field: string; change: ConsentChange }[];
 }
 
 /** An import row read as a contact's fields: its input and consent, or what is wrong with it. */
 export interface ParsedRow {
   row: number;
+  /** The external id the row gives, as written, valid or not. */
+  externalId: string | null;
   input: ContactInput;
   consent: [ConsentPurpose, ConsentChange['state']][];
   /** `channel:identity` of each identity the row gives. */
@@ -29,11 +31,15 @@ export interface ParsedRow {
   errors: FieldError[];
 }
 
-/** Each row checked as the API checks a contact (every bad field named), with its consent cells. */
-export function parseRows(rows: ImportRow[]): ParsedRow[] {
+/**
+ * Each row checked as the API checks a contact (every bad field named; national phone numbers read
+ * in `region`, the account's default), with its consent cells.
+ */
+export function parseRows(rows: ImportRow[], region: string | null = null): ParsedRow[] {
   return rows.map((r) => {
-    if (r.error) return { row: r.row, input: {}, consent: [], identities: [], errors: [r.error] };
-    const { input, errors } = parseContactInput(r.contact);
+    const externalId = writtenExternalId(r.contact.external_id);
+    if (r.error) return { row: r.row, externalId, input: {}, consent: [], identities: [], errors: [r.error] };
+    const { input, errors } = parseContactInput(r.contact, region);
     const consent: ParsedRow['consent'] = [];
     for (const [purpose, state] of Object.entries(r.consent)) {
       if (!(CONSENT_STATES as readonly unknown[]).includes(state)) {
@@ -48,9 +54,12 @@ export function parseRows(rows: ImportRow[]): ParsedRow[] {
     if (!errors.length && !input.external_id && !identities.length) {
       errors.push({ field: 'row', message: 'needs an external_id or an identity (whatsapp, telegram, max)' });
     }
-    return { row: r.row, input, consent, identities, errors };
+    return { row: r.row, externalId, input, consent, identities, errors };
   });
 }
+
+/** The external id a row gives, as written (what a report names a rejected row by), if it gives one. */
+const writtenExternalId = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /**
  * The external ids and identities a batch may match: those of its valid rows only, as checked
@@ -111,15 +120,16 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
     rejections: [],
     consent: [],
   };
-  const reject = (row: number, errors: { field: string; message: string }[]) => {
+  const reject = (r: ParsedRow, errors: { field: string; message: string }[]) => {
     out.counts.rejected += 1;
-    for (const e of errors) out.rejections.push({ row, field: e.field, reason: e.message });
+    for (const e of errors)
+      out.rejections.push({ row: r.row, external_id: r.externalId, field: e.field, reason: e.message });
   };
 
   for (const r of rows) {
     const { input, consent, identities, errors } = r;
     if (errors.length) {
-      reject(r.row, errors);
+      reject(r, errors);
       continue;
     }
     let id: string | undefined;
@@ -127,7 +137,7 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
     else {
       const matched = new Set(identities.map((k) => byIdentity.get(k)).filter((x): x is string => !!x));
       if (matched.size > 1) {
-        reject(r.row, [{ field: 'identities', message: 'match two different contacts' }]);
+        reject(r, [{ field: 'identities', message: 'match two different contacts' }]);
         continue;
       }
       id = [...matched][0];
@@ -138,7 +148,7 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
     });
     if (taken) {
       const channel = taken.slice(0, taken.indexOf(':'));
-      reject(r.row, [{ field: `identities.${channel}`, message: 'belongs to another contact of the account' }]);
+      reject(r, [{ field: `identities.${channel}`, message: 'belongs to another contact of the account' }]);
       continue;
     }
     const base = id ? contacts.get(id)! : null;
@@ -147,7 +157,7 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
     // another never take a contact past it.
     const keys = attributes ? Object.keys(attributes).length : 0;
     if (keys > CONTACT_LIMITS.attributes) {
-      reject(r.row, [
+      reject(r, [
         {
           field: 'attributes',
           message: `would give the contact ${keys} attributes: at most ${CONTACT_LIMITS.attributes}`,
@@ -169,6 +179,7 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
       for (const a of addressesOf(next)) {
         out.consent.push({
           row: r.row,
+          external_id: r.externalId,
           field: `consent.${purpose}`,
           change: { ...a, purpose, state, source: 'import', evidence: `import row ${r.row}` },
         });

@@ -69,7 +69,7 @@ export class SendGatewayMessageDto {
   @ApiPropertyOptional({
     example: '79990001122',
     description:
-      'whatsapp: the phone number, digits only (8 to 15, not starting with 0); telegram: the chat id (or @channel); max: the user or chat id',
+      "whatsapp: the phone number, international (+7 999 000-05-00 or the digits 79990001122) or national in the account's default region ((555) 123-4567); telegram: the chat id (or @channel); max: the user or chat id",
   })
   @IsOptional()
   @IsString()
