@@ -3,9 +3,14 @@ import { randomUUID } from 'node:crypto';
 import type { components as ApiComponents, paths as ApiPaths } from './generated/api';
 import type { components as GatewayComponents, operations, paths as GatewayPaths } from './generated/gateway';
 import { CursorPage, paginate } from './pages';
+import { campaignsClient } from './campaigns';
+import { contactsClient } from './contacts';
 import { RetryOptions, retryingFetch } from './retry';
+import { unwrap, waitUntil, WaitOptions } from './shared';
 
-export type Problem = GatewayComponents['schemas']['ProblemDto'];
+export { MessagingError, unwrap } from './shared';
+export type { Problem, WaitOptions } from './shared';
+
 export type GatewaySend = GatewayComponents['schemas']['SendGatewayMessageDto'];
 export type GatewaySendAccepted = GatewayComponents['schemas']['SendGatewayMessageResponseDto'];
 export type MessageReport = GatewayComponents['schemas']['MessageReportDto'];
@@ -33,59 +38,12 @@ export interface SendOptions {
   idempotencyKey?: string;
 }
 
-export interface WaitOptions {
-  /** Gives up (throws) after this long (default 60 s). */
-  timeoutMs?: number;
-  /** Between two reads of the report (default 500 ms). */
-  intervalMs?: number;
-}
-
-/** An error answer of a service: its status and its RFC 9457 problem body. */
-export class MessagingError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem | undefined,
-  ) {
-    super(`${status} ${problem?.title ?? 'error'}${problem?.detail ? `: ${problem.detail}` : ''}`);
-    this.name = 'MessagingError';
-  }
-}
-
-/**
- * The data of a success answer of `client.http`, or a MessagingError with its problem:
- * `unwrap(await gateway.http.GET('/v1/connections'))`.
- */
-export function unwrap<D>(result: { data?: D; error?: unknown; response: Response }): D {
-  if (result.error !== undefined || !result.response.ok) {
-    throw new MessagingError(result.response.status, result.error as Problem | undefined);
-  }
-  return result.data as D;
-}
-
 function typedClient<Paths extends object>(options: ClientOptions, prefix: string): Client<Paths> {
   return createClient<Paths>({
     baseUrl: `${options.baseUrl.replace(/\/+$/, '')}${prefix}`,
     headers: { Authorization: `Bearer ${options.token}` },
     fetch: retryingFetch(options.retry, { fetch: options.fetch }),
   });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Reads a status until `settled` says it is final, or throws after `timeoutMs`. */
-async function waitUntil<T extends { status: string }>(
-  read: () => Promise<T>,
-  settled: (value: T) => boolean,
-  what: string,
-  { timeoutMs = 60_000, intervalMs = 500 }: WaitOptions,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (settled(value)) return value;
-    if (Date.now() + intervalMs > deadline) throw new Error(`${what} is still ${value.status} after ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
 }
 
 /**
@@ -107,6 +65,10 @@ export function createGatewayClient(options: ClientOptions) {
   const http = typedClient<GatewayPaths>(options, '');
   return {
     http,
+    /** Contacts, and imports of a CSV or NDJSON file streamed from disk or a stream. */
+    contacts: contactsClient(http, options),
+    /** Campaigns: create, estimate, launch, wait for the end, and page through the report. */
+    campaigns: campaignsClient(http),
     /** `POST /v1/messages`: a template on a connected channel; resolves once it is queued. */
     async send(
       message: GatewaySend,

@@ -15,9 +15,33 @@ export type {
   SendOptions,
   WaitOptions,
 } from './client';
+export { hasEnded } from './campaigns';
+export type {
+  Campaign,
+  CampaignDefinition,
+  CampaignEstimate,
+  CampaignPatch,
+  CampaignQuery,
+  CampaignRecipient,
+  CampaignsClient,
+  CampaignWaitOptions,
+  RecipientQuery,
+} from './campaigns';
+export { IMPORT_CONTENT_TYPES, importFormatOf } from './contacts';
+export type {
+  Contact,
+  ContactBody,
+  ContactImport,
+  ContactQuery,
+  ContactsClient,
+  ImportFormat,
+  ImportOptions,
+  ImportRejection,
+  ImportStream,
+} from './contacts';
 export { paginate } from './pages';
 export type { CursorPage } from './pages';
-export { isRetryable, retryAfterMs, retryingFetch } from './retry';
+export { isRetryable, retryAfterMs, retryingFetch, sendWithRetries } from './retry';
 export type { RetryDeps, RetryOptions } from './retry';
 export { verifyWebhook, WebhookVerificationError } from './webhooks';
 export type { WebhookEvent } from './webhooks';

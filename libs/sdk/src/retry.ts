@@ -55,21 +55,28 @@ const sleepFor = (ms: number, signal: AbortSignal | null): Promise<void> =>
   });
 
 /**
- * A fetch that sends a request again while the service answers 429, or 503 where that is safe
- * (isRetryable), waiting what Retry-After says (or a doubling wait without it), within `attempts`
- * tries and `maxDelayMs` per wait. Every try sends a copy of the first request: the same body and
- * headers, the Idempotency-Key included. The last answer is returned as it is.
+ * Sends the request `next` makes, and again (a new one from `next`) while the service answers 429,
+ * or 503 where that is safe (isRetryable), waiting what Retry-After says (or a doubling wait without
+ * it), within `attempts` tries and `maxDelayMs` per wait. `next(last)` is told whether this try is
+ * the last one allowed; `retryable` replaces isRetryable where an operation says more (an import's
+ * 503 is answered before anything is stored). The last answer is returned as it is.
  */
-export function retryingFetch(options: RetryOptions = {}, deps: RetryDeps = {}): (input: Request) => Promise<Response> {
+export function sendWithRetries(
+  next: (last: boolean) => Request,
+  options: RetryOptions = {},
+  deps: RetryDeps = {},
+  retryable: (request: Request, status: number) => boolean = isRetryable,
+): Promise<Response> {
   const attempts = Math.max(1, options.attempts ?? 4);
   const maxDelayMs = options.maxDelayMs ?? 30_000;
   const baseDelayMs = options.baseDelayMs ?? 500;
   const send = deps.fetch ?? ((input: Request) => globalThis.fetch(input));
   const sleep = deps.sleep ?? sleepFor;
-  return async (request) => {
+  return (async () => {
     for (let attempt = 1; ; attempt++) {
-      const response = await send(attempt < attempts ? request.clone() : request);
-      if (attempt >= attempts || !isRetryable(request, response.status)) return response;
+      const request = next(attempt >= attempts);
+      const response = await send(request);
+      if (attempt >= attempts || !retryable(request, response.status)) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
       const wait = asked ?? Math.min(baseDelayMs * 2 ** (attempt - 1), maxDelayMs);
       if (wait > maxDelayMs) return response;
@@ -77,5 +84,13 @@ export function retryingFetch(options: RetryOptions = {}, deps: RetryDeps = {}):
       await response.body?.cancel().catch(() => undefined);
       await sleep(wait, request.signal);
     }
-  };
+  })();
+}
+
+/**
+ * A fetch that retries as sendWithRetries does. Every try sends a copy of the first request: the
+ * same body and headers, the Idempotency-Key included.
+ */
+export function retryingFetch(options: RetryOptions = {}, deps: RetryDeps = {}): (input: Request) => Promise<Response> {
+  return (request) => sendWithRetries((last) => (last ? request : request.clone()), options, deps);
 }
