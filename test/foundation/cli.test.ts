@@ -73,7 +73,7 @@ describe('pnpm cli', () => {
     };
     expect(token.token).toMatch(/^uk_/);
     const revoke = await cli('tokens:revoke', '--token-id', token.token_id, '--json');
-    expect(JSON.parse(revoke.out)).toEqual({ revoked: true, token_id: token.token_id });
+    expect(JSON.parse(revoke.out)).toMatchObject({ revoked: true, token_id: token.token_id });
     const twice = await cli('tokens:revoke', '--token-id', token.token_id, '--json');
     expect(twice.code).not.toBe(0);
     expect(twice.err).toContain('no such live token');
@@ -91,7 +91,7 @@ describe('pnpm cli', () => {
     const created = JSON.parse(another.out) as { token_id: string; token: string };
     expect(created).toMatchObject({ account_id: accountId, token: expect.stringMatching(/^gk_/) });
     const revoked = await cli('accounts:tokens:revoke', '--token-id', created.token_id, '--json');
-    expect(JSON.parse(revoked.out)).toEqual({ revoked: true, token_id: created.token_id });
+    expect(JSON.parse(revoked.out)).toMatchObject({ revoked: true, token_id: created.token_id });
     const again = await cli('accounts:tokens:revoke', '--token-id', created.token_id, '--json');
     expect(again.code).not.toBe(0);
     expect(again.err).toContain('no such live token');

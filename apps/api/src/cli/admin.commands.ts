@@ -1,27 +1,13 @@
 import { Command } from 'commander';
 import { DataSource } from 'typeorm';
 import { TOKEN_KINDS, TokenKind } from '@app/auth';
-import { printResult, requireAmount, requireText, requireUuid, UsageError } from '@app/config';
-import { createDataSource } from '@app/database';
+import { requireAmount, requireText, requireUuid, UsageError } from '@app/config';
 import { BalancesRepository } from '../billing/balances.repository';
 import { BillingService } from '../billing/billing.service';
-import { apiSchema } from '../database/schema';
 import { UsersRepository } from '../users/users.repository';
 
-type Run = (fn: (ds: DataSource) => Promise<Record<string, unknown>>, json: boolean) => Promise<void>;
-
-/** Runs a command against the api schema and prints its result. */
-export function withApiDatabase(databaseUrl: () => string): Run {
-  return async (fn, json) => {
-    const ds = createDataSource(databaseUrl(), apiSchema, 2);
-    await ds.initialize();
-    try {
-      printResult(await fn(ds), json);
-    } finally {
-      await ds.destroy();
-    }
-  };
-}
+/** Runs a command on the api schema of the operator's database and prints its result. */
+export type Run = (fn: (ds: DataSource) => Promise<Record<string, unknown>>, json: boolean) => Promise<void>;
 
 /** Users, tokens and balances: the operator's side of the api (tokens are shown once). */
 export function registerApiCommands(program: Command, run: Run): void {

@@ -1,21 +1,16 @@
 import { Command } from 'commander';
 import { DataSource } from 'typeorm';
-import { createDataSource } from '@app/database';
-import { printResult, requireText, requireUuid, UsageError } from '@app/config';
+import { requireText, requireUuid, UsageError } from '@app/config';
 import { AccountsRepository } from '../accounts/accounts.repository';
-import { gatewaySchema } from '../database/schema';
 
 /** Connected accounts of the gateway and their tokens: created by operators, no public registration. */
-export function registerGatewayCommands(program: Command, databaseUrl: () => string): void {
-  const run = async (fn: (accounts: AccountsRepository) => Promise<Record<string, unknown>>, json: boolean) => {
-    const ds: DataSource = createDataSource(databaseUrl(), gatewaySchema, 2);
-    await ds.initialize();
-    try {
-      printResult(await fn(new AccountsRepository(ds)), json);
-    } finally {
-      await ds.destroy();
-    }
-  };
+export function registerGatewayCommands(
+  program: Command,
+  /** Runs a command on the gateway schema of the operator's database and prints its result. */
+  runOn: (fn: (ds: DataSource) => Promise<Record<string, unknown>>, json: boolean) => Promise<void>,
+): void {
+  const run = (fn: (accounts: AccountsRepository) => Promise<Record<string, unknown>>, json: boolean) =>
+    runOn((ds) => fn(new AccountsRepository(ds)), json);
 
   program
     .command('accounts:create')
