@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseConfig, loadConfig, printResult, UsageError } from '@app/config';
 import { createDataSource, SchemaDefinition } from '@app/database';
 import { registerApiCommands } from '../apps/api/src/cli/admin.commands';
+import { registerSandboxCommands } from '../apps/api/src/cli/sandbox.commands';
 import { apiSchema } from '../apps/api/src/database/schema';
 import { registerGatewayCommands } from '../apps/gateway/src/cli/accounts.commands';
 import { gatewaySchema } from '../apps/gateway/src/database/schema';
@@ -95,6 +96,17 @@ export function runOn(schema: SchemaDefinition, env: NodeJS.ProcessEnv = process
   };
 }
 
+/** The sandbox the sandbox commands act on: SANDBOX_URL, else the running local stack's. */
+function sandboxUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const url = env.SANDBOX_URL || runningStack(env)?.urls?.sandbox;
+  if (!url) {
+    throw new UsageError(
+      'no sandbox: SANDBOX_URL is not set and no local stack is running; start one with pnpm stack, or set SANDBOX_URL.',
+    );
+  }
+  return url;
+}
+
 export function buildCli(): Command {
   const program = new Command('cli')
     .description(
@@ -103,6 +115,7 @@ export function buildCli(): Command {
     .exitOverride()
     .showHelpAfterError();
   registerApiCommands(program, runOn(apiSchema));
+  registerSandboxCommands(program, runOn(apiSchema), () => sandboxUrl());
   registerGatewayCommands(program, runOn(gatewaySchema));
   return program;
 }

@@ -12,6 +12,7 @@ import { apiSchema } from '../apps/api/src/database/schema';
 import { UsersRepository } from '../apps/api/src/users/users.repository';
 import { AccountsRepository } from '../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../apps/gateway/src/database/schema';
+import { registerSandboxNumber } from '../apps/api/src/cli/sandbox.commands';
 import { StackRecord } from './stack-state';
 
 export interface Demo {
@@ -39,6 +40,14 @@ export const TEMPLATE = {
   category: 'UTILITY',
   body: 'Hello {{1}}, your order {{2}} is on its way.',
   body_example: 'Hello Anna, your order 1042 is on its way.',
+};
+/** What STOP stops: a recipient who writes STOP gets no more of these, while UTILITY still goes. */
+export const MARKETING_TEMPLATE = {
+  name: 'spring_sale',
+  language: 'en',
+  category: 'MARKETING',
+  body: 'Hi {{1}}, our spring sale is on: {{2}} off everything this week. Reply STOP to opt out.',
+  body_example: 'Hi Anna, our spring sale is on: 20% off everything this week. Reply STOP to opt out.',
 };
 const DEMO_NUMBER = '15550001234';
 const RECIPIENT = '79990001122';
@@ -224,6 +233,19 @@ async function follow(
   }
 }
 
+/** An app's tier as a user reads it: the recipients a day it allows. */
+function tierText(limit: string): string {
+  const perDay: Record<string, string> = {
+    TIER_50: '50',
+    TIER_250: '250',
+    TIER_NOT_SET: '250',
+    TIER_2K: '2,000',
+    TIER_10K: '10,000',
+    TIER_100K: '100,000',
+  };
+  return limit === 'TIER_UNLIMITED' ? 'tier unlimited' : `tier ${limit}: ${perDay[limit] ?? '?'} new recipients a day`;
+}
+
 export async function seedDemo(
   databaseUrl: string,
   urls: { api: string; gateway: string; sandbox: string },
@@ -240,12 +262,19 @@ export async function seedDemo(
     appId = await connectSandboxApp(urls.api, client, 'Demo shop', DEMO_NUMBER);
   }
   const app = must(
-    await call<{ phone: string; waba_id: string | null; phone_number_id?: string | null }>('GET', `/wa/apps/${appId}`),
+    await call<{ phone: string; waba_id: string; phone_number_id: string; message_limit: string }>(
+      'GET',
+      `/wa/apps/${appId}`,
+    ),
     'app',
     [200],
   );
-  // An approved template (the sandbox moderates it within seconds).
+  // The sandbox is told of the number (it forgets its numbers when it restarts): its callbacks
+  // (a recipient's STOP, a tier change) then name the app's business account.
+  await registerSandboxNumber(urls.sandbox, app);
+  // Approved templates (the sandbox moderates them within seconds): a UTILITY one and a MARKETING one.
   await ensureApprovedTemplate(client, appId, TEMPLATE);
+  await ensureApprovedTemplate(client, appId, MARKETING_TEMPLATE);
 
   // A gateway account of the same user, with the app and a Telegram bot connected.
   const accountToken = await gatewayAccount(databaseUrl, saved);
@@ -268,7 +297,19 @@ export async function seedDemo(
     type: 'TEMPLATE',
     template: { name: TEMPLATE.name, components: { body: { values: ['Anna', '1042'] } } },
   };
+  const marketing = {
+    phone: RECIPIENT,
+    type: 'TEMPLATE',
+    template: { name: MARKETING_TEMPLATE.name, components: { body: { values: ['Anna', '20%'] } } },
+  };
   const sendUrl = `${api}/wa/apps/${appId}/messages`;
+  const balance = must(
+    await call<{ balance: number }>('GET', `/users/${saved.userId}/balances`),
+    'balance',
+    [200],
+  ).balance;
+  // The CLI finds this stack by its data directory: one moved by STACK_DATA_DIR is named.
+  const cli = `${process.env.STACK_DATA_DIR ? `STACK_DATA_DIR=${process.env.STACK_DATA_DIR} ` : ''}pnpm -s cli`;
   return {
     userId: saved.userId,
     token: saved.token,
@@ -276,18 +317,24 @@ export async function seedDemo(
       user_id: saved.userId,
       app_id: appId,
       phone: app.phone,
-      phone_number_id: app.phone_number_id ?? null,
+      phone_number_id: app.phone_number_id,
       waba_id: app.waba_id,
     },
     instructions: [
-      `demo app ${appId}: ACTIVE on sandbox number ${DEMO_NUMBER}, template "${TEMPLATE.name}" APPROVED, balance in USD`,
+      `demo app ${appId}: ACTIVE on sandbox number ${DEMO_NUMBER} (phone_number_id ${app.phone_number_id}, waba_id ${app.waba_id}), ${tierText(app.message_limit)}, templates "${TEMPLATE.name}" (UTILITY) and "${MARKETING_TEMPLATE.name}" (MARKETING) APPROVED, balance ${balance} USD`,
       'Send a message:',
       `  curl -s -X POST ${sendUrl} -H "Authorization: Bearer ${saved.token}" -H "Content-Type: application/json" -d '${JSON.stringify(send)}'`,
       'Follow it (the sandbox reports sent, delivered, read):',
       `  curl -s ${sendUrl}/<message id> -H "Authorization: Bearer ${saved.token}"`,
+      'Send the MARKETING template; then the recipient writes STOP, and it is refused (422 recipient-opted-out) while the UTILITY one still goes (START opts back in):',
+      `  curl -s -X POST ${sendUrl} -H "Authorization: Bearer ${saved.token}" -H "Content-Type: application/json" -d '${JSON.stringify(marketing)}'`,
+      `  curl -s -X POST ${urls.sandbox}/_sandbox/whatsapp/inbound -H "Content-Type: application/json" -d '${JSON.stringify({ phone_number_id: app.phone_number_id, from: RECIPIENT, text: 'STOP' })}'`,
       'Balance and charges:',
       `  curl -s ${api}/users/${saved.userId}/balances -H "Authorization: Bearer ${saved.token}"`,
       `  curl -s "${api}/users/${saved.userId}/transactions?start_date=${new Date().toISOString().slice(0, 10)}" -H "Authorization: Bearer ${saved.token}"`,
+      "Before a campaign of thousands: raise the number's tier as the channel would, and top up the balance:",
+      `  ${cli} sandbox:tier --app ${appId} --tier TIER_10K`,
+      `  ${cli} balance:credit --user ${saved.userId} --amount 1000`,
       `API docs: ${urls.api}/api/docs`,
       `Gateway API docs: ${urls.gateway}/v1/docs (the TypeScript SDK: docs/sdk.md)`,
       '',

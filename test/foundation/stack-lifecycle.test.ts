@@ -149,6 +149,62 @@ describe('pnpm stack in the background, on its own Postgres and nats-server', ()
     );
   }, 120_000);
 
+  it("the demo shows its number's id, prints the commands that raise its tier and credit its balance, and has a MARKETING template that STOP stops", async () => {
+    const appId = /demo app (\d+): ACTIVE on sandbox number \d+ \(phone_number_id (\d+)/.exec(live.out)!;
+    const token = /token \(also in .*\): (\S+)/.exec(live.out)![1];
+    const apiUrl = `http://localhost:${env.API_PORT}/api/v1`;
+    const api = async (path: string, body?: unknown) => {
+      const res = await fetch(`${apiUrl}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect((await api(`/wa/apps/${appId[1]}`)).body).toMatchObject({
+      phone_number_id: appId[2],
+      message_limit: 'TIER_NOT_SET',
+    });
+
+    // The two commands, as printed.
+    const printed = (command: string) => {
+      const line = live.out.split('\n').find((l) => l.includes(`pnpm -s cli ${command}`))!;
+      expect(line).toContain(`STACK_DATA_DIR=${dataDir} `);
+      return line.slice(line.indexOf('pnpm -s cli ') + 'pnpm -s cli '.length).split(' ');
+    };
+    const tier = await cli({}, ...printed('sandbox:tier'), '--json');
+    expect(tier).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(tier.out)).toMatchObject({ phone_number_id: appId[2], message_limit: 'TIER_10K' });
+    expect((await api(`/wa/apps/${appId[1]}`)).body).toMatchObject({ message_limit: 'TIER_10K' });
+    const credit = await cli({}, ...printed('balance:credit'), '--json');
+    expect(JSON.parse(credit.out)).toMatchObject({ amount: 1000 });
+
+    // The MARKETING template goes until the recipient writes STOP; the UTILITY one still goes after.
+    const sends = live.out.split('\n').filter((l) => l.includes(`${apiUrl}/wa/apps/${appId[1]}/messages `));
+    const body = (line: string) => JSON.parse(/-d '(.+)'$/.exec(line)![1]) as Record<string, unknown>;
+    const [utility, marketing] = sends.map(body);
+    expect(marketing).toMatchObject({ template: { name: 'spring_sale' } });
+    expect((await api(`/wa/apps/${appId[1]}/messages`, marketing)).status).toBe(201);
+    const stop = live.out.split('\n').find((l) => l.includes('/_sandbox/whatsapp/inbound'))!;
+    const inbound = await fetch(`http://localhost:${env.SANDBOX_PORT}/_sandbox/whatsapp/inbound`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body(stop)),
+    });
+    expect(inbound.status).toBe(201);
+    const refused = await waitFor(
+      async () => {
+        const res = await api(`/wa/apps/${appId[1]}/messages`, marketing);
+        return res.status === 422 && res.body;
+      },
+      30_000,
+      'the STOP to reach consent',
+      300,
+    );
+    expect(refused).toMatchObject({ type: '/problems/recipient-opted-out', purpose: 'marketing' });
+    expect((await api(`/wa/apps/${appId[1]}/messages`, utility)).status).toBe(201);
+  }, 120_000);
+
   it('SIGTERM to its pid stops every service, nats-server and Postgres, and says so', async () => {
     process.kill(live.child.pid!, 'SIGTERM');
     expect(await live.exited).toBe(0);

@@ -99,6 +99,7 @@ describe('apps and profiles', () => {
         phone_quality: 'UNKNOWN',
         phone: null,
         waba_id: null,
+        phone_number_id: null,
         is_mm_lite_supported: false,
         is_stopped: false,
         created_at: expect.any(Number),
@@ -107,7 +108,7 @@ describe('apps and profiles', () => {
       expect(res.body.created_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 5);
     });
 
-    it('200: an onboarded app shows its number, business account, tier and quality', async () => {
+    it('200: an onboarded app shows its number and its id on the channel, business account, tier and quality', async () => {
       const app = await factory.activeApp(sys.userId, {
         phone: '4915112345678',
         waba_id: '123456789012345',
@@ -119,9 +120,11 @@ describe('apps and profiles', () => {
         status: 'ACTIVE',
         phone: '4915112345678',
         waba_id: '123456789012345',
+        phone_number_id: app.phoneNumberId,
         message_limit: 'TIER_2K',
         phone_quality: 'GREEN',
       });
+      expect(res.body.phone_number_id).toMatch(/^\d+$/);
     });
 
     it('404 for an unknown or non-numeric id', async () => {
@@ -267,6 +270,7 @@ describe('apps and profiles', () => {
           'message_limit',
           'name',
           'phone',
+          'phone_number_id',
           'phone_quality',
           'status',
           'uuid',

@@ -28,6 +28,7 @@ export function toAppDto(app: AppEntity): AppDto {
     phone_quality: app.phoneQuality,
     phone: app.phone,
     waba_id: app.wabaId,
+    phone_number_id: app.phoneNumberId,
     is_mm_lite_supported: app.isMmLiteSupported,
     is_stopped: app.isStopped,
     created_at: unixTime(app.createdAt),

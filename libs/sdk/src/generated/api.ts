@@ -395,6 +395,11 @@ export interface components {
        * @example 79990001122
        */
       phone: string | null;
+      /**
+       * @description The channel's id of the connected number (the Cloud API phone_number_id; in the sandbox, what its controls take); null until a number is connected.
+       * @example 106540352242922
+       */
+      phone_number_id: string | null;
       /** @enum {string} */
       phone_quality: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
       /** @enum {string} */

@@ -63,6 +63,15 @@ export class AppDto {
   @ApiProperty({ type: String, nullable: true })
   waba_id: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '106540352242922',
+    description:
+      "The channel's id of the connected number (the Cloud API phone_number_id; in the sandbox, what its controls take); null until a number is connected.",
+  })
+  phone_number_id: string | null;
+
   @ApiProperty()
   is_mm_lite_supported: boolean;
 
