@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { MESSAGE_LIMITS, MessageLimit } from '../wa-apps/app.entity';
-import { AppEntity } from '../wa-apps/app.entity';
+import { AppEntity, MESSAGE_LIMITS, MessageLimit } from '../wa-apps/app.entity';
 import { UsageError } from '@app/config';
 import { Run } from './admin.commands';
 
