@@ -98,6 +98,17 @@ describe('pnpm cli', () => {
     const unknown = await cli('accounts:tokens:create', '--account', '01a1fd4e-8cd7-7279-b07f-08b7d79ba34e');
     expect(unknown.code).not.toBe(0);
     expect(unknown.err).toContain('no account');
+
+    // The region national phone numbers of its contacts and sends are read in.
+    const region = await cli('accounts:settings', '--account', accountId, '--region', 'us', '--json');
+    expect(JSON.parse(region.out)).toMatchObject({ account_id: accountId, time_zone: 'UTC', default_region: 'US' });
+    const zone = await cli('accounts:settings', '--account', accountId, '--time-zone', 'Europe/Moscow', '--json');
+    expect(JSON.parse(zone.out)).toMatchObject({ time_zone: 'Europe/Moscow', default_region: 'US' });
+    const cleared = await cli('accounts:settings', '--account', accountId, '--region', 'none', '--json');
+    expect(JSON.parse(cleared.out)).toMatchObject({ default_region: null });
+    const bad = await cli('accounts:settings', '--account', accountId, '--region', 'XX');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('--region must be a region code');
   });
 
   it.each([

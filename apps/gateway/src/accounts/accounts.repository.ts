@@ -27,6 +27,18 @@ export class AccountsRepository {
     });
   }
 
+  /** Changes the settings given (null clears the region); the account after, or null when there is none. */
+  async updateSettings(
+    id: string,
+    settings: { timeZone?: string; defaultRegion?: string | null },
+  ): Promise<AccountEntity | null> {
+    const set: Partial<AccountEntity> = {};
+    if (settings.timeZone !== undefined) set.timeZone = settings.timeZone;
+    if (settings.defaultRegion !== undefined) set.defaultRegion = settings.defaultRegion;
+    if (Object.keys(set).length) await this.ds.getRepository(AccountEntity).update({ id }, set);
+    return this.findAccount(id);
+  }
+
   async findAccount(id: string): Promise<AccountEntity | null> {
     return this.ds.getRepository(AccountEntity).findOneBy({ id });
   }

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { DataSource } from 'typeorm';
 import { requireText, requireUuid, UsageError } from '@app/config';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { isTimeZone } from '../contacts/contact-fields';
+import { isPhoneRegion } from '../contacts/phone-number';
 
 /** Connected accounts of the gateway and their tokens: created by operators, no public registration. */
 export function registerGatewayCommands(
@@ -24,6 +26,29 @@ export function registerGatewayCommands(
       await run(async (accounts) => {
         const { account, token, tokenId } = await accounts.createAccount(name, userId);
         return { account_id: account.id, name: account.name, user_id: account.userId, token_id: tokenId, token };
+      }, !!o.json);
+    });
+
+  program
+    .command('accounts:settings')
+    .description(
+      "show or change a gateway account's settings: its contacts' time zone, the region of national phone numbers",
+    )
+    .requiredOption('--account <id>', 'account id')
+    .option('--time-zone <zone>', 'IANA time zone of contacts that name none, such as Europe/Moscow')
+    .option('--region <code>', 'ISO 3166 region national phone numbers are read in, such as RU or US; none clears it')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { account: string; timeZone?: string; region?: string; json?: boolean }) => {
+      const accountId = requireUuid('--account', o.account);
+      if (o.timeZone !== undefined && !isTimeZone(o.timeZone))
+        throw new UsageError('--time-zone must be an IANA time zone such as Europe/Moscow');
+      const region = o.region === undefined ? undefined : o.region === 'none' ? null : o.region.toUpperCase();
+      if (region && !isPhoneRegion(region))
+        throw new UsageError('--region must be a region code such as RU or US, or none');
+      await run(async (accounts) => {
+        const account = await accounts.updateSettings(accountId, { timeZone: o.timeZone, defaultRegion: region });
+        if (!account) throw new UsageError(`no account ${accountId}`);
+        return { account_id: account.id, time_zone: account.timeZone, default_region: account.defaultRegion };
       }, !!o.json);
     });
 
