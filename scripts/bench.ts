@@ -7,6 +7,7 @@ import { campaignBench } from './bench/campaign.bench';
 import { consumerBench } from './bench/consumer.bench';
 import { contactsBench } from './bench/contacts.bench';
 import { e2eBench } from './bench/e2e.bench';
+import { fairnessBench } from './bench/fairness.bench';
 import { hostileInputBench } from './bench/hostile-input.bench';
 import { pixelBench } from './bench/pixel.bench';
 import { priorityBench } from './bench/priority.bench';
@@ -20,6 +21,7 @@ const BENCHES: Record<string, Bench> = {
   send: sendBench,
   e2e: e2eBench,
   priority: priorityBench,
+  fairness: fairnessBench,
   webhooks: webhooksBench,
   'hostile-input': hostileInputBench,
   usage: usageBench,

@@ -76,3 +76,63 @@ describe('ConsumerRunner waits', () => {
     }
   });
 });
+
+/** A consumer that always has messages: each pull is answered with as many as it asks for. */
+class FullConsumer {
+  private seq = 0;
+  private readonly subs = new Map<string, Callback>();
+
+  subscribe(subject: string, opts: { callback: Callback }) {
+    this.subs.set(subject, opts.callback);
+    return { unsubscribe: () => this.subs.delete(subject), isClosed: () => false };
+  }
+
+  publish(subject: string, data: string, opts?: { reply?: string }): void {
+    if (!subject.startsWith('$JS.API.CONSUMER.MSG.NEXT.') || !opts?.reply) return;
+    const reply = opts.reply;
+    const { batch } = JSON.parse(data) as { batch: number };
+    setTimeout(() => {
+      for (let i = 0; i < batch; i++) {
+        this.seq++;
+        this.subs.get(reply)?.(null, {
+          subject: 'work',
+          reply: `$JS.ACK.S.c.1.${this.seq}.${this.seq}.${Date.now() * 1e6}.0`,
+          data: new Uint8Array(0),
+        });
+      }
+    }, 1);
+  }
+}
+
+describe('ConsumerRunner in-hand allowance', () => {
+  const handled = async (stepAside: boolean): Promise<number> => {
+    const nats = new FullConsumer();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let count = 0;
+    const runner = new ConsumerRunner(nats as unknown as NatsConnection, {} as JetStreamClient, {
+      sources: [{ stream: 'S', consumer: 'c', maxDeliver: 10 }],
+      handler: async (m) => {
+        count++;
+        if (stepAside) m.stepAside();
+        await held;
+        return { action: 'dead', reason: 'spec' };
+      },
+      deadLetterSubject: () => 'dlq',
+      inHandPerSource: 4,
+      idlePollMs: 20,
+    });
+    // Settling is not part of this spec: every message is left unsettled when the runner stops.
+    (runner as unknown as { apply: () => Promise<void> }).apply = () => Promise.resolve();
+    runner.start();
+    await new Promise((r) => setTimeout(r, 150));
+    release();
+    await runner.stop();
+    return count;
+  };
+
+  it('a message that waits in hand holds its place; one stepped aside (waiting for its turn) lets the runner pull the next', async () => {
+    expect(await handled(false)).toBe(4);
+    expect(await handled(true)).toBeGreaterThan(8);
+  });
+});

@@ -7,14 +7,20 @@ import { PulledMessage, pullNoWait } from './pulled-message';
 /** What a handler decided about one message. */
 export type Settlement =
   | { action: 'ack' }
-  /** Try again later (transient failure); `delayMs` overrides the exponential backoff. */
-  | { action: 'retry'; reason: string; delayMs?: number }
+  /**
+   * Try again later (transient failure); `delayMs` overrides the exponential backoff. `unconfirmed`:
+   * the nak is not waited for (a message merely put back for a while; a nak lost on the way brings
+   * it back after the ack wait instead).
+   */
+  | { action: 'retry'; reason: string; delayMs?: number; unconfirmed?: boolean }
   /** Give up now: copy to the dead letter stream with the reason, then term. */
   | { action: 'dead'; reason: string };
 
 export const settle = {
   ack: (): Settlement => ({ action: 'ack' }),
   retry: (reason: string, delayMs?: number): Settlement => ({ action: 'retry', reason, delayMs }),
+  /** Back to the stream for `delayMs`, not a failure: the nak is sent without waiting for the server. */
+  putBack: (reason: string, delayMs: number): Settlement => ({ action: 'retry', reason, delayMs, unconfirmed: true }),
   dead: (reason: string): Settlement => ({ action: 'dead', reason }),
 };
 
@@ -287,14 +293,32 @@ export class ConsumerRunner {
 
   private hold(source: ConsumerSource, msg: PulledMessage): void {
     this.inHand.set(source, (this.inHand.get(source) ?? 0) + 1);
+    // A message the handler stepped aside (it waits for its turn) leaves the count until it steps back.
+    let aside = false;
+    msg.bindAllowance({
+      stepAside: () => {
+        if (aside) return;
+        aside = true;
+        this.leaveHand(source);
+      },
+      stepBack: () => {
+        if (!aside) return;
+        aside = false;
+        this.inHand.set(source, (this.inHand.get(source) ?? 0) + 1);
+      },
+    });
     const p = this.handle(source, msg).finally(() => {
-      const held = (this.inHand.get(source) ?? 1) - 1;
-      this.inHand.set(source, held);
       this.pending.delete(p);
-      // Wake the loop when the source has room for a worthwhile pull, not on every settlement.
-      if (held === 0 || this.continuousLimit - held === this.lowWater) this.poke();
+      if (!aside) this.leaveHand(source);
     });
     this.pending.add(p);
+  }
+
+  private leaveHand(source: ConsumerSource): void {
+    const held = (this.inHand.get(source) ?? 1) - 1;
+    this.inHand.set(source, held);
+    // Wake the loop when the source has room for a worthwhile pull, not on every settlement.
+    if (held === 0 || this.continuousLimit - held === this.lowWater) this.poke();
   }
 
   /** Ends the current idle wait, or the next one at once if the loop is busy right now. */
@@ -357,7 +381,7 @@ export class ConsumerRunner {
     if (outcome.action === 'ack') return msg.ack();
     const exhausted = source.maxDeliver > 0 && msg.meta.deliveryCount >= source.maxDeliver;
     if (outcome.action === 'retry' && !exhausted) {
-      return msg.nak(outcome.delayMs ?? backoffDelay(msg.meta.deliveryCount, this.backoff));
+      return msg.nak(outcome.delayMs ?? backoffDelay(msg.meta.deliveryCount, this.backoff), !outcome.unconfirmed);
     }
     const reason =
       outcome.action === 'dead' ? outcome.reason : `exhausted ${msg.meta.deliveryCount} deliveries: ${outcome.reason}`;

@@ -30,6 +30,12 @@ export function parseAckSubject(reply: string): DeliveryMeta {
   };
 }
 
+/** A runner's count of the messages in hand of one source, as one message moves out of it and back. */
+export interface InHandAllowance {
+  stepAside(): void;
+  stepBack(): void;
+}
+
 /**
  * A message taken from a durable pull consumer. Settlement is explicit. A nak or a term waits for
  * the server's confirmation (double ack): what follows them (a dead-letter copy, a back-off)
@@ -39,6 +45,7 @@ export function parseAckSubject(reply: string): DeliveryMeta {
 export class PulledMessage {
   readonly meta: DeliveryMeta;
   private settled = false;
+  private allowance?: InHandAllowance;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -82,14 +89,32 @@ export class PulledMessage {
     await this.settle('+ACK', false);
   }
 
-  /** Asks for redelivery no sooner than `delayMs`. */
-  async nak(delayMs: number): Promise<void> {
-    await this.settle(delayMs > 0 ? `-NAK ${JSON.stringify({ delay: nanos(delayMs) })}` : '-NAK');
+  /** Asks for redelivery no sooner than `delayMs`; `confirmed` false: without waiting for the server's answer. */
+  async nak(delayMs: number, confirmed = true): Promise<void> {
+    await this.settle(delayMs > 0 ? `-NAK ${JSON.stringify({ delay: nanos(delayMs) })}` : '-NAK', confirmed);
   }
 
   /** Stops redelivery for good. */
   async term(reason?: string): Promise<void> {
     await this.settle(reason ? `+TERM ${reason}` : '+TERM');
+  }
+
+  /**
+   * While the handler waits for something that is not work (its turn under a pace), the message
+   * stops counting toward its source's in-hand allowance, so the runner pulls the messages behind
+   * it; `stepBack` counts it again. Without a runner in continuous mode both do nothing.
+   */
+  stepAside(): void {
+    this.allowance?.stepAside();
+  }
+
+  stepBack(): void {
+    this.allowance?.stepBack();
+  }
+
+  /** The runner that holds the message: where stepAside and stepBack count. */
+  bindAllowance(allowance: InHandAllowance): void {
+    this.allowance = allowance;
   }
 
   /** Resets the ack timer while a long delivery is under way. */

@@ -112,6 +112,14 @@ export function declareStreams(t: Topology, o: TopologyOptions = DEFAULT_TOPOLOG
   ];
 }
 
+/**
+ * A message that waits on the stream for its sender's turn (nak'ed with a delay, docs/queue.md) is
+ * pending on its consumer all along, and a consumer at its max_ack_pending delivers nothing more:
+ * every other sender's message would wait behind one sender's backlog again. So an outbound
+ * consumer may have this many pending: a backlog of a million messages per channel and lane.
+ */
+export const OUTBOUND_MAX_ACK_PENDING = 1_000_000;
+
 /** One durable pull consumer per channel and outbound stream, one per event-consuming service. */
 export function declareConsumers(t: Topology, o: TopologyOptions = DEFAULT_TOPOLOGY_OPTIONS): ConsumerDeclaration[] {
   const common = {
@@ -128,6 +136,7 @@ export function declareConsumers(t: Topology, o: TopologyOptions = DEFAULT_TOPOL
         durable_name: t.outboundConsumer(priority, channel),
         filter_subject: t.outboundSubject(priority, channel),
         max_deliver: o.outboundMaxDeliver,
+        max_ack_pending: OUTBOUND_MAX_ACK_PENDING,
       },
     })),
   );

@@ -1,7 +1,7 @@
 import { ChannelConnector, SendResult } from '@app/channels';
 import { EventEnvelope, OutboundMessage } from '@app/contracts';
 import { DeliveryState, DeliveryStateConflictError, DeliveryStateEntry, Settlement } from '@app/messaging';
-import { ChannelDispatch, DeliveryItem, DeliveryStates } from './channel-dispatch';
+import { ChannelDispatch, DeliveryItem, DeliveryStates, PACING_DEFERRALS } from './channel-dispatch';
 import { outbound } from '../../test/support/dispatch-kit';
 import { SendPacer } from './send-pacer';
 
@@ -43,7 +43,7 @@ function item(msg: unknown, deliveryCount = 1, stream = 'OUTBOUND_SERVICE'): Del
 
 function setup(
   answers: SendResult[] = [{ ok: true, provider_message_id: 'wamid.1' }],
-  o: { maxDeliver?: number } = {},
+  o: { maxDeliver?: number; pacing?: ChannelConnector['pacing'] } = {},
 ) {
   let time = 1_000_000;
   const clock = {
@@ -57,7 +57,7 @@ function setup(
   const sent: OutboundMessage[] = [];
   const connector: ChannelConnector = {
     channel: 'whatsapp',
-    pacing: { ratePerSender: 100_000, burst: 100_000, recipientIntervalMs: 0 },
+    pacing: o.pacing ?? { ratePerSender: 100_000, burst: 100_000, recipientIntervalMs: 0 },
     sendTimeoutMs: 5000,
     send: (m) => {
       sent.push(m);
@@ -286,5 +286,23 @@ describe('ChannelDispatch decisions', () => {
       }),
     ]);
     expect(k.sent).toEqual([]);
+  });
+
+  it("a sender over its cap: its message goes back to the stream until its turn (not read, not claimed, never on the last delivery nor after PACING_DEFERRALS), and another sender's goes at once", async () => {
+    // 10/s: a sender and lane holds 7 messages in hand.
+    const k = setup(undefined, { pacing: { ratePerSender: 10, burst: 1, recipientIntervalMs: 0 } });
+    for (let i = 0; i < 7; i++) await k.pacer.admit('busy', 'service', { mayDefer: true, firstDelivery: true });
+    const busy = message({ sender: { connection_id: 'busy' } });
+    const outcome = await k.delivery.deliver(item(busy));
+    expect(outcome).toMatchObject({ action: 'retry', unconfirmed: true, delayMs: 300 });
+    expect(k.store.writes).toEqual([]);
+    expect(k.sent).toEqual([]);
+    // The last allowed delivery, or one past the deliveries allowed for waiting, is sent instead.
+    expect(await k.delivery.deliver(item(busy, 10))).toEqual({ action: 'ack' });
+    const late = message({ sender: { connection_id: 'busy' } });
+    expect(await k.delivery.deliver(item(late, PACING_DEFERRALS + 1))).toEqual({ action: 'ack' });
+    expect(k.sent.map((m) => m.id)).toEqual([busy.id, late.id]);
+    const idle = message({ sender: { connection_id: 'idle' } });
+    expect(await k.delivery.deliver(item(idle))).toEqual({ action: 'ack' });
   });
 });

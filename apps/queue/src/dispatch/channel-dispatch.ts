@@ -23,7 +23,21 @@ import { PacingAbortedError, SendPacer } from './send-pacer';
 export interface DeliveryItem {
   readonly meta: DeliveryMeta;
   json<T>(): T;
+  /** While it waits for its sender's or recipient's slot, the message leaves its lane's allowance... */
+  stepAside?(): void;
+  /** ...and takes it up again for the channel call. */
+  stepBack?(): void;
 }
+
+/**
+ * Deliveries of a message that may end with it going back to the stream to wait for its sender's
+ * turn (admit). Later ones wait in hand, so that waiting never spends the deliveries a message has
+ * for the channel's refusals (the consumers' max_deliver, 10: at least 7 stay for the channel).
+ */
+export const PACING_DEFERRALS = 3;
+
+/** Messages being admitted (admit) outside their lane's allowance at once, per channel. */
+const MAX_ADMITTING = 2000;
 
 /** The delivery-state bucket as the decisions use it (DeliveryStateStore in production). */
 export interface DeliveryStates {
@@ -77,6 +91,7 @@ export class ChannelDispatch {
   private readonly logger: Logger;
   private consecutiveFailures = 0;
   private backedOffUntil = 0;
+  private admitting = 0;
   private lastError?: { at: number; message: string };
 
   constructor(private readonly deps: ChannelDispatchDeps) {
@@ -153,6 +168,34 @@ export class ChannelDispatch {
   }
 
   private async deliverMessage(item: DeliveryItem, msg: OutboundMessage, priority: Priority): Promise<Settlement> {
+    // 0. Its sender's turn: hold it in hand, or back to the stream until shortly before its slot.
+    // Deciding is not work either: the runner pulls the next messages meanwhile (a backlog is
+    // looked through at the pace of the server, not of one pull at a time), up to a bound.
+    const aside = this.admitting < MAX_ADMITTING;
+    if (aside) item.stepAside?.();
+    this.admitting++;
+    let admission;
+    try {
+      admission = await this.deps.pacer.admit(msg.sender.connection_id, priority, {
+        mayDefer: item.meta.deliveryCount <= PACING_DEFERRALS && !this.isLastDelivery(item),
+        firstDelivery: item.meta.deliveryCount === 1,
+      });
+    } finally {
+      this.admitting--;
+      if (aside) item.stepBack?.();
+    }
+    if (!admission.held) {
+      this.count(priority, 'deferred');
+      return settle.putBack("waiting for the sender's turn", admission.deferMs);
+    }
+    try {
+      return await this.deliverHeld(item, msg, priority);
+    } finally {
+      admission.release();
+    }
+  }
+
+  private async deliverHeld(item: DeliveryItem, msg: OutboundMessage, priority: Priority): Promise<Settlement> {
     const { store, clock, connector, signal } = this.deps;
 
     // 1. What happened to this message before (a redelivery after a crash or a timeout)? On a first
@@ -171,7 +214,14 @@ export class ChannelDispatch {
 
     // 2. Pace: the channel's backoff, then the sender's rate (service lane first) and the recipient's interval.
     await clock.sleepUntil(this.backedOffUntil, signal);
-    const lease = await this.deps.pacer.acquire(msg.sender.connection_id, msg.recipient, signal, priority);
+    // Waiting for a slot is not work: the lane's allowance goes to the messages behind it meanwhile.
+    item.stepAside?.();
+    let lease;
+    try {
+      lease = await this.deps.pacer.acquire(msg.sender.connection_id, msg.recipient, signal, priority);
+    } finally {
+      item.stepBack?.();
+    }
     queuePacedWait()
       .labels(this.deps.channel)
       .observe(lease.waitedMs / 1000);

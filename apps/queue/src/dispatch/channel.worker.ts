@@ -13,7 +13,7 @@ import {
   Settlement,
 } from '@app/messaging';
 import { ChannelDispatch, ChannelDeliveryOptions, DeliveryClock } from './channel-dispatch';
-import { SendPacer, sleepUntil } from './send-pacer';
+import { RETURN_LEAD_MS, SendPacer, sleepUntil } from './send-pacer';
 import { SharedSenderSlots } from './sender-slots';
 
 export interface ChannelWorkerOptions extends ChannelDeliveryOptions {
@@ -42,6 +42,7 @@ export interface ChannelWorkerStatus {
 }
 
 const STARTUP_RETRY_MS = 2000;
+const RETURN_POLL_MS = Math.floor(RETURN_LEAD_MS / 3);
 const systemClock: DeliveryClock = { now: Date.now, sleepUntil: (at, signal) => sleepUntil(at, Date.now, signal) };
 const encoder = new TextEncoder();
 
@@ -164,6 +165,9 @@ export class ChannelWorker {
           backoff: options.backoff,
           inHandPerSource: options.concurrency,
           wakeSubjects: [topology.outboundWildcard(channel)],
+          // Messages deferred until their sender's turn come back silently: look often enough that
+          // they are in hand before their slot (RETURN_LEAD_MS).
+          idlePollMs: RETURN_POLL_MS,
           onError: (err, context) => {
             this.delivery?.noteError(err);
             this.logger.warn({ err, channel, ...context }, 'delivery worker error');

@@ -3,9 +3,10 @@ import { counter, histogram } from '@app/server';
 /**
  * Outcomes: `sent` (the channel accepted it now), `resumed` (it had been accepted before a crash or
  * a redelivery: not sent again), `retry` (transient failure, back on the stream), `failed` (given
- * up: message.failed published), `invalid` (unreadable work item, dead-lettered).
+ * up: message.failed published), `invalid` (unreadable work item, dead-lettered), `withdrawn` (failed by the
+ * api before it was sent: acked unsent), `deferred` (back on the stream until its sender's turn).
  */
-export type DeliveryOutcome = 'sent' | 'resumed' | 'retry' | 'failed' | 'invalid' | 'withdrawn';
+export type DeliveryOutcome = 'sent' | 'resumed' | 'retry' | 'failed' | 'invalid' | 'withdrawn' | 'deferred';
 
 export const queueMessages = () =>
   counter('queue_messages_total', 'Outbound messages handled by the delivery workers', [

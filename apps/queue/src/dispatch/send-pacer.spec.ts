@@ -1,4 +1,5 @@
 import { PacingAbortedError, SendPacer } from './send-pacer';
+import { LocalSenderSlots, SenderSlots } from './sender-slots';
 
 async function grants(pacer: SendPacer, calls: [string, string][]): Promise<number[]> {
   const t0 = Date.now();
@@ -114,5 +115,66 @@ describe('SendPacer lanes', () => {
     // At most the slot already being waited on goes to marketing before the service message.
     expect(order.indexOf('utility')).toBeLessThanOrEqual(3);
     expect(order.indexOf('utility')).toBeLessThan(order.indexOf('m5'));
+  });
+});
+
+describe('SendPacer.admit', () => {
+  // 10 messages/s: a sender and lane holds at most ceil(10 * 0.6) + 1 = 7 messages in hand.
+  const limits = { ratePerSender: 10, burst: 1, recipientIntervalMs: 0 };
+  const first = { mayDefer: true, firstDelivery: true };
+  const setup = () => {
+    const time = { now: 1_000_000 };
+    const calls: number[] = [];
+    const local = new LocalSenderSlots(limits, () => time.now);
+    const slots: SenderSlots = {
+      reserve: (s, n) => local.reserve(s, n),
+      pause: (s, u) => local.pause(s, u),
+      promise: (s, lane, n, ahead) => {
+        calls.push(n);
+        return local.promise(s, lane, n, ahead);
+      },
+    };
+    return { pacer: new SendPacer(limits, () => time.now, slots), time, calls };
+  };
+
+  it("holds a sender's messages up to its cap, and sends the rest back to the stream until shortly before slots promised at its rate, in one store call", async () => {
+    const { pacer, calls } = setup();
+    expect(pacer.holdCap).toBe(7);
+    const held = await Promise.all(Array.from({ length: 7 }, () => pacer.admit('a', 'service', first)));
+    expect(held.every((h) => h.held)).toBe(true);
+    const deferred = await Promise.all(Array.from({ length: 3 }, () => pacer.admit('a', 'service', first)));
+    // Promised 600, 700 and 800 ms ahead (after the held ones' slots), back 300 ms before each.
+    expect(deferred).toEqual([300, 400, 500].map((deferMs) => ({ held: false, deferMs })));
+    expect(calls).toEqual([3]);
+  });
+
+  it("another sender, and the same sender's other lane, are held while one sender and lane is deferred", async () => {
+    const { pacer } = setup();
+    for (let i = 0; i < 7; i++) await pacer.admit('a', 'marketing', first);
+    expect((await pacer.admit('a', 'marketing', first)).held).toBe(false);
+    expect((await pacer.admit('b', 'marketing', first)).held).toBe(true);
+    expect((await pacer.admit('a', 'service', first)).held).toBe(true);
+  });
+
+  it("a new message goes behind its sender's deferred ones even when a place frees; one that comes back is held", async () => {
+    const { pacer } = setup();
+    const held = [];
+    for (let i = 0; i < 7; i++) held.push(await pacer.admit('a', 'service', first));
+    for (let i = 0; i < 5; i++) await pacer.admit('a', 'service', first);
+    const h = held[0];
+    if (h.held) h.release();
+    // Promises run to 1.1 s ahead: a first delivery is promised the slot after them, back 300 ms before it.
+    expect(await pacer.admit('a', 'service', first)).toEqual({ held: false, deferMs: 800 });
+    expect((await pacer.admit('a', 'service', { mayDefer: true, firstDelivery: false })).held).toBe(true);
+  });
+
+  it("a message that comes back to a full cap waits the cap's worth once more; one that may not wait on the stream any more is held", async () => {
+    const { pacer } = setup();
+    for (let i = 0; i < 7; i++) await pacer.admit('a', 'service', first);
+    expect(await pacer.admit('a', 'service', { mayDefer: true, firstDelivery: false })).toEqual({
+      held: false,
+      deferMs: 600,
+    });
+    expect((await pacer.admit('a', 'service', { mayDefer: false, firstDelivery: false })).held).toBe(true);
   });
 });

@@ -31,6 +31,8 @@ interface SenderLine {
   slots: number[];
   pausedUntil: number;
   pumping: boolean;
+  /** When this replica last let one of the sender's messages go, unix ms. */
+  lastGrant: number;
 }
 
 /** Permission to send one message: how long it waited, and what to call when the send is over. */
@@ -41,6 +43,34 @@ export interface PacingLease {
 
 /** Slots are reserved at most this far ahead per block (one bucket write per block when shared). */
 const BLOCK_MS = 50;
+
+/**
+ * Per sender and lane, a replica holds in hand at most the messages its next HOLD_MS of slots can
+ * take; the rest go back to the stream until their turn (admit). Enough to cover a deferred
+ * message's return (RETURN_LEAD_MS plus the grid) and the worker's next pull.
+ */
+export const HOLD_MS = 600;
+/** A deferred message comes back this long before the slot promised to it... */
+export const RETURN_LEAD_MS = 300;
+/**
+ * ...rounded to this grid, so that returns fall due together: the server looks over a consumer's
+ * pending messages each time one falls due, a look per grid step rather than per message.
+ */
+export const RETURN_GRID_MS = 100;
+
+/** Hold the message in hand until its turn (and `release` it once its send is over), or let it wait on the stream. */
+export type Admission = { held: true; release: () => void } | { held: false; deferMs: number };
+
+interface PromiseWaiter {
+  resolve: (at: number) => void;
+  reject: (err: unknown) => void;
+}
+
+interface PromiseBatch {
+  waiting: PromiseWaiter[];
+  /** A store call for this sender and lane is under way. */
+  busy: boolean;
+}
 
 /**
  * Paces one channel's sends. Per sender, slots come from a SenderSlots store (this replica's own,
@@ -55,6 +85,16 @@ export class SendPacer {
   private readonly lanes = new Map<string, RecipientLane>();
   private readonly block: number;
   private sweptAt = 0;
+  /** Messages held in hand per sender and lane (admit). */
+  private readonly held = new Map<string, number>();
+  /** Per sender and lane, the end of the slots promised to deferred messages, as last seen. */
+  private readonly promisedUntil = new Map<string, number>();
+  /** Deferrals of one sender and lane waiting for their promised slot. */
+  private readonly promising = new Map<string, PromiseBatch>();
+  /** Most messages of one sender and lane held in hand at once. */
+  readonly holdCap: number;
+  /** Least time between two grants of one sender on this replica (0 with a burst). */
+  private readonly spacing: number;
 
   constructor(
     private readonly limits: PacingLimits,
@@ -62,6 +102,90 @@ export class SendPacer {
     private readonly slots: SenderSlots = new LocalSenderSlots(limits, now),
   ) {
     this.block = Math.max(1, Math.floor((limits.ratePerSender * BLOCK_MS) / 1000), Math.min(limits.burst, 100));
+    this.spacing = limits.burst > 1 ? 0 : 1000 / limits.ratePerSender;
+    this.holdCap = Math.max(2, Math.ceil((limits.ratePerSender * HOLD_MS) / 1000) + Math.max(1, limits.burst));
+  }
+
+  /**
+   * Whether a message of `sender` in `lane` is held in hand until its turn or goes back to the
+   * stream for a while, so that a sender with a backlog holds only what its next moments of slots
+   * can take and the worker keeps pulling the other senders' messages behind it. Held: below the
+   * cap, and (a first delivery) not behind messages of its sender already deferred to later. A
+   * first delivery that is deferred is promised its sender's next slot after everything promised
+   * before it (shared by every replica) and comes back shortly before it; a message that comes back
+   * and still finds the cap full waits the cap's worth of slots once more. `mayDefer` false: held
+   * whatever the count (the message has spent its deliveries allowed for waiting).
+   */
+  async admit(sender: string, lane: Priority, o: { mayDefer: boolean; firstDelivery: boolean }): Promise<Admission> {
+    const key = `${sender}\u0000${lane}`;
+    const now = this.now();
+    this.sweep();
+    const held = this.held.get(key) ?? 0;
+    const behind = o.firstDelivery && this.promisedEnd(sender, lane) > now + HOLD_MS;
+    if (!o.mayDefer || (held < this.holdCap && !behind)) {
+      this.held.set(key, held + 1);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        const left = (this.held.get(key) ?? 1) - 1;
+        if (left > 0) this.held.set(key, left);
+        else this.held.delete(key);
+      };
+      return { held: true, release };
+    }
+    if (!o.firstDelivery) return { held: false, deferMs: roundUp(HOLD_MS) };
+    const at = await this.promiseSlot(sender, lane, key);
+    return { held: false, deferMs: Math.max(RETURN_GRID_MS, roundUp(at - RETURN_LEAD_MS) - this.now()) };
+  }
+
+  /** The end of what was promised to the lane's deferred messages (marketing: to either lane, service goes first). */
+  private promisedEnd(sender: string, lane: Priority): number {
+    const service = this.promisedUntil.get(`${sender}\u0000service`) ?? 0;
+    return lane === 'service' ? service : Math.max(service, this.promisedUntil.get(`${sender}\u0000marketing`) ?? 0);
+  }
+
+  /**
+   * One promised slot. The deferrals of a sender and lane share store calls: one at a time per
+   * sender and lane, each for every deferral asked while the one before was under way (concurrent
+   * compare-and-sets of one key would only lose to each other).
+   */
+  private promiseSlot(sender: string, lane: Priority, key: string): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      let batch = this.promising.get(key);
+      if (!batch) {
+        batch = { waiting: [], busy: false };
+        this.promising.set(key, batch);
+      }
+      batch.waiting.push({ resolve, reject });
+      if (!batch.busy) this.flushPromises(sender, lane, key, batch);
+    });
+  }
+
+  private flushPromises(sender: string, lane: Priority, key: string, batch: PromiseBatch): void {
+    batch.busy = true;
+    // The rest of this turn's deferrals (one pull's worth) join the call.
+    setImmediate(() => {
+      const waiting = batch.waiting.splice(0);
+      this.slots.promise(sender, lane, waiting.length, HOLD_MS).then(
+        (times) => {
+          const next = times[times.length - 1] + 1000 / this.limits.ratePerSender;
+          this.promisedUntil.set(key, Math.max(this.promisedUntil.get(key) ?? 0, next));
+          waiting.forEach((w, i) => w.resolve(times[i]));
+          this.afterPromise(sender, lane, key, batch);
+        },
+        (err: unknown) => {
+          waiting.forEach((w) => w.reject(err));
+          this.afterPromise(sender, lane, key, batch);
+        },
+      );
+    });
+  }
+
+  private afterPromise(sender: string, lane: Priority, key: string, batch: PromiseBatch): void {
+    batch.busy = false;
+    if (batch.waiting.length) this.flushPromises(sender, lane, key, batch);
+    else this.promising.delete(key);
   }
 
   /**
@@ -135,7 +259,7 @@ export class SendPacer {
   private line(sender: string): SenderLine {
     let line = this.lines.get(sender);
     if (!line) {
-      line = { waiting: { service: [], marketing: [] }, slots: [], pausedUntil: 0, pumping: false };
+      line = { waiting: { service: [], marketing: [] }, slots: [], pausedUntil: 0, pumping: false, lastGrant: 0 };
       this.lines.set(sender, line);
     }
     return line;
@@ -181,9 +305,12 @@ export class SendPacer {
         }
         if (line.slots.length === 0) line.slots = await this.slots.reserve(sender, Math.min(waiting(), this.block));
         const at = line.slots.shift() as number;
-        await sleepUntil(at, this.now);
+        // A slot whose timer fired late (a busy event loop) must not go out together with the next
+        // one: without a burst, two grants of this replica are at least an interval apart.
+        await sleepUntil(Math.max(at, line.lastGrant + this.spacing), this.now);
         if (line.pausedUntil > this.now()) continue;
         const next = line.waiting.service.shift() ?? line.waiting.marketing.shift();
+        if (next) line.lastGrant = this.now();
         next?.grant();
       }
     } catch (err) {
@@ -198,7 +325,7 @@ export class SendPacer {
     }
   }
 
-  /** Forgets recipient lanes nobody waits on and whose interval has passed (bounded memory). */
+  /** Forgets recipient lanes nobody waits on and whose interval has passed, and past promises (bounded memory). */
   private sweep(): void {
     const now = this.now();
     if (now - this.sweptAt < 1000) return;
@@ -206,7 +333,13 @@ export class SendPacer {
     for (const [key, lane] of this.lanes) {
       if (lane.waiters === 0 && lane.lastDone + this.limits.recipientIntervalMs <= now) this.lanes.delete(key);
     }
+    for (const [key, until] of this.promisedUntil) if (until < now) this.promisedUntil.delete(key);
   }
+}
+
+/** `at` rounded up to the return grid. */
+function roundUp(at: number): number {
+  return Math.ceil(at / RETURN_GRID_MS) * RETURN_GRID_MS;
 }
 
 /** Sleeps until `at` (unix ms); rejects with PacingAbortedError when `signal` aborts. */

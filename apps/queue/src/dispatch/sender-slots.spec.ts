@@ -1,6 +1,6 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { KV, KvEntry } from '@nats-io/kv';
-import { SharedSenderSlots, takeSlots } from './sender-slots';
+import { freshSlotState, promiseSlots, SharedSenderSlots, takeSlots } from './sender-slots';
 
 const limits = { ratePerSender: 100, burst: 1, recipientIntervalMs: 0 };
 
@@ -40,13 +40,13 @@ class MemoryKv {
 
 describe('takeSlots', () => {
   it('gives consecutive slots one interval apart and continues from where the last reservation ended', () => {
-    const first = takeSlots({ tat: 0, pausedUntil: 0 }, 3, 1000, limits);
+    const first = takeSlots(freshSlotState(), 3, 1000, limits);
     expect(first.slots).toEqual([1000, 1010, 1020]);
     expect(takeSlots(first.state, 2, 1000, limits).slots).toEqual([1030, 1040]);
   });
 
   it('never gives a slot inside a pause', () => {
-    expect(takeSlots({ tat: 0, pausedUntil: 5000 }, 2, 1000, limits).slots).toEqual([5000, 5010]);
+    expect(takeSlots({ ...freshSlotState(), pausedUntil: 5000 }, 2, 1000, limits).slots).toEqual([5000, 5010]);
   });
 });
 
@@ -73,5 +73,33 @@ describe('SharedSenderSlots', () => {
     await a.pause('s1', 9000);
     expect(await b.reserve('s1', 1)).toEqual([9000]);
     expect(await b.reserve('other', 1)).toEqual([1000]);
+  });
+});
+
+describe('promiseSlots', () => {
+  it('promises a lane slots at the rate after what the held messages take and after earlier promises; marketing after service', () => {
+    const first = promiseSlots(freshSlotState(), 'service', 2, 1000, 600, limits);
+    expect(first.promised).toEqual([1600, 1610]);
+    const more = promiseSlots(first.state, 'service', 1, 1000, 600, limits);
+    expect(more.promised).toEqual([1620]);
+    // Marketing goes after everything promised to the service lane.
+    expect(promiseSlots(more.state, 'marketing', 1, 1000, 600, limits).promised).toEqual([1630]);
+    // Never inside a pause or before the slots already reserved.
+    expect(promiseSlots({ ...freshSlotState(), pausedUntil: 9000 }, 'service', 1, 1000, 600, limits).promised).toEqual([
+      9000,
+    ]);
+  });
+
+  it('shared: every replica continues the promises of the others, and a value written without promises still reads', async () => {
+    const kv = new MemoryKv();
+    const now = () => 1000;
+    const a = new SharedSenderSlots(kv as unknown as KV, 'whatsapp', limits, now);
+    const b = new SharedSenderSlots(kv as unknown as KV, 'whatsapp', limits, now);
+    await kv.create('whatsapp.s1', new TextEncoder().encode('1500:0'));
+    expect(await a.promise('s1', 'service', 2, 100)).toEqual([1500, 1510]);
+    expect(await b.promise('s1', 'service', 1, 100)).toEqual([1520]);
+    // Reserving slots keeps the promises.
+    await a.reserve('s1', 1);
+    expect(await b.promise('s1', 'service', 1, 100)).toEqual([1530]);
   });
 });
