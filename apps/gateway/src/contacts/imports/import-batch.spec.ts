@@ -83,8 +83,13 @@ describe('an import batch', () => {
     );
     expect(r.counts).toMatchObject({ rejected: 2, updated: 0 });
     expect(r.rejections).toEqual([
-      { row: 1, field: 'identities.telegram', reason: 'belongs to another contact of the account' },
-      { row: 2, field: 'identities', reason: 'match two different contacts' },
+      {
+        row: 1,
+        external_id: 'crm-a',
+        field: 'identities.telegram',
+        reason: 'belongs to another contact of the account',
+      },
+      { row: 2, external_id: null, field: 'identities', reason: 'match two different contacts' },
     ]);
   });
 
@@ -122,7 +127,7 @@ describe('an import batch', () => {
     const r = resolveBatch([adding(1, 0, 30), adding(2, 30, 20), adding(3, 50, 1), adding(4, 0, 5)], []);
     expect(r.counts).toMatchObject({ created: 1, updated: 1, unchanged: 1, rejected: 1 });
     expect(r.rejections).toEqual([
-      { row: 3, field: 'attributes', reason: 'would give the contact 51 attributes: at most 50' },
+      { row: 3, external_id: 'crm-1', field: 'attributes', reason: 'would give the contact 51 attributes: at most 50' },
     ]);
     expect(Object.keys(r.inserts[0].attributes)).toHaveLength(50);
 
