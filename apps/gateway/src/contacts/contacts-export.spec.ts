@@ -1,19 +1,14 @@
 import { contactsCsv } from './contacts-export';
 import { parseContactInput } from './contact-fields';
 import type { ContactRow, ContactsRepository } from './contacts.repository';
+import { EMPTY_CONTACT } from './contacts.service';
 
 const contact = (id: string, attributes: Record<string, string | number>): ContactRow => ({
+  ...EMPTY_CONTACT,
   id,
   account_id: 'a',
   external_id: id,
-  name: null,
-  whatsapp: null,
-  telegram: null,
-  max: null,
-  time_zone: null,
-  language: null,
   attributes,
-  lists: [],
   created_at: new Date(0),
   updated_at: new Date(0),
 });
