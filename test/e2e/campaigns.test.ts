@@ -532,6 +532,13 @@ describe('campaigns end to end', () => {
     const ledger = await campaignLedger(platform.infra.databaseUrl, id as string);
     expect(ledger.messages).toBe(300);
     expect([...ledger.messagesPerSeq.values()].filter((n) => n !== 1)).toEqual([]);
+    // Completed means every recipient was handed to the queue; the queue paces the last ones to the channel.
+    await waitFor(
+      async () => (await whatsappSends(tierApp.phoneNumberId!)).length >= phones.length,
+      20_000,
+      'every recipient at the channel',
+      200,
+    );
     const received = perAddress((await whatsappSends(tierApp.phoneNumberId!)).map((s) => s.body.to));
     expect(received).toEqual(perAddress(phones));
     expect({ notDueTomorrow }).toEqual({ notDueTomorrow: [] });
