@@ -68,10 +68,6 @@ export function compileParams(params: readonly string[]): CompiledParam[] {
   return params.map((text) => compileParam(text).parts);
 }
 
-/** Whether any param refers to an attribute of the contact. */
-export const usesAttributes = (params: readonly CompiledParam[]): boolean =>
-  params.some((param) => param.some((part) => typeof part !== 'string' && 'attribute' in part));
-
 /** Whether a compiled param refers to any field of the contact. */
 const literal = (param: CompiledParam): param is string[] => param.every((p) => typeof p === 'string');
 

@@ -29,7 +29,7 @@ export const CONTACT_LIMITS = {
 } as const;
 
 /** An identity as stored from how it is written (a phone in the account's region), or null when it is none. */
-type IdentityReader = (written: string, region: string | null) => string | null;
+export type IdentityReader = (written: string, region: string | null) => string | null;
 const CHAT_ID = /^-?[1-9][0-9]{0,19}$/;
 const chatId: IdentityReader = (written) => (CHAT_ID.test(written) ? written : null);
 

@@ -23,7 +23,8 @@ import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
-import { PHONE_MESSAGE, phoneDigits } from '../contacts/phone-number';
+import { IDENTITY_RULES, IdentityReader } from '../contacts/contact-fields';
+import { PHONE_MESSAGE } from '../contacts/phone-number';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 import {
   billedUser,
@@ -35,24 +36,18 @@ import {
   templateAppIn,
 } from './send-route';
 
-/** Who a message can go to on each channel: the recipient as sent from how it is written, or null. */
-const RECIPIENTS: Record<
-  GatewaySendChannel,
-  { read: (to: string, region: string | null) => string | null; message: string }
-> = {
-  whatsapp: {
-    // A phone as people write it, national ones in the account's default region (docs/gateway.md).
-    read: phoneDigits,
-    message: `to ${PHONE_MESSAGE}`,
-  },
+/**
+ * Who a message can go to on each channel: the recipient as sent from how it is written, or null.
+ * A WhatsApp phone and a MAX id are read as a contact's identity is; Telegram also takes a public
+ * channel's @username.
+ */
+const RECIPIENTS: Record<GatewaySendChannel, { read: IdentityReader; message: string }> = {
+  whatsapp: { read: IDENTITY_RULES.whatsapp.read, message: `to ${PHONE_MESSAGE}` },
   telegram: {
-    read: (to) => (/^(-?[1-9][0-9]{0,19}|@[A-Za-z][A-Za-z0-9_]{4,31})$/.test(to) ? to : null),
+    read: (to, region) => (/^@[A-Za-z][A-Za-z0-9_]{4,31}$/.test(to) ? to : IDENTITY_RULES.telegram.read(to, region)),
     message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)',
   },
-  max: {
-    read: (to) => (/^-?[1-9][0-9]{0,19}$/.test(to) ? to : null),
-    message: 'to must be a MAX user or chat id (an integer)',
-  },
+  max: { read: IDENTITY_RULES.max.read, message: 'to must be a MAX user or chat id (an integer)' },
 };
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
