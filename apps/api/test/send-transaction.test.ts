@@ -8,7 +8,7 @@ import { ApiConfig } from '../src/config';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
 import { apiSchema } from '../src/database/schema';
 import { MessagesRepository } from '../src/messages/messages.repository';
-import { OutboxRepository } from '../src/messages/outbox';
+import { OutboxRepository } from '../src/outbox';
 import { SendOutcome, SendRecord, SendTransaction } from '../src/messages/send-transaction';
 import { TierWindowRepository } from '../src/messages/tier-window';
 import { AppEntity } from '../src/wa-apps/app.entity';

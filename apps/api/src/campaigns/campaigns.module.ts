@@ -3,7 +3,7 @@ import { Clock } from '@app/server';
 import { BillingModule } from '../billing/billing.module';
 import { ConsentModule } from '../consent/consent.module';
 import { MessagesModule } from '../messages/messages.module';
-import { OutboxModule } from '../messages/outbox.module';
+import { OutboxModule } from '../outbox';
 import { CampaignRunner } from './campaign-runner';
 import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsRpcController } from './campaigns.rpc.controller';

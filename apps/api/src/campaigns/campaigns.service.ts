@@ -42,7 +42,7 @@ import { consentRefusal, RecordedConsent } from '../consent/consent-rules';
 import { ConsentService } from '../consent/consent.service';
 import { GatewaySendsService, resolvedSend } from '../messages/gateway-sends';
 import { MessagesService } from '../messages/messages.service';
-import { Outbox, OutboxEntry, OutboxRepository } from '../messages/outbox';
+import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
 import type { SendableTemplate } from '../messages/template-message';
 import { TierWindowRepository } from '../messages/tier-window';
 import type { AppEntity } from '../wa-apps/app.entity';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { Clock } from '@app/server';
 import { EventsModule } from '../events/events.module';
-import { OutboxModule } from '../messages/outbox.module';
+import { OutboxModule } from '../outbox';
 import { AddressKeys } from './address-keys';
 import { ConsentRpcController } from './consent.rpc.controller';
 import { ConsentRepository } from './consent.repository';

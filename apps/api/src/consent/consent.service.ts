@@ -21,7 +21,7 @@ import {
 } from '@app/contracts';
 import { Clock, FieldError, ValidationProblem } from '@app/server';
 import { ApiConfig } from '../config';
-import { Outbox, OutboxEntry, OutboxRepository } from '../messages/outbox';
+import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
 import { AddressKeys } from './address-keys';
 import { consentRefusal, decide, RecordedConsent } from './consent-rules';
 import { ConsentRepository, ConsentWrite, KeyedAddress } from './consent.repository';

@@ -17,7 +17,7 @@ import { MessageStatusService } from './message-status.service';
 import { MessagesController } from './messages.controller';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
-import { OutboxModule } from './outbox.module';
+import { OutboxModule } from '../outbox';
 import { ConsentModule } from '../consent/consent.module';
 import { ReceiptReconciler } from './receipt-reconciler';
 import { SendWithdrawal } from './send-withdrawal';

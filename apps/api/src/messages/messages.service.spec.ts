@@ -7,7 +7,7 @@ import { ConsentService } from '../consent/consent.service';
 import { ConversationsService } from '../conversations/conversations.service';
 import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
-import { Outbox } from './outbox';
+import { Outbox } from '../outbox';
 import { SendRecord, SendTransaction } from './send-transaction';
 
 const app = {

@@ -33,7 +33,7 @@ import type { KeyLease } from '../idempotency/idempotency.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
-import { Outbox } from './outbox';
+import { Outbox } from '../outbox';
 import { SendTransaction } from './send-transaction';
 import { chooseTemplate, resolveTemplate } from './template-message';
 

@@ -6,7 +6,7 @@ import { ApiConfig } from '../config';
 import { MessageEntity } from './message.entity';
 import { MessagesRepository } from './messages.repository';
 import { FailoverService } from './failover.service';
-import { Outbox, OutboxEntry, OutboxRepository } from './outbox';
+import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
 import { SendWithdrawal } from './send-withdrawal';
 
 export const NO_RECEIPT = 'no_receipt';

@@ -7,7 +7,7 @@ import { ApiConfig } from '../config';
 import { keyTakenOver } from '../idempotency/idempotency.service';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { MessagesRepository, QueuedMessage } from './messages.repository';
-import { OutboxEntry, OutboxRepository } from './outbox';
+import { OutboxEntry, OutboxRepository } from '../outbox';
 import { TierGate, TierWindowRepository } from './tier-window';
 
 /** A prepared send: its message row, the tier it is subject to, and what it publishes. */
