@@ -314,7 +314,7 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
     if (estimated !== recipients) throw new Error(`the estimates count ${estimated} recipients, not ${recipients}`);
 
     // Launched one after another by default: ten launches of 10,000 at once exhaust the gateway's
-    // heap (docs/performance.md#campaigns); BENCH_CAMPAIGN_LAUNCH=together launches them at once.
+    // heap (docs/performance-journal.md#campaigns); BENCH_CAMPAIGN_LAUNCH=together launches them at once.
     const together = process.env.BENCH_CAMPAIGN_LAUNCH === 'together';
     process.stderr.write(
       `launching ${ACCOUNTS} campaigns of ${perAccount} recipients ${together ? 'together' : 'one after another'}\n`,

@@ -8,7 +8,7 @@
  * semi-spaces of 4 MiB they were promoted to the old generation, and collecting garbage took 14-18 %
  * of each status-path service's CPU profile. 8 MiB bring that to 8-12 % for 8 MiB more per service
  * (the api 163 MiB through the accept benchmark); 16 MiB to 7-11 % for 25 MiB more
- * (docs/performance.md, "Third pass").
+ * (docs/performance-journal.md, "Third pass").
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = [
   '--enable-source-maps',
