@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as contracts from './index';
-import { CHANNELS, Priority } from './channels';
-import { EVENT_CONSUMERS, KV_BUCKETS, StreamKey, STREAMS, Topology } from './topology';
+import { CHANNELS, EVENT_CONSUMERS, KV_BUCKETS, Priority, StreamKey, STREAMS, Topology } from './index';
 
 /**
  * docs/architecture.md is the page a newcomer reads first: every request/reply subject and every
