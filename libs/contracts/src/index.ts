@@ -15,3 +15,5 @@ export * from './retry-after';
 export * from './consent';
 export * from './campaigns';
 export * from './channel-pacing';
+export * from './phone-numbers';
+export * from './addresses';

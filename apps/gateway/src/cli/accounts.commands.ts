@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { DataSource } from 'typeorm';
 import { requireText, requireUuid, UsageError } from '@app/config';
+import { isPhoneRegion } from '@app/contracts';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { isTimeZone } from '../contacts/contact-fields';
-import { isPhoneRegion } from '../contacts/phone-number';
 
 /** Connected accounts of the gateway and their tokens: created by operators, no public registration. */
 export function registerGatewayCommands(

@@ -1,6 +1,5 @@
-import { GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
+import { GATEWAY_SEND_CHANNELS, GatewaySendChannel, primaryAddressKind } from '@app/contracts';
 import { FieldError } from '@app/server';
-import { PHONE_MESSAGE, phoneDigits } from './phone-number';
 
 /** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
 export type Identities = Partial<Record<GatewaySendChannel, string | null>>;
@@ -27,17 +26,6 @@ export const CONTACT_LIMITS = {
   lists: 20,
   listName: 64,
 } as const;
-
-/** An identity as stored from how it is written (a phone in the account's region), or null when it is none. */
-export type IdentityReader = (written: string, region: string | null) => string | null;
-const CHAT_ID = /^-?[1-9][0-9]{0,19}$/;
-const chatId: IdentityReader = (written) => (CHAT_ID.test(written) ? written : null);
-
-export const IDENTITY_RULES: Record<GatewaySendChannel, { read: IdentityReader; message: string }> = {
-  whatsapp: { read: phoneDigits, message: PHONE_MESSAGE },
-  telegram: { read: chatId, message: 'must be a Telegram chat id (an integer)' },
-  max: { read: chatId, message: 'must be a MAX user id (an integer)' },
-};
 
 const FIELDS = new Set(['external_id', 'name', 'identities', 'time_zone', 'language', 'attributes', 'lists']);
 export const ATTRIBUTE_KEY = /^[A-Za-z0-9_.-]+$/;
@@ -103,10 +91,10 @@ export function parseContactInput(
           errors.push({ field, message: `is not a channel (${GATEWAY_SEND_CHANNELS.join(', ')})` });
           continue;
         }
-        const rule = IDENTITY_RULES[channel as GatewaySendChannel];
-        const read = typeof value === 'string' ? rule.read(value, region) : null;
+        const kind = primaryAddressKind(channel)!;
+        const read = typeof value === 'string' ? kind.canonical(value, { defaultRegion: region }) : null;
         if (value === null) identities[channel as GatewaySendChannel] = null;
-        else if (read === null) errors.push({ field, message: rule.message });
+        else if (read === null) errors.push({ field, message: kind.message });
         else identities[channel as GatewaySendChannel] = read;
       }
       input.identities = identities;

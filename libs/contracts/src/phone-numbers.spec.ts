@@ -1,4 +1,4 @@
-import { isPhoneRegion, phoneDigits } from './phone-number';
+import { isPhoneRegion, phoneDigits } from './phone-numbers';
 
 describe('phone numbers as people write them', () => {
   it.each([
