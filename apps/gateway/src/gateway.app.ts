@@ -3,17 +3,13 @@ import { createHttpApp } from '@app/server';
 import { GatewayModule } from './app.module';
 import { GatewayConfig } from './config';
 import { setupGatewayOpenApi } from './openapi/openapi';
-import { registerImportBodyParser } from './contacts/imports/import-body.parser';
 
 /** Builds the gateway (not yet listening): used by main.ts and by the test suites. */
 export function createGatewayApp(config: GatewayConfig): Promise<NestFastifyApplication> {
   return createHttpApp(GatewayModule.forRoot(config), {
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     name: 'gateway',
-    configure: (app) => {
-      setupGatewayOpenApi(app, config);
-      registerImportBodyParser(app);
-    },
+    configure: (app) => setupGatewayOpenApi(app, config),
     rpc: { url: config.NATS_URL, prefix: config.NATS_PREFIX, queue: 'gateway' },
   });
 }

@@ -31,13 +31,10 @@ import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
 import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
 import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
-import {
-  CampaignDto,
-  CampaignEstimateDto,
-  CampaignPageDto,
-  CampaignPatchDto,
-  CampaignRecipientPageDto,
-} from '../openapi/responses.dto';
+import { CampaignDto, CampaignPageDto } from './dto/campaign.dto';
+import { CampaignEstimateDto } from './dto/campaign-estimate.dto';
+import { CampaignRecipientPageDto } from './dto/campaign-recipient.dto';
+import { CampaignPatchDto } from './dto/update-campaign.dto';
 import { CampaignEstimate } from './campaign-estimate';
 import { CampaignsService } from './campaigns.service';
 import { CampaignDefinitionDto } from './dto/campaign-definition.dto';

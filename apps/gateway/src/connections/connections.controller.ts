@@ -6,7 +6,7 @@ import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-
 import { ConnectionsService, ConnectionView } from './connections.service';
 import { CreateConnectionDto } from './dto/create-connection.dto';
 import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
-import { ConnectionDto } from '../openapi/responses.dto';
+import { ConnectionDto } from './dto/connection.dto';
 
 /** The account's channels: `POST/GET /v1/connections`, `GET/DELETE /v1/connections/{id}`. */
 @ApiTags('connections')

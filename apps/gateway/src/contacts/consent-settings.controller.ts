@@ -8,7 +8,7 @@ import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-
 import { ownerOf } from './contacts.service';
 import { UpdateConsentSettingsDto } from './dto/contact-body.dto';
 import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
-import { ConsentSettingsDto } from '../openapi/responses.dto';
+import { ConsentSettingsDto } from './dto/consent-settings.dto';
 
 const SETTINGS_RPC_TIMEOUT_MS = 5_000;
 

@@ -30,7 +30,8 @@ import { ContactConsentView, ContactsService, ContactView } from './contacts.ser
 import { ContactBodyDto, SetContactConsentDto } from './dto/contact-body.dto';
 import { ListContactsDto } from './dto/list-contacts.dto';
 import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
-import { ContactConsentDto, ContactDto, ContactPageDto } from '../openapi/responses.dto';
+import { ContactConsentDto } from './dto/contact-consent.dto';
+import { ContactDto, ContactPageDto } from './dto/contact.dto';
 
 /** `/v1/contacts`: the account's contacts and their consent (docs/contacts.md). */
 @ApiTags('contacts')

@@ -23,8 +23,7 @@ import {
   WorkLimit,
 } from '@app/server';
 import { GatewayConfig } from '../config';
-import { AuthenticatedAccount } from '../accounts/authenticated-account';
-import { billedUser } from '../messages/send-route';
+import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-account';
 import { finished, Readable } from 'node:stream';
 import { AttributeValue, ContactInput, parseContactInput } from './contact-fields';
 import { contactsCsv } from './contacts-export';

@@ -6,7 +6,8 @@ import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-
 import { CreateCourseRuleDto, ListCourseEventsDto } from './dto/course.dto';
 import { CourseEventView, CourseRuleView, CourseService } from './course.service';
 import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
-import { CourseEventPageDto, CourseRuleDto } from '../openapi/responses.dto';
+import { CourseEventPageDto } from './dto/course-event.dto';
+import { CourseRuleDto } from './dto/course-rule.dto';
 
 /** The account's course rules (`/v1/course/rules`) and the record of its course events (`GET /v1/course/events`). */
 @ApiTags('course')

@@ -12,7 +12,7 @@ import {
 } from './dto/send-gateway-message.dto';
 import { GatewayMessageReport, GatewayMessagesService } from './gateway-messages.service';
 import { ApiAccountToken, ApiProblems } from '../openapi/gateway-problems.decorator';
-import { MessageReportDto, MessageReportPageDto } from '../openapi/responses.dto';
+import { MessageReportDto, MessageReportPageDto } from './dto/message-report.dto';
 
 /** One send endpoint and one delivery report for every channel of the account. */
 @ApiTags('messages')

@@ -1,7 +1,6 @@
 import { FailoverStep, GatewaySendChannel } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
 import { UnprocessableProblem, ValidationProblem } from '@app/server';
-import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionEntity } from '../connections/connection.entity';
 import { ConnectionsRepository } from '../connections/connections.repository';
 
@@ -53,18 +52,6 @@ export function contactRoute(
     if (step) route.push(step);
   }
   return route;
-}
-
-/** The api user the account bills to; 422 when the account is not linked to one. */
-export function billedUser(account: AuthenticatedAccount, consequence = 'no balance to send from'): string {
-  if (!account.userId) {
-    throw new UnprocessableProblem(
-      'account-not-linked',
-      'Account not linked',
-      `The account is not linked to a user of the API, so it has ${consequence}.`,
-    );
-  }
-  return account.userId;
 }
 
 /** The linked WhatsApp app whose templates the account sends; 422 when it has none. */

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 
 /** `?cursor=&limit=` of the gateway's cursor-paged lists (messages, course events). */
@@ -14,3 +14,7 @@ export class CursorPageQueryDto {
   @Matches(/^(100|[1-9][0-9]?)$/, { message: 'limit must be a whole number from 1 to 100' })
   limit?: string;
 }
+
+/** The `next_cursor` of a cursor-paged list's answer. */
+export const ApiNextCursor = (): PropertyDecorator =>
+  ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last' });

@@ -17,7 +17,7 @@ import { AuthenticatedAccount, CurrentAccount } from '../../accounts/authenticat
 import { ContactImportsService, ImportView } from './contact-imports.service';
 import { importFormatOf } from './import-body.parser';
 import { ApiAccountToken, ApiProblems } from '../../openapi/gateway-problems.decorator';
-import { ContactImportDto } from '../../openapi/responses.dto';
+import { ContactImportDto } from './dto/contact-import.dto';
 
 /** `POST /v1/contacts/imports` (CSV or NDJSON, streamed) and `GET /v1/contacts/imports/{id}`. */
 @ApiTags('contacts')

@@ -1,0 +1,54 @@
+import {
+  CAMPAIGN_RECIPIENT_STATUSES,
+  CAMPAIGN_SKIP_REASONS,
+  CampaignRecipientStatus,
+  CampaignRecipientView,
+  CampaignSkipReason,
+  GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
+  ListCampaignRecipientsResult,
+} from '@app/contracts';
+import { ApiProperty } from '@nestjs/swagger';
+
+export class CampaignRecipientDto implements CampaignRecipientView {
+  @ApiProperty({ example: 1, description: 'Audience order, from 1' })
+  seq: number;
+
+  @ApiProperty({ format: 'uuid' })
+  contact_id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'crm-1042' })
+  external_id: string | null;
+
+  @ApiProperty({ enum: CAMPAIGN_RECIPIENT_STATUSES })
+  status: CampaignRecipientStatus;
+
+  @ApiProperty({ enum: CAMPAIGN_SKIP_REASONS, nullable: true })
+  skip_reason: CampaignSkipReason | null;
+
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS, nullable: true, description: 'The channel that carried the message' })
+  channel: GatewaySendChannel | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  message_id: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  failure_code: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  queued_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  updated_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a pending recipient is due' })
+  next_attempt_at: string | null;
+}
+
+export class CampaignRecipientPageDto implements ListCampaignRecipientsResult {
+  @ApiProperty({ type: [CampaignRecipientDto] })
+  data: CampaignRecipientDto[];
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Pass as after for the next page; null on the last' })
+  next_after: number | null;
+}

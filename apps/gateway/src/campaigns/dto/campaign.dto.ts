@@ -1,0 +1,129 @@
+import {
+  CAMPAIGN_PAUSE_REASONS,
+  CAMPAIGN_STATES,
+  CampaignAudience,
+  CampaignCounts,
+  CampaignPauseReason,
+  CampaignState,
+  CampaignView,
+  GatewaySendChannel,
+  ListCampaignsResult,
+} from '@app/contracts';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CampaignAudienceDto, CampaignDefinitionDto } from './campaign-definition.dto';
+import { ApiNextCursor } from '../../paging/cursor-page.dto';
+
+/** Recipients per status (a recipient's status is its message's, the last attempt's over a failover route). */
+export class CampaignCountsDto implements CampaignCounts {
+  @ApiProperty({ example: 120 })
+  pending: number;
+
+  @ApiProperty({ example: 3, description: 'Never sent: see each recipient’s skip_reason' })
+  skipped: number;
+
+  @ApiProperty({ example: 10 })
+  queued: number;
+
+  @ApiProperty({ example: 40 })
+  sent: number;
+
+  @ApiProperty({ example: 100 })
+  delivered: number;
+
+  @ApiProperty({ example: 25 })
+  read: number;
+
+  @ApiProperty({ example: 2 })
+  failed: number;
+}
+
+export class CampaignChannelsUsedDto implements Partial<Record<GatewaySendChannel, number>> {
+  @ApiPropertyOptional({ example: 200 })
+  whatsapp?: number;
+
+  @ApiPropertyOptional({ example: 85 })
+  telegram?: number;
+
+  @ApiPropertyOptional()
+  max?: number;
+}
+
+export class CampaignMoneyDto {
+  @ApiProperty({ type: String, nullable: true, example: 'USD' })
+  currency: string | null;
+
+  @ApiProperty({ example: 0.25, description: 'Holds of messages in flight' })
+  held: number;
+
+  @ApiProperty({ example: 2.1, description: 'Captured' })
+  spent: number;
+
+  @ApiProperty({ example: 2.35, description: 'What the budget counts' })
+  committed: number;
+}
+
+export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: CampaignAudienceDto })
+  declare audience: CampaignAudience;
+
+  @ApiProperty({ type: [String], example: ['Anna'] })
+  declare params: string[];
+
+  @ApiProperty({ enum: CAMPAIGN_STATES })
+  state: CampaignState;
+
+  @ApiProperty({ enum: CAMPAIGN_PAUSE_REASONS, nullable: true })
+  pause_reason: CampaignPauseReason | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Human words for the pause' })
+  pause_detail: string | null;
+
+  @ApiProperty({ example: 300, description: 'Recipients loaded at launch (excluded ones included)' })
+  recipients: number;
+
+  @ApiProperty({ type: CampaignCountsDto })
+  counts: CampaignCountsDto;
+
+  @ApiProperty({ type: CampaignChannelsUsedDto, description: 'Recipients by the channel that carried their message' })
+  channels_used: CampaignChannelsUsedDto;
+
+  @ApiProperty({ type: CampaignMoneyDto })
+  money: CampaignMoneyDto;
+
+  @ApiProperty({ example: 12.5, description: 'Messages accepted per second over the last minute' })
+  current_rate: number;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'At the current pace; null when not running',
+  })
+  estimated_finish_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  launched_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  started_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completed_at: string | null;
+}
+
+export class CampaignPageDto implements ListCampaignsResult {
+  @ApiProperty({ type: [CampaignDto] })
+  data: CampaignDto[];
+
+  @ApiNextCursor()
+  next_cursor: string | null;
+}

@@ -1,0 +1,60 @@
+import { GatewaySendChannel } from '@app/contracts';
+import { ApiProperty } from '@nestjs/swagger';
+import { ContactView } from '../contacts.service';
+import { ApiNextCursor } from '../../paging/cursor-page.dto';
+
+/** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
+export class ContactIdentitiesDto implements Record<GatewaySendChannel, string | null> {
+  @ApiProperty({ type: String, nullable: true, example: '79990001122' })
+  whatsapp: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: '7012345678' })
+  telegram: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  max: string | null;
+}
+
+export class ContactDto implements ContactView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'crm-1042', description: "The business's own id" })
+  external_id: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Anna Petrova' })
+  name: string | null;
+
+  @ApiProperty({ type: ContactIdentitiesDto })
+  identities: ContactIdentitiesDto;
+
+  @ApiProperty({ example: 'Europe/Moscow', description: "The contact's own, or the account's when it names none" })
+  time_zone: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'ru' })
+  language: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    example: { plan: 'pro', orders: 3 },
+  })
+  attributes: Record<string, string | number>;
+
+  @ApiProperty({ type: [String], example: ['customers'] })
+  lists: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+}
+
+export class ContactPageDto {
+  @ApiProperty({ type: [ContactDto] })
+  data: ContactDto[];
+
+  @ApiNextCursor()
+  next_cursor: string | null;
+}

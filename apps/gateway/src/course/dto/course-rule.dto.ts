@@ -1,0 +1,32 @@
+import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { ApiProperty } from '@nestjs/swagger';
+import { CourseRuleView } from '../course.service';
+
+export class CourseRuleDto implements CourseRuleView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  connection_id: string;
+
+  @ApiProperty({ example: 'payment' })
+  event_type: string;
+
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
+  channel: string;
+
+  @ApiProperty({ example: 'payment_received' })
+  template: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'en' })
+  language: string | null;
+
+  @ApiProperty({ example: 'user.phone' })
+  recipient_field: string;
+
+  @ApiProperty({ type: [String], example: ['user.first_name'] })
+  params: string[];
+
+  @ApiProperty({ description: 'Unix seconds' })
+  created_at: number;
+}

@@ -1,0 +1,86 @@
+import {
+  GATEWAY_SEND_CHANNELS,
+  MESSAGE_CATEGORIES,
+  MESSAGE_STATUSES,
+  MessageAttempt,
+  MessageCategory,
+  MessageStatus,
+} from '@app/contracts';
+import { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from '@app/server';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { GatewayMessageReport } from '../gateway-messages.service';
+import { ApiNextCursor } from '../../paging/cursor-page.dto';
+
+/** One attempt of a message sent over a failover route. */
+export class MessageAttemptDto implements MessageAttempt {
+  @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
+  channel: string;
+
+  @ApiProperty({ enum: MESSAGE_STATUSES })
+  status: MessageStatus;
+
+  @ApiProperty({ type: MessageFailureDto, nullable: true })
+  failure: MessageFailureDto | null;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  created_at: number;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  updated_at: number;
+}
+
+/** The one delivery report of a message, whatever its channel: never its content. */
+export class MessageReportDto extends MessageChargeDto implements GatewayMessageReport {
+  @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
+  id: string;
+
+  @ApiProperty({
+    enum: GATEWAY_SEND_CHANNELS,
+    description: 'The channel it went on; over a failover route, the one that carried it (the last attempt)',
+  })
+  channel: string;
+
+  @ApiProperty({ enum: MESSAGE_STATUSES })
+  status: MessageStatus;
+
+  @ApiProperty({ enum: MESSAGE_CATEGORIES })
+  category: MessageCategory;
+
+  @ApiProperty({ type: String, nullable: true, example: '4242**', description: 'The recipient, masked' })
+  to: string | null;
+
+  @ApiProperty({ example: 0 })
+  price: number;
+
+  @ApiProperty({ example: 'USD' })
+  currency: string;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  created_at: number;
+
+  @ApiProperty({ description: 'Unix seconds' })
+  updated_at: number;
+
+  @ApiProperty({ type: MessageFailureDto, nullable: true })
+  failure: MessageFailureDto | null;
+
+  @ApiProperty({ type: [MessageTimelineEntryDto] })
+  timeline: MessageTimelineEntryDto[];
+
+  @ApiProperty({ description: "The message's tracking pixel: loading it marks the message READ (once)" })
+  pixel_url: string;
+
+  @ApiPropertyOptional({
+    type: [MessageAttemptDto],
+    description: 'A send to a contact over a failover route: every attempt, in order (docs/failover.md)',
+  })
+  attempts?: MessageAttemptDto[];
+}
+
+export class MessageReportPageDto {
+  @ApiProperty({ type: [MessageReportDto] })
+  data: MessageReportDto[];
+
+  @ApiNextCursor()
+  next_cursor: string | null;
+}
