@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import {
+  AddressKind,
+  addressKindsOf,
   FailoverStep,
   GATEWAY_MESSAGES_RPC,
   GatewaySendChannel,
   GatewaySendResult,
   ListMessageReportsResult,
   MessageReport,
+  PHONE_MESSAGE,
+  readAddress,
   UsageQuery,
   UsageReport,
+  WHATSAPP_PHONE,
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
 import { BatchedRpc, RpcClient } from '@app/messaging';
@@ -23,23 +28,20 @@ import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-acco
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
-import { IDENTITY_RULES, IdentityReader } from '../contacts/contact-fields';
-import { PHONE_MESSAGE } from '../contacts/phone-number';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn, templateAppIn } from './send-route';
 
 /**
  * Who a message can go to on each channel: the recipient as sent from how it is written, or null.
- * A WhatsApp phone and a MAX id are read as a contact's identity is; Telegram also takes a public
- * channel's @username.
+ * WhatsApp sends reach a phone; Telegram a chat id or a public channel's @username; MAX an id.
  */
-const RECIPIENTS: Record<GatewaySendChannel, { read: IdentityReader; message: string }> = {
-  whatsapp: { read: IDENTITY_RULES.whatsapp.read, message: `to ${PHONE_MESSAGE}` },
+const RECIPIENTS: Record<GatewaySendChannel, { kinds: readonly AddressKind[]; message: string }> = {
+  whatsapp: { kinds: [WHATSAPP_PHONE], message: `to ${PHONE_MESSAGE}` },
   telegram: {
-    read: (to, region) => (/^@[A-Za-z][A-Za-z0-9_]{4,31}$/.test(to) ? to : IDENTITY_RULES.telegram.read(to, region)),
+    kinds: addressKindsOf('telegram'),
     message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)',
   },
-  max: { read: IDENTITY_RULES.max.read, message: 'to must be a MAX user or chat id (an integer)' },
+  max: { kinds: addressKindsOf('max'), message: 'to must be a MAX user or chat id (an integer)' },
 };
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
@@ -130,7 +132,7 @@ export class GatewayMessagesService {
       ];
       if (errors.length) throw new ValidationProblem(errors);
       const rule = RECIPIENTS[dto.channel!];
-      const to = rule.read(dto.to!, account.defaultRegion ?? null);
+      const to = readAddress(rule.kinds, dto.to!, account.defaultRegion)?.value ?? null;
       if (to === null) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
       const senders = await sendersOf([dto.channel!]);
       const step = stepOn(senders, dto.channel!, to);
