@@ -39,4 +39,28 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Services read the time through the Clock (@app/server), so specs can move it. Durations and
+    // deadlines of waits use the monotonic performance.now(). The SDK runs in customers' processes
+    // and has no Clock; the sandbox keeps its own.
+    files: ['apps/{api,gateway,queue,webhooks}/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/server/src/clock.ts', 'libs/sdk/**', 'libs/contracts/src/ids.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Read the time through the Clock (@app/server).' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Read the time through the Clock (@app/server).',
+        },
+        {
+          selector: "CallExpression[callee.name='unixSeconds'][arguments.length=0]",
+          message: "unixSeconds() reads the system time: pass the Clock's now().",
+        },
+      ],
+    },
+  },
 );

@@ -156,7 +156,7 @@ export class ApiFactory {
   }
 
   async revoke(token: string): Promise<void> {
-    await new UsersRepository(this.ds).revokeToken({ token });
+    await new UsersRepository(this.ds).revokeToken({ token }, new Date());
   }
 
   async close(): Promise<void> {

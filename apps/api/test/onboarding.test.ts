@@ -3,6 +3,7 @@ import type { Subscription } from '@nats-io/nats-core';
 import { EventEnvelope } from '@app/contracts';
 import { loadConfig } from '@app/config';
 import { NatsClients } from '@app/messaging';
+import { Clock } from '@app/server';
 import { browserIt, findChromium } from '@app/testing';
 import { EmbedLinks } from '../src/wa-apps/embed-links';
 import { ApiConfig } from '../src/config';
@@ -123,7 +124,7 @@ describe('onboarding through embed_link_url (sandbox mode)', () => {
 
   it('a link past its expiry opens nothing and connects nothing; the owner gets a fresh one that works', async () => {
     const app = await createApp('Expired link shop');
-    const links = new EmbedLinks(loadConfig(ApiConfig, { ...process.env, ...platform.env }));
+    const links = new EmbedLinks(loadConfig(ApiConfig, { ...process.env, ...platform.env }), new Clock());
     const eightDaysAgo = Date.now() - 8 * 24 * 3600 * 1000;
     const expired = new URL(links.create(app.uuid, eightDaysAgo).url);
     const page = await fetch(`${platform.urls.api}${expired.pathname}${expired.search}`);

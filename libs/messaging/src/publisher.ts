@@ -82,7 +82,7 @@ export async function publishDurableWithin(
   } = {},
 ): Promise<PublishResult> {
   const deadlineMs = opts.deadlineMs ?? PUBLISH_DEADLINE_MS;
-  const deadline = Date.now() + deadlineMs;
+  const deadline = performance.now() + deadlineMs;
   let attempts = 0;
   let last: unknown = undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -94,12 +94,19 @@ export async function publishDurableWithin(
     for (;;) {
       attempts++;
       try {
-        return await publishDurable(js, subject, payload, msgId, opts.headers, Math.max(1, deadline - Date.now()));
+        return await publishDurable(
+          js,
+          subject,
+          payload,
+          msgId,
+          opts.headers,
+          Math.max(1, deadline - performance.now()),
+        );
       } catch (err) {
         last = err;
         const pause = 100 * attempts;
         // Not worth another attempt when it could not get an answer before the deadline.
-        if (deadline - Date.now() < pause + 250) throw new PublishDeadlineError(attempts, err);
+        if (deadline - performance.now() < pause + 250) throw new PublishDeadlineError(attempts, err);
         opts.onRetry?.(attempts, err);
         await new Promise((r) => setTimeout(r, pause));
       }

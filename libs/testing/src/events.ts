@@ -33,12 +33,12 @@ export async function eventsOf<D = Record<string, unknown>>(
   match: (data: D) => boolean = () => true,
   waitMs = 3_000,
 ): Promise<EventEnvelope<D>[]> {
-  const until = Date.now() + waitMs;
+  const until = performance.now() + waitMs;
   for (;;) {
     const found = ((await readEvents(clients, topology)) as EventEnvelope<D>[]).filter(
       (e) => e.type === type && match(e.data),
     );
-    if (found.length > 0 || Date.now() >= until) return found;
+    if (found.length > 0 || performance.now() >= until) return found;
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -65,9 +65,9 @@ export function portAnswers(port: number, timeoutMs = 1000, host = '127.0.0.1'):
 }
 
 export async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   while (!(await portAnswers(port))) {
-    if (Date.now() > deadline) throw new Error(`${what} did not start listening on ${port}`);
+    if (performance.now() > deadline) throw new Error(`${what} did not start listening on ${port}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { DataSource } from 'typeorm';
 import { TOKEN_KINDS, TokenKind } from '@app/auth';
 import { requireAmount, requireText, requireUuid, UsageError } from '@app/config';
+import { Clock } from '@app/server';
 import { BalancesRepository } from '../billing/balances.repository';
 import { BillingService } from '../billing/billing.service';
 import { UsersRepository } from '../users/users.repository';
@@ -56,7 +57,7 @@ export function registerApiCommands(program: Command, run: Run): void {
       if (!o.tokenId === !o.token) throw new UsageError('give exactly one of --token-id or --token');
       const by = o.tokenId ? { tokenId: requireUuid('--token-id', o.tokenId) } : { token: o.token };
       await run(async (ds) => {
-        const revoked = await new UsersRepository(ds).revokeToken(by);
+        const revoked = await new UsersRepository(ds).revokeToken(by, new Clock().now());
         if (!revoked) throw new UsageError('no such live token');
         return { revoked: true, ...(by.tokenId ? { token_id: by.tokenId } : {}) };
       }, !!o.json);

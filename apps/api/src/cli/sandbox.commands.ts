@@ -75,11 +75,11 @@ export function registerSandboxCommands(program: Command, run: Run, sandboxUrl: 
           res = await signal();
         }
         if (!res.ok) throw new Error(`the sandbox refused the tier: ${res.status} ${await res.text()}`);
-        const until = Date.now() + APPLY_WAIT_MS;
+        const until = performance.now() + APPLY_WAIT_MS;
         for (;;) {
           const now = await read();
           if (now?.messageLimit === tier) break;
-          if (Date.now() > until) {
+          if (performance.now() > until) {
             throw new Error(
               `the sandbox sent the tier, but app ${o.app} still shows ${now?.messageLimit} after ${APPLY_WAIT_MS / 1000} s: are the gateway and the api running (they apply the channel's callback)?`,
             );

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEnvelope, MessageReceivedData } from '@app/contracts';
+import { Clock } from '@app/server';
 import { EventHandlersRegistry } from '../events';
 import { ConversationsRepository } from './conversations.repository';
 
@@ -14,6 +15,7 @@ export class ConversationsService implements OnModuleInit {
   constructor(
     private readonly windows: ConversationsRepository,
     private readonly registry: EventHandlersRegistry,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -30,14 +32,14 @@ export class ConversationsService implements OnModuleInit {
     const recipient = data.from.replace(/^\+/, '');
     const seconds = typeof data.timestamp === 'number' ? data.timestamp : event.created_at;
     // A sender's clock far in the future must not hold the window open: never beyond now.
-    const at = new Date(Math.min(seconds * 1000, Date.now()));
+    const at = new Date(Math.min(seconds * 1000, this.clock.nowMs()));
     for (const appId of await this.windows.appIdsForConnection(data.connection_id)) {
       await this.windows.touch(appId, recipient, at);
     }
   }
 
   /** Whether the recipient wrote to the app within the last 24 hours. */
-  async isOpen(appId: number, recipient: string, now = new Date()): Promise<boolean> {
+  async isOpen(appId: number, recipient: string, now = this.clock.now()): Promise<boolean> {
     const last = await this.windows.lastInbound(appId, recipient);
     return last !== null && now.getTime() - last.getTime() < SERVICE_WINDOW_MS;
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '@app/server';
 import { AuthModule } from '../auth/auth.module';
 import { EventsModule } from '../events/events.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
@@ -13,7 +14,7 @@ import { WhatsAppTemplatesChannel } from './whatsapp-templates.channel';
 @Module({
   imports: [AuthModule, EventsModule, RateLimitModule, WaAppsModule],
   controllers: [TemplatesController],
-  providers: [TemplatesRepository, TemplatesService, TemplateSyncService, WhatsAppTemplatesChannel],
+  providers: [Clock, TemplatesRepository, TemplatesService, TemplateSyncService, WhatsAppTemplatesChannel],
   exports: [TemplatesRepository, TemplatesService, TemplateSyncService],
 })
 export class TemplatesModule {}

@@ -1,5 +1,5 @@
 import { EventEnvelope, EventType, unixSeconds } from '@app/contracts';
-import { ServiceUnavailableProblem } from '@app/server';
+import { Clock, ServiceUnavailableProblem } from '@app/server';
 import { AppEntity } from '../wa-apps/app.entity';
 import { AppEvents } from '../wa-apps/app-events';
 import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
@@ -58,6 +58,7 @@ function setup() {
     channel as unknown as WhatsAppTemplatesChannel,
     registry,
     appEvents as unknown as AppEvents,
+    new Clock(),
   );
   service.onModuleInit();
   return { service, templates, apps, channel, registry, appEvents };

@@ -11,10 +11,9 @@ import {
   TemplateSubmission,
   TemplateType,
   TemplateUpdatedData,
-  unixSeconds,
   WhatsAppConnection,
 } from '@app/contracts';
-import { FieldError, NotFoundProblem, ProblemError, UnprocessableProblem, ValidationProblem } from '@app/server';
+import { Clock, FieldError, NotFoundProblem, ProblemError, UnprocessableProblem, ValidationProblem } from '@app/server';
 import { AppEntity } from '../wa-apps/app.entity';
 import { AppEvents } from '../wa-apps/app-events';
 import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
@@ -126,6 +125,7 @@ export class TemplatesService implements OnModuleInit {
     private readonly channel: WhatsAppTemplatesChannel,
     private readonly registry: EventHandlersRegistry,
     private readonly appEvents: AppEvents,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -356,7 +356,7 @@ export class TemplatesService implements OnModuleInit {
     const t = await this.templates.findByChannelRef(app.id, d.wa_id, d.name, d.language);
     if (!t) {
       // The callback can overtake the insert of a template being created: retry it a while.
-      if (unixSeconds() - event.created_at < UNKNOWN_TEMPLATE_RETRY_SECONDS) {
+      if (this.clock.nowSeconds() - event.created_at < UNKNOWN_TEMPLATE_RETRY_SECONDS) {
         throw new Error(`template ${d.wa_id} of app ${app.id} is not stored (yet)`);
       }
       return null;

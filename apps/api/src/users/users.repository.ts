@@ -44,12 +44,12 @@ export class UsersRepository {
     return { tokenId, token };
   }
 
-  /** Revokes by id or by the token string; true when a live token was revoked. */
-  async revokeToken(by: { tokenId?: string; token?: string }): Promise<boolean> {
+  /** Revokes by id or by the token string as of `at`; true when a live token was revoked. */
+  async revokeToken(by: { tokenId?: string; token?: string }, at: Date): Promise<boolean> {
     const where = by.tokenId ? { id: by.tokenId } : { tokenHash: hashToken(by.token ?? '') };
     const res = await this.ds
       .getRepository(ApiTokenEntity)
-      .update({ ...where, revokedAt: IsNull() }, { revokedAt: new Date() });
+      .update({ ...where, revokedAt: IsNull() }, { revokedAt: at });
     return (res.affected ?? 0) > 0;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EventType, newEventId, TemplateUpdatedData, unixSeconds } from '@app/contracts';
+import { EventType, newEventId, TemplateUpdatedData } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
+import { Clock } from '@app/server';
 import { AppEntity } from './app.entity';
 
 /**
@@ -12,7 +13,10 @@ import { AppEntity } from './app.entity';
 export class AppEvents {
   private readonly logger = new Logger(AppEvents.name);
 
-  constructor(private readonly events: EventPublisher) {}
+  constructor(
+    private readonly events: EventPublisher,
+    private readonly clock: Clock,
+  ) {}
 
   /** Publishes what changed. */
   updated(app: AppEntity, data: Record<string, unknown>): Promise<void> {
@@ -33,7 +37,7 @@ export class AppEvents {
       await this.events.publish({
         id: newEventId(),
         type,
-        created_at: unixSeconds(),
+        created_at: this.clock.nowSeconds(),
         channel: 'whatsapp',
         app_id: app.id,
         user_id: app.userId,

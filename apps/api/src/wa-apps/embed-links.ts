@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@app/auth';
+import { Clock } from '@app/server';
 import { ApiConfig } from '../config';
 
 /** What a link token says once its signature is checked. */
@@ -20,7 +21,10 @@ export interface EmbedLink {
  */
 @Injectable()
 export class EmbedLinks {
-  constructor(private readonly config: ApiConfig) {}
+  constructor(
+    private readonly config: ApiConfig,
+    private readonly clock: Clock,
+  ) {}
 
   private sign(appUuid: string, expiresAt: number): string {
     return createHmac('sha256', this.config.onboardingSecret)
@@ -34,7 +38,7 @@ export class EmbedLinks {
   }
 
   /** A new link for the app, valid for ONBOARDING_LINK_TTL_HOURS from `now`. */
-  create(appUuid: string, now = Date.now()): EmbedLink {
+  create(appUuid: string, now = this.clock.nowMs()): EmbedLink {
     const expiresAt = Math.floor(now / 1000) + this.config.ONBOARDING_LINK_TTL_HOURS * 3600;
     const base = this.config.API_PUBLIC_URL.replace(/\/+$/, '');
     return {
@@ -44,7 +48,7 @@ export class EmbedLinks {
   }
 
   /** Whether `token` is this app's link token, and whether it is still in time. */
-  check(appUuid: string, token: unknown, now = Date.now()): EmbedLinkCheck {
+  check(appUuid: string, token: unknown, now = this.clock.nowMs()): EmbedLinkCheck {
     if (typeof token !== 'string' || token.length > 128) return 'invalid';
     const m = /^([1-9][0-9]{0,11})\.([A-Za-z0-9_-]{43})$/.exec(token);
     if (!m || !constantTimeEqual(m[2], this.sign(appUuid, Number(m[1])))) return 'invalid';

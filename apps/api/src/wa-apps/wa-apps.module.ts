@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '@app/server';
 import { AuthModule } from '../auth/auth.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { WaAppsController } from './wa-apps.controller';
@@ -12,7 +13,7 @@ import { AppEvents } from './app-events';
 @Module({
   imports: [AuthModule, RateLimitModule],
   controllers: [WaAppsController, WaAppsRpcController],
-  providers: [WaAppsRepository, WaAppsService, EmbedLinks, AppEvents],
+  providers: [Clock, WaAppsRepository, WaAppsService, EmbedLinks, AppEvents],
   exports: [WaAppsRepository, WaAppsService, EmbedLinks, AppEvents],
 })
 export class WaAppsModule {}

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { counter, PeriodicJob } from '@app/server';
+import { Clock, counter, PeriodicJob } from '@app/server';
 import { sha256BodySignature } from '@app/auth';
 import { httpCall } from '@app/channels';
 import { AnswerTooLargeError, TargetPolicy } from '@app/egress';
@@ -38,6 +38,7 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
     private readonly credentials: CredentialsBox,
     private readonly config: GatewayConfig,
     private readonly targets: TargetPolicy,
+    private readonly clock: Clock,
   ) {
     this.job = new PeriodicJob('course status events', config.COURSE_POLL_INTERVAL_MS, () => this.drain(), this.logger);
     this.purge = new PeriodicJob(
@@ -88,7 +89,7 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       return this.course.finishOutbox(row.id, 'delivered', null);
     }
     const c = this.config;
-    if (Date.now() - new Date(row.created_at).getTime() >= c.COURSE_EVENTS_RETRY_FOR_MS) {
+    if (this.clock.nowMs() - new Date(row.created_at).getTime() >= c.COURSE_EVENTS_RETRY_FOR_MS) {
       posts().inc({ outcome: 'abandoned' });
       this.logger.warn({ outboxId: row.id, connectionId: row.connection_id, failure }, 'status event abandoned');
       return this.course.finishOutbox(row.id, 'abandoned', failure);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '@app/server';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { GatewayMessagesModule } from '../messages/gateway-messages.module';
@@ -18,6 +19,7 @@ import { CourseService } from './course.service';
   imports: [AccountsModule, ConnectionsModule, GatewayMessagesModule, PublicRateLimitModule],
   controllers: [CourseInboundController, CourseController],
   providers: [
+    Clock,
     CourseBodyParser,
     CourseRepository,
     CourseInboundService,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SecretBox } from '@app/auth';
 import { EventEnvelope, messageStatusEventId, newMessageId, ReadTargetResult, Topology } from '@app/contracts';
 import { EventPublisher, NatsClients, RpcClient } from '@app/messaging';
+import { Clock } from '@app/server';
 import { GatewayConfig } from '../config';
 import { PixelOpensService } from './pixel-opens.service';
 import { PixelTokens } from './pixel-token';
@@ -25,6 +26,7 @@ describe('PixelOpensService', () => {
       topology,
       { publish: publishEvent } as unknown as EventPublisher,
       { call: jest.fn(() => Promise.resolve(target)) } as unknown as RpcClient,
+      new Clock(),
     );
   });
 

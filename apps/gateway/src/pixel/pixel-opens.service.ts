@@ -7,10 +7,9 @@ import {
   MessageStatusData,
   PixelOpen,
   Topology,
-  unixSeconds,
 } from '@app/contracts';
 import { EventPublisher, NatsClients, publishDurable, RpcClient } from '@app/messaging';
-import { counter } from '@app/server';
+import { Clock, counter } from '@app/server';
 import { GatewayConfig } from '../config';
 import { PixelTokens } from './pixel-token';
 
@@ -38,6 +37,7 @@ export class PixelOpensService {
     private readonly topology: Topology,
     private readonly publisher: EventPublisher,
     private readonly rpc: RpcClient,
+    private readonly clock: Clock,
   ) {
     this.base = config.GATEWAY_PUBLIC_URL.replace(/\/+$/, '');
   }
@@ -57,7 +57,7 @@ export class PixelOpensService {
       opens().inc({ outcome: 'not_ours' });
       return;
     }
-    const open: PixelOpen = { message_id: messageId, opened_at: unixSeconds() };
+    const open: PixelOpen = { message_id: messageId, opened_at: this.clock.nowSeconds() };
     // One id per message: a burst of opens (a mail client fetching twice) is stored once.
     publishDurable(
       this.clients.js,
@@ -94,7 +94,7 @@ export class PixelOpensService {
     const event: EventEnvelope = {
       id: messageStatusEventId(target.message_id, 'READ'),
       type: 'message.read',
-      created_at: unixSeconds(),
+      created_at: this.clock.nowSeconds(),
       channel: target.channel as Channel,
       app_id: target.app_id,
       user_id: target.user_id,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '@app/auth';
+import { Clock } from '@app/server';
 import { GatewayConfig } from '../config';
 import { PublicRateLimitModule } from '../public-rate-limit/public-rate-limit.guard';
 import { PixelController } from './pixel.controller';
@@ -16,6 +17,7 @@ import { PixelTokens } from './pixel-token';
       useFactory: (config: GatewayConfig) => new PixelTokens(SecretBox.fromSpec(config.CREDENTIALS_KEYS)),
       inject: [GatewayConfig],
     },
+    Clock,
     PixelOpensService,
   ],
   exports: [PixelOpensService],

@@ -163,7 +163,9 @@ export class ChannelDispatch {
    * and removes the work item with its content from the outbound stream.
    */
   private async giveUp(msg: OutboundMessage, reason: string): Promise<Settlement> {
-    await this.deps.publish(messageFailedEvent(msg, { code: DEAD_LETTERED, title: reason.slice(0, 200) }));
+    await this.deps.publish(
+      messageFailedEvent(msg, { code: DEAD_LETTERED, title: reason.slice(0, 200) }, this.deps.clock.now()),
+    );
     return settle.dead(reason);
   }
 
@@ -207,7 +209,9 @@ export class ChannelDispatch {
     if (isDelivered(earlier)) return this.finishSent(msg, priority, earlier.providerMessageId, 'resumed');
     if (earlier?.status === 'withdrawn') return this.dropWithdrawn(priority);
     if (earlier?.status === 'failed') {
-      await this.deps.publish(messageFailedEvent(msg, { code: earlier.code, title: earlier.title }));
+      await this.deps.publish(
+        messageFailedEvent(msg, { code: earlier.code, title: earlier.title }, this.deps.clock.now()),
+      );
       this.count(priority, 'failed');
       return settle.ack();
     }
@@ -307,7 +311,9 @@ export class ChannelDispatch {
       this.logger.warn({ message_id: msg.id, channel: this.deps.channel, code: result.code, last }, 'message failed');
       if (!result.retryable) {
         await store.write(msg.id, { status: 'failed', code: result.code, title: result.title });
-        await this.deps.publish(messageFailedEvent(msg, { code: result.code, title: result.title }));
+        await this.deps.publish(
+          messageFailedEvent(msg, { code: result.code, title: result.title }, this.deps.clock.now()),
+        );
         return settle.ack();
       }
       // An exhausted retryable refusal is dead-lettered.
@@ -374,7 +380,7 @@ export class ChannelDispatch {
     outcome: 'sent' | 'resumed',
   ): Promise<Settlement> {
     // Same event id on every attempt: a republish after a crash is dropped as a duplicate.
-    await this.deps.publish(messageSentEvent(msg, providerMessageId));
+    await this.deps.publish(messageSentEvent(msg, providerMessageId, this.deps.clock.now()));
     this.count(priority, outcome);
     return settle.ack();
   }

@@ -3,6 +3,7 @@ import { Kvm } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
 import { setMaxListeners } from 'node:events';
 import { ChannelConnector } from '@app/channels';
+import { Clock } from '@app/server';
 import { Channel, deadLetteredOutbound, EventEnvelope, KV_BUCKETS, Priority, Topology } from '@app/contracts';
 import {
   ConsumerRunner,
@@ -28,6 +29,7 @@ export interface ChannelWorkerDeps {
   topology: Topology;
   publish: (event: EventEnvelope) => Promise<unknown>;
   options: ChannelWorkerOptions;
+  clock: Clock;
 }
 
 /** What readiness shows about one channel's worker. */
@@ -43,18 +45,17 @@ export interface ChannelWorkerStatus {
 
 const STARTUP_RETRY_MS = 2000;
 const RETURN_POLL_MS = Math.floor(RETURN_LEAD_MS / 3);
-const systemClock: DeliveryClock = { now: Date.now, sleepUntil: (at, signal) => sleepUntil(at, Date.now, signal) };
 const encoder = new TextEncoder();
 
-/** The dead letter of a work item: its metadata, the attempts and the reason, without content. */
-function contentFreeCopy(pm: PulledMessage, reason: string): Uint8Array {
+/** The dead letter of a work item: its metadata, the attempts and the reason (at `now`), without content. */
+function contentFreeCopy(pm: PulledMessage, reason: string, now: number): Uint8Array {
   let item: unknown = null;
   try {
     item = pm.json<unknown>();
   } catch {
     // Unreadable: only the delivery facts are kept.
   }
-  const record = deadLetteredOutbound(item, { attempts: pm.meta.deliveryCount, reason, at: Date.now() });
+  const record = deadLetteredOutbound(item, { attempts: pm.meta.deliveryCount, reason, at: now });
   return encoder.encode(JSON.stringify(record));
 }
 
@@ -74,6 +75,12 @@ export class ChannelWorker {
   private stopped = false;
   private keepAliveMs = 10_000;
   private bootError?: unknown;
+  /** The service's clock, in the shapes the pacer and the delivery decisions take. */
+  private readonly now = (): number => this.deps.clock.nowMs();
+  private readonly deliveryClock: DeliveryClock = {
+    now: this.now,
+    sleepUntil: (at, signal) => sleepUntil(at, this.now, signal),
+  };
 
   constructor(private readonly deps: ChannelWorkerDeps) {
     this.logger = new Logger(`ChannelWorker:${deps.channel}`);
@@ -98,7 +105,7 @@ export class ChannelWorker {
   }
 
   status(): ChannelWorkerStatus {
-    const now = Date.now();
+    const now = this.deps.clock.nowMs();
     const paused = Object.entries(this.pacer?.pausedSenders() ?? {});
     const backedOff = this.delivery?.channelBackedOffUntil ?? 0;
     const recent =
@@ -140,8 +147,8 @@ export class ChannelWorker {
         if (this.stopped) return;
         this.pacer = new SendPacer(
           connector.pacing,
-          Date.now,
-          new SharedSenderSlots(pacing, channel, connector.pacing),
+          this.now,
+          new SharedSenderSlots(pacing, channel, connector.pacing, this.now),
         );
         this.delivery = new ChannelDispatch({
           channel,
@@ -149,7 +156,7 @@ export class ChannelWorker {
           pacer: this.pacer,
           store,
           publish: this.deps.publish,
-          clock: systemClock,
+          clock: this.deliveryClock,
           options,
           marketingStream: topology.outboundStream('marketing'),
           maxDeliver: (stream) => maxDeliver.get(stream) ?? 0,
@@ -160,7 +167,7 @@ export class ChannelWorker {
           handler: (m) => this.handle(m),
           deadLetterSubject: (s) => topology.deadLetterSubject(s.stream, s.consumer),
           // The content lives only as long as delivery needs it: a dead letter keeps the metadata.
-          deadLetterBody: contentFreeCopy,
+          deadLetterBody: (pm, reason) => contentFreeCopy(pm, reason, this.now()),
           removeDeadLettered: true,
           backoff: options.backoff,
           inHandPerSource: options.concurrency,
@@ -179,7 +186,7 @@ export class ChannelWorker {
       } catch (err) {
         this.bootError = err;
         this.logger.warn({ err, channel }, 'delivery worker waiting for its consumers and buckets');
-        await sleepUntil(Date.now() + STARTUP_RETRY_MS, Date.now, this.abort.signal).catch(() => undefined);
+        await sleepUntil(this.now() + STARTUP_RETRY_MS, this.now, this.abort.signal).catch(() => undefined);
       }
     }
   }

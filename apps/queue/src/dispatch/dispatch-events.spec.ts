@@ -14,6 +14,7 @@ const msg: OutboundMessage = {
   content: { text: { body: 'hi' } },
   queued_at: 1,
 };
+const NOW_MS = Date.parse('2025-06-01T12:00:00.750Z');
 
 describe('outcome events', () => {
   it('derive one stable event id per message and outcome, so a republish is a duplicate', () => {
@@ -23,10 +24,11 @@ describe('outcome events', () => {
     expect(outcomeEventId(msg.id, 'sent')).toMatch(/^evt_[0-9a-f]{32}$/);
   });
 
-  it('carry the tenant, channel and status data', () => {
-    const sent = messageSentEvent(msg, 'wamid.X');
+  it('carry the tenant, channel, status data and the time of the outcome', () => {
+    const sent = messageSentEvent(msg, 'wamid.X', NOW_MS);
     expect(sent).toMatchObject({
       type: 'message.sent',
+      created_at: NOW_MS / 1000 - 0.75,
       channel: 'whatsapp',
       app_id: 7,
       user_id: 'u-1',
@@ -36,9 +38,10 @@ describe('outcome events', () => {
         status: 'SENT',
         provider_message_id: 'wamid.X',
         category: 'UTILITY',
+        timestamp: NOW_MS / 1000 - 0.75,
       },
     });
-    const failed = messageFailedEvent(msg, { code: '131026', title: 'Message undeliverable' });
+    const failed = messageFailedEvent(msg, { code: '131026', title: 'Message undeliverable' }, NOW_MS);
     expect(failed.data).toMatchObject({
       status: 'FAILED',
       error: { code: '131026', title: 'Message undeliverable', retryable: false },
@@ -47,10 +50,10 @@ describe('outcome events', () => {
 
   it("name a campaign's message's campaign, and leave the field out for other messages", () => {
     const campaign = { ...msg, campaign_id: '0193a1b2-0000-7000-8000-0000000000c1' };
-    expect(messageSentEvent(campaign, 'wamid.X').data).toMatchObject({ campaign_id: campaign.campaign_id });
-    expect(messageFailedEvent(campaign, { code: 'x', title: 'y' }).data).toMatchObject({
+    expect(messageSentEvent(campaign, 'wamid.X', NOW_MS).data).toMatchObject({ campaign_id: campaign.campaign_id });
+    expect(messageFailedEvent(campaign, { code: 'x', title: 'y' }, NOW_MS).data).toMatchObject({
       campaign_id: campaign.campaign_id,
     });
-    expect(messageSentEvent(msg, 'wamid.X').data).not.toHaveProperty('campaign_id');
+    expect(messageSentEvent(msg, 'wamid.X', NOW_MS).data).not.toHaveProperty('campaign_id');
   });
 });

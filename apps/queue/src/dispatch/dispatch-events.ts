@@ -1,4 +1,4 @@
-import { EventEnvelope, messageStatusEventId, MessageStatusData, OutboundMessage, unixSeconds } from '@app/contracts';
+import { EventEnvelope, messageStatusEventId, MessageStatusData, OutboundMessage } from '@app/contracts';
 
 /**
  * The event id of a message's outcome, derived from the message id: a worker that publishes it
@@ -12,12 +12,13 @@ export function outcomeEventId(messageId: string, outcome: 'sent' | 'failed'): s
 function envelope(
   msg: OutboundMessage,
   type: 'message.sent' | 'message.failed',
+  at: number,
   data: Record<string, unknown>,
 ): EventEnvelope {
   return {
     id: outcomeEventId(msg.id, type === 'message.sent' ? 'sent' : 'failed'),
     type,
-    created_at: unixSeconds(),
+    created_at: at,
     channel: msg.channel,
     app_id: msg.app_id ?? null,
     user_id: msg.user_id ?? null,
@@ -29,29 +30,35 @@ function envelope(
 const campaignOf = (msg: OutboundMessage): { campaign_id?: string } =>
   msg.campaign_id ? { campaign_id: msg.campaign_id } : {};
 
-/** `message.sent`: the channel accepted the message and gave it `providerMessageId`. */
-export function messageSentEvent(msg: OutboundMessage, providerMessageId: string): EventEnvelope {
-  return envelope(msg, 'message.sent', {
+/** `message.sent` at `nowMs` (the delivery clock): the channel accepted the message and gave it `providerMessageId`. */
+export function messageSentEvent(msg: OutboundMessage, providerMessageId: string, nowMs: number): EventEnvelope {
+  const at = Math.floor(nowMs / 1000);
+  return envelope(msg, 'message.sent', at, {
     message_id: msg.id,
     recipient: msg.recipient,
     status: 'SENT',
     provider_message_id: providerMessageId,
     category: msg.category ?? null,
-    timestamp: unixSeconds(),
+    timestamp: at,
     ...campaignOf(msg),
   } satisfies MessageStatusData);
 }
 
-/** `message.failed`: the message will not be delivered; `code` and `title` say why. */
-export function messageFailedEvent(msg: OutboundMessage, error: { code: string; title: string }): EventEnvelope {
-  return envelope(msg, 'message.failed', {
+/** `message.failed` at `nowMs`: the message will not be delivered; `code` and `title` say why. */
+export function messageFailedEvent(
+  msg: OutboundMessage,
+  error: { code: string; title: string },
+  nowMs: number,
+): EventEnvelope {
+  const at = Math.floor(nowMs / 1000);
+  return envelope(msg, 'message.failed', at, {
     message_id: msg.id,
     recipient: msg.recipient,
     status: 'FAILED',
     provider_message_id: null,
     category: msg.category ?? null,
     error: { code: error.code, title: error.title, retryable: false },
-    timestamp: unixSeconds(),
+    timestamp: at,
     ...campaignOf(msg),
   } satisfies MessageStatusData);
 }

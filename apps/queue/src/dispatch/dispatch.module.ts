@@ -1,47 +1,28 @@
 import { Global, Module } from '@nestjs/common';
 import { SecretBox } from '@app/auth';
-import { ChannelRegistry, MaxConnector, TelegramConnector, WhatsAppConnector } from '@app/channels';
-import { TargetPolicy } from '@app/egress';
-import { ReadinessProvider } from '@app/server';
+import { ChannelRegistry, connectorFactory } from '@app/channels';
+import { channelSettings } from '@app/config';
+import { registeredChannels } from '@app/contracts';
+import { Clock, ReadinessProvider } from '@app/server';
 import { QueueConfig } from '../config';
 import { DispatchService } from './dispatch.service';
 
 /**
- * The channels this service can reach, one line per channel; a channel without a connector gets no
- * worker. Everything channel-specific (classification of refusals, pacing) lives in the connector.
+ * A connector for each channel registered with a connector factory (the built-in ones and those
+ * CHANNEL_MODULES added), built from the settings its registration declares; a channel without one
+ * gets no worker. Everything channel-specific (classification of refusals, pacing) lives in the connector.
  */
 export function createChannelRegistry(config: QueueConfig): ChannelRegistry {
   const credentials = SecretBox.fromSpec(config.CREDENTIALS_KEYS);
-  const openCredential = (sealed: string) => credentials.open(sealed);
-  return new ChannelRegistry([
-    new WhatsAppConnector({
-      graphUrl: config.WHATSAPP_GRAPH_URL,
-      apiVersion: config.WHATSAPP_API_VERSION,
-      accessToken: config.WHATSAPP_ACCESS_TOKEN,
-      timeoutMs: config.WHATSAPP_TIMEOUT_MS,
-      pacing: {
-        ratePerSender: config.QUEUE_WHATSAPP_RATE_PER_SENDER,
-        burst: config.QUEUE_WHATSAPP_BURST_PER_SENDER,
-        recipientIntervalMs: config.QUEUE_WHATSAPP_RECIPIENT_INTERVAL_MS,
-      },
-    }),
-    new TelegramConnector({
-      apiUrl: config.TELEGRAM_API_URL,
-      timeoutMs: config.BOT_API_TIMEOUT_MS,
-      openCredential,
-      pacing: {
-        ratePerSender: config.QUEUE_TELEGRAM_RATE_PER_BOT,
-        recipientIntervalMs: config.QUEUE_TELEGRAM_CHAT_INTERVAL_MS,
-      },
-    }),
-    new MaxConnector({
-      apiUrl: config.MAX_API_URL,
-      timeoutMs: config.BOT_API_TIMEOUT_MS,
-      openCredential,
-      pacing: { ratePerSender: config.QUEUE_MAX_RATE_PER_BOT },
-      mediaTargets: new TargetPolicy({ allowPrivate: config.allowPrivateTargets }),
-    }),
-  ]);
+  const ctx = {
+    openCredential: (sealed: string) => credentials.open(sealed),
+    allowPrivateTargets: config.allowPrivateTargets,
+  };
+  const connectors = registeredChannels().flatMap((reg) => {
+    const factory = connectorFactory(reg.name);
+    return factory ? [factory(channelSettings(config, reg), ctx)] : [];
+  });
+  return new ChannelRegistry(connectors);
 }
 
 export const DISPATCH_READINESS = Symbol('DISPATCH_READINESS');
@@ -68,7 +49,11 @@ export const dispatchReadiness: ReadinessProvider = {
 /** Global so that the health module's readiness check can read the workers' state. */
 @Global()
 @Module({
-  providers: [{ provide: ChannelRegistry, inject: [QueueConfig], useFactory: createChannelRegistry }, DispatchService],
+  providers: [
+    { provide: ChannelRegistry, inject: [QueueConfig], useFactory: createChannelRegistry },
+    Clock,
+    DispatchService,
+  ],
   exports: [DispatchService],
 })
 export class DispatchModule {}

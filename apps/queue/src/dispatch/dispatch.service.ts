@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { ChannelRegistry } from '@app/channels';
 import { Channel, Topology } from '@app/contracts';
 import { EventPublisher, NatsClients } from '@app/messaging';
+import { Clock } from '@app/server';
 import { QueueConfig } from '../config';
 import { ChannelWorker, ChannelWorkerStatus } from './channel.worker';
 
@@ -25,6 +26,7 @@ export class DispatchService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly clients: NatsClients,
     private readonly topology: Topology,
     private readonly events: EventPublisher,
+    private readonly clock: Clock,
   ) {}
 
   get activeChannels(): Channel[] {
@@ -40,6 +42,7 @@ export class DispatchService implements OnApplicationBootstrap, BeforeApplicatio
         clients: this.clients,
         topology: this.topology,
         publish: (event) => this.events.publish(event),
+        clock: this.clock,
         options: {
           concurrency: c.QUEUE_CONCURRENCY,
           backoff: { baseMs: c.QUEUE_BACKOFF_BASE_MS, maxMs: c.QUEUE_BACKOFF_MAX_MS },

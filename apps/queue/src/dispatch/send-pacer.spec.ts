@@ -15,7 +15,7 @@ async function grants(pacer: SendPacer, calls: [string, string][]): Promise<numb
 
 describe('SendPacer', () => {
   it('spaces one sender evenly at its rate, and leaves another sender unaffected', async () => {
-    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 });
+    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 }, Date.now);
     const calls: [string, string][] = Array.from({ length: 11 }, (_, i) => ['s1', `r${i}`]);
     const [times, other] = await Promise.all([grants(pacer, calls), grants(pacer, [['s2', 'r0']])]);
     const sorted = [...times].sort((a, b) => a - b);
@@ -27,7 +27,7 @@ describe('SendPacer', () => {
   });
 
   it('lets a burst through at once, then applies the rate', async () => {
-    const pacer = new SendPacer({ ratePerSender: 20, burst: 5, recipientIntervalMs: 0 });
+    const pacer = new SendPacer({ ratePerSender: 20, burst: 5, recipientIntervalMs: 0 }, Date.now);
     const times = await grants(
       pacer,
       Array.from({ length: 6 }, (_, i) => ['s', `r${i}`] as [string, string]),
@@ -39,7 +39,7 @@ describe('SendPacer', () => {
   });
 
   it('keeps the least interval between two messages to one recipient from one sender', async () => {
-    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 }, Date.now);
     const times = await grants(pacer, [
       ['s', 'a'],
       ['s', 'a'],
@@ -54,7 +54,7 @@ describe('SendPacer', () => {
   });
 
   it('holds a paused sender until the pause ends and reports it', async () => {
-    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 }, Date.now);
     const until = Date.now() + 150;
     pacer.pause('s', until);
     expect(Object.keys(pacer.pausedSenders())).toEqual(['s']);
@@ -65,7 +65,7 @@ describe('SendPacer', () => {
   });
 
   it('gives up a wait when the worker stops', async () => {
-    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 });
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 0 }, Date.now);
     pacer.pause('s', Date.now() + 10_000);
     const ctl = new AbortController();
     const pending = pacer.acquire('s', 'x', ctl.signal);
@@ -74,7 +74,7 @@ describe('SendPacer', () => {
   });
 
   it('counts the recipient interval from the end of the previous call, however long it took', async () => {
-    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 }, Date.now);
     const t0 = Date.now();
     const first = await pacer.acquire('s', 'a');
     const second = pacer.acquire('s', 'a').then((lease) => {
@@ -88,7 +88,7 @@ describe('SendPacer', () => {
   });
 
   it('frees the recipient lane when a wait is given up, so the next message is not stuck behind it', async () => {
-    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 });
+    const pacer = new SendPacer({ ratePerSender: 1000, burst: 1, recipientIntervalMs: 100 }, Date.now);
     pacer.pause('s', Date.now() + 200);
     const ctl = new AbortController();
     const given = pacer.acquire('s', 'x', ctl.signal);
@@ -104,7 +104,7 @@ describe('SendPacer', () => {
 
 describe('SendPacer lanes', () => {
   it('gives the next slot of a sender to a service message over marketing messages already waiting', async () => {
-    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 });
+    const pacer = new SendPacer({ ratePerSender: 50, burst: 1, recipientIntervalMs: 0 }, Date.now);
     const order: string[] = [];
     const take = (id: string, lane: 'service' | 'marketing') =>
       pacer.acquire('s', id, undefined, lane).then(() => order.push(id));

@@ -98,7 +98,7 @@ export class SendPacer {
 
   constructor(
     private readonly limits: PacingLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
     private readonly slots: SenderSlots = new LocalSenderSlots(limits, now),
   ) {
     this.block = Math.max(1, Math.floor((limits.ratePerSender * BLOCK_MS) / 1000), Math.min(limits.burst, 100));
@@ -343,7 +343,7 @@ function roundUp(at: number): number {
 }
 
 /** Sleeps until `at` (unix ms); rejects with PacingAbortedError when `signal` aborts. */
-export function sleepUntil(at: number, now: () => number = Date.now, signal?: AbortSignal): Promise<void> {
+export function sleepUntil(at: number, now: () => number, signal?: AbortSignal): Promise<void> {
   const ms = at - now();
   if (signal?.aborted) return Promise.reject(new PacingAbortedError());
   if (ms <= 0) return Promise.resolve();

@@ -87,7 +87,7 @@ export class LocalSenderSlots implements SenderSlots {
 
   constructor(
     private readonly limits: PacingLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   reserve(sender: string, count: number): Promise<number[]> {
@@ -153,7 +153,7 @@ export class SharedSenderSlots implements SenderSlots {
     private readonly kv: KV,
     private readonly channel: string,
     private readonly limits: PacingLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   reserve(sender: string, count: number): Promise<number[]> {

@@ -142,7 +142,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
    * probe), once per poll interval while there is nothing to move and at once while there is.
    */
   private async releaseHeld(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     if (now < this.nextRelease) return;
     this.nextRelease = now + this.config.WEBHOOK_POLL_INTERVAL_MS;
     try {

@@ -24,11 +24,11 @@ import { WebhookSender } from './webhook-sender';
     { provide: TargetPolicy, inject: [WebhooksConfig], useFactory: (c: WebhooksConfig) => webhookTargets(c) },
     {
       provide: WebhookSender,
-      inject: [TargetPolicy, WebhooksConfig],
-      useFactory: (policy: TargetPolicy, c: WebhooksConfig) =>
-        new WebhookSender(policy, c.WEBHOOK_TIMEOUT_MS, c.WEBHOOK_CONCURRENCY),
+      inject: [TargetPolicy, WebhooksConfig, Clock],
+      useFactory: (policy: TargetPolicy, c: WebhooksConfig, clock: Clock) =>
+        new WebhookSender(policy, c.WEBHOOK_TIMEOUT_MS, clock, c.WEBHOOK_CONCURRENCY),
     },
   ],
-  exports: [SubscriptionsRepository, DeliveriesRepository, DeliveryDispatcher, TargetPolicy],
+  exports: [SubscriptionsRepository, DeliveriesRepository, DeliveryDispatcher, TargetPolicy, Clock],
 })
 export class DeliveryModule {}

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEnvelope, unixSeconds } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
+import { Clock } from '@app/server';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 
 export interface EndpointDisabledData extends Record<string, unknown> {
@@ -22,6 +23,7 @@ export class EndpointNotices {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
     private readonly events: EventPublisher,
+    private readonly clock: Clock,
   ) {}
 
   /** Publishes everything owed; concurrent calls share one run. */
@@ -36,7 +38,7 @@ export class EndpointNotices {
       const event: EventEnvelope<EndpointDisabledData> = {
         id: s.disabledEventId,
         type: 'endpoint.disabled',
-        created_at: unixSeconds(s.disabledAt ?? new Date()),
+        created_at: unixSeconds(s.disabledAt ?? this.clock.now()),
         channel: null,
         app_id: s.appId,
         user_id: s.userId,

@@ -1,5 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { loadConfig } from '@app/config';
+import { Clock } from '@app/server';
 import { WebhooksConfig } from '../config';
 import { webhookTargets } from './target-policy';
 import { WebhookSender } from './webhook-sender';
@@ -35,7 +36,7 @@ describe('webhook target policy (SSRF)', () => {
   it('refuses an attempt whose host has re-resolved to a private address since it was checked', async () => {
     // First answer (the check before sending) is public; the connect-time lookup gets loopback.
     const policy = webhookTargets(production, resolving(['93.184.215.14'], ['127.0.0.1']));
-    const sender = new WebhookSender(policy, 2000);
+    const sender = new WebhookSender(policy, 2000, new Clock());
     try {
       const res = await sender.send({
         url: 'https://rebind.example.com/hook',
@@ -51,7 +52,7 @@ describe('webhook target policy (SSRF)', () => {
   });
 
   it('refuses an attempt to a private literal address in production before connecting', async () => {
-    const sender = new WebhookSender(webhookTargets(production, resolving(['127.0.0.1'])), 2000);
+    const sender = new WebhookSender(webhookTargets(production, resolving(['127.0.0.1'])), 2000, new Clock());
     const res = await sender.send({
       url: 'https://127.0.0.1:9/hook',
       eventId: 'evt_1',

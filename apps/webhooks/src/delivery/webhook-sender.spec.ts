@@ -6,6 +6,7 @@ import { WebhooksConfig } from '../config';
 import { webhookTargets } from './target-policy';
 import { parseRetryAfter } from '@app/contracts';
 import { WebhookSender } from './webhook-sender';
+import { Clock } from '@app/server';
 
 const SECRET_A = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SECRET_B = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';
@@ -18,6 +19,7 @@ describe('webhook sender', () => {
   const sender = new WebhookSender(
     webhookTargets(loadConfig(WebhooksConfig, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })),
     500,
+    new Clock(),
   );
 
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import * as https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import { TargetPolicy } from '@app/egress';
+import { Clock } from '@app/server';
 
 /** How much of a subscriber's answer is kept in the attempts log. */
 export const EXCERPT_BYTES = 1024;
@@ -68,6 +69,7 @@ export class WebhookSender {
   constructor(
     private readonly policy: TargetPolicy,
     private readonly timeoutMs: number,
+    private readonly clock: Clock,
     maxSockets = 50,
     private readonly userAgent = 'messaging-platform-webhooks/1.0',
   ) {
@@ -93,7 +95,7 @@ export class WebhookSender {
     if (!target.ok) return refused(`refused by the target policy: url ${target.reason}`);
     if (signal?.aborted) return { ...refused('stopping'), aborted: true };
 
-    const at = new Date();
+    const at = this.clock.now();
     const body = Buffer.from(req.payload, 'utf8');
     const headers: http.OutgoingHttpHeaders = {
       'content-type': 'application/json',
@@ -144,7 +146,7 @@ export class WebhookSender {
           status = res.statusCode ?? null;
           if (status === 429 || status === 503) {
             const header = res.headers['retry-after'];
-            retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header) ?? null;
+            retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header, this.clock.nowMs()) ?? null;
           }
           const location = res.headers.location;
           const redirectError =

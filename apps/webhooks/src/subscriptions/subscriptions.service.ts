@@ -23,7 +23,7 @@ import {
   unixSeconds,
   UpdateSubscriptionRequest,
 } from '@app/contracts';
-import { ConflictProblem, FieldError, NotFoundProblem, ValidationProblem } from '@app/server';
+import { Clock, ConflictProblem, FieldError, NotFoundProblem, ValidationProblem } from '@app/server';
 import { WebhooksConfig } from '../config';
 import { DeliveriesRepository } from '../delivery/deliveries.repository';
 import { DeliveryAttemptEntity } from '../delivery/delivery-attempt.entity';
@@ -37,8 +37,8 @@ import { SubscriptionChanges, SubscriptionsRepository } from './subscriptions.re
 
 const seconds = (d: Date | null): number | null => (d ? unixSeconds(d) : null);
 
-export function toSubscriptionView(s: SubscriptionEntity): SubscriptionView {
-  const graceOpen = s.previousSecret && s.previousSecretExpiresAt && s.previousSecretExpiresAt.getTime() > Date.now();
+export function toSubscriptionView(s: SubscriptionEntity, now: Date): SubscriptionView {
+  const graceOpen = s.previousSecret && s.previousSecretExpiresAt && s.previousSecretExpiresAt > now;
   return {
     id: s.id,
     url: s.url,
@@ -95,6 +95,7 @@ export class SubscriptionStoreService {
     private readonly deliveries: DeliveriesRepository,
     private readonly policy: TargetPolicy,
     private readonly dispatcher: DeliveryDispatcher,
+    private readonly clock: Clock,
   ) {}
 
   async create(req: CreateSubscriptionRequest): Promise<CreatedSubscriptionView> {
@@ -120,15 +121,16 @@ export class SubscriptionStoreService {
         `A user may have at most ${max} subscriptions; delete one before creating another.`,
       );
     }
-    return { ...toSubscriptionView(created), secret };
+    return { ...toSubscriptionView(created, this.clock.now()), secret };
   }
 
   async list(userId: string): Promise<SubscriptionView[]> {
-    return (await this.subscriptions.listForTenant(userId)).map(toSubscriptionView);
+    const now = this.clock.now();
+    return (await this.subscriptions.listForTenant(userId)).map((s) => toSubscriptionView(s, now));
   }
 
   async get(ref: SubscriptionRef): Promise<SubscriptionView> {
-    return toSubscriptionView(await this.owned(ref));
+    return toSubscriptionView(await this.owned(ref), this.clock.now());
   }
 
   async update(req: UpdateSubscriptionRequest): Promise<void> {
@@ -170,7 +172,7 @@ export class SubscriptionStoreService {
     return {
       id: ref.subscription_id,
       secret,
-      previous_secret_expires_at: expires ? unixSeconds(expires) : unixSeconds(),
+      previous_secret_expires_at: expires ? unixSeconds(expires) : unixSeconds(this.clock.now()),
     };
   }
 
@@ -178,7 +180,7 @@ export class SubscriptionStoreService {
   async sendTest(ref: SubscriptionRef): Promise<TestEventView> {
     const sub = await this.owned(ref);
     this.requireActive(sub);
-    const now = new Date();
+    const now = this.clock.now();
     const event: EventEnvelope = {
       id: newEventId(),
       type: 'message.delivered',

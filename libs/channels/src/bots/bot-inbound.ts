@@ -10,7 +10,7 @@ export function receivedEvent(
   channel: Channel,
   updateKey: string,
   data: MessageReceivedData,
-  now = new Date(),
+  now: Date,
 ): EventEnvelope<MessageReceivedData> {
   return {
     id: callbackEventId(channel, 'received', data.connection_id, updateKey),

@@ -13,7 +13,7 @@ const ATTACHMENT_TYPE: Record<string, string> = { image: 'image', video: 'video'
 export function normalizeMaxUpdate(
   update: Update,
   connectionId: string,
-  now = new Date(),
+  now: Date,
 ): EventEnvelope<MessageReceivedData> | null {
   if (update?.update_type === 'message_created') {
     const m = update.message;

@@ -11,7 +11,7 @@ import { receivedEvent } from '../bots/bot-inbound';
 export function normalizeTelegramUpdate(
   update: Update,
   connectionId: string,
-  now = new Date(),
+  now: Date,
 ): EventEnvelope<MessageReceivedData> | null {
   if (typeof update?.update_id !== 'number') return null;
   const key = String(update.update_id);

@@ -1,3 +1,4 @@
+import { Clock } from '@app/server';
 import { classifyGraphFailure, GraphFailure, parseRetryAfter } from './graph-errors';
 import { GraphErrorBody } from './graph.types';
 import { HttpAnswer, HttpCall, httpCall } from '../http-call';
@@ -29,6 +30,8 @@ export interface GraphClientConfig {
   timeoutMs?: number;
   /** The HTTP call (undici's pool by default); specs inject a fake `fetch`. */
   http?: HttpCall;
+  /** What an HTTP-date `Retry-After` is measured from (the system clock by default). */
+  clock?: Clock;
 }
 
 export interface GraphRequest {
@@ -43,12 +46,14 @@ export class GraphClient {
   private readonly baseUrl: string;
   readonly timeoutMs: number;
   private readonly http: HttpCall;
+  private readonly clock: Clock;
 
   constructor(config: GraphClientConfig) {
     if (!config.graphUrl) throw new Error('GraphClient: graphUrl is required');
     this.baseUrl = `${config.graphUrl.replace(/\/+$/, '')}/${config.apiVersion || WHATSAPP_DEFAULT_API_VERSION}`;
     this.timeoutMs = config.timeoutMs ?? WHATSAPP_DEFAULT_TIMEOUT_MS;
     this.http = config.http ?? httpCall;
+    this.clock = config.clock ?? new Clock();
   }
 
   async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: GraphRequest = {}): Promise<GraphOutcome<T>> {
@@ -82,7 +87,7 @@ export class GraphClient {
     const parsed = parseJson(text);
     if (res.ok) return { ok: true, status: res.status, body: (parsed ?? {}) as T };
     const graphError = (parsed as Partial<GraphErrorBody> | undefined)?.error;
-    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), this.clock.nowMs());
     return {
       ok: false,
       failure: {

@@ -73,12 +73,12 @@ describe('classifyGraphFailure', () => {
 
 describe('parseRetryAfter', () => {
   it('reads seconds and HTTP dates', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter('0.5')).toBe(500);
     const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter('0.5', now)).toBe(500);
     expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
   });
 });
 
