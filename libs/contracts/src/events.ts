@@ -28,14 +28,28 @@ export function isEventType(value: unknown): value is EventType {
 export const MESSAGE_STATUSES = ['QUEUED', 'SENT', 'DELIVERED', 'READ', 'FAILED'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-const RANK: Record<MessageStatus, number> = { QUEUED: 0, SENT: 1, DELIVERED: 2, READ: 3, FAILED: 4 };
+/**
+ * A status's place in the lifecycle: QUEUED 0, SENT 1, DELIVERED 2, READ and FAILED 3 (both final).
+ * A status moves a message forward only when it ranks above the message's current one.
+ */
+const RANK: Record<MessageStatus, number> = { QUEUED: 0, SENT: 1, DELIVERED: 2, READ: 3, FAILED: 3 };
 
-/** True when moving from `current` to `next` is a step forward (FAILED is final, READ is final). */
+export function statusRank(status: MessageStatus): number {
+  return RANK[status];
+}
+
+/** True when moving from `current` to `next` is a step forward (FAILED and READ are final). */
 export function advancesStatus(current: MessageStatus, next: MessageStatus): boolean {
-  if (current === 'FAILED' || current === 'READ') return false;
-  if (next === 'FAILED') return true;
   return RANK[next] > RANK[current];
 }
+
+/** The status each status event reports; other event types report none. */
+export const STATUS_OF_EVENT: Partial<Record<EventType, MessageStatus>> = {
+  'message.sent': 'SENT',
+  'message.delivered': 'DELIVERED',
+  'message.read': 'READ',
+  'message.failed': 'FAILED',
+};
 
 /** One envelope for every channel (docs/webhooks.md, The event envelope). */
 export interface EventEnvelope<D = Record<string, unknown>> {

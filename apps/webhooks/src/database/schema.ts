@@ -7,6 +7,7 @@ import { ParkedEndpointsAndSealedSecrets1763950000001 } from './migrations/17639
 import { LeaseIndex1764100000000 } from './migrations/1764100000000-LeaseIndex';
 import { HeldDeliveries1764200000000 } from './migrations/1764200000000-HeldDeliveries';
 import { DeliveryTraceparent1764300000000 } from './migrations/1764300000000-DeliveryTraceparent';
+import { MessageStatusRanks1764400000000 } from './migrations/1764400000000-MessageStatusRanks';
 
 /** The webhooks service's schema: its entities and migrations, in order. */
 export const webhooksSchema: SchemaDefinition = {
@@ -18,5 +19,6 @@ export const webhooksSchema: SchemaDefinition = {
     LeaseIndex1764100000000,
     HeldDeliveries1764200000000,
     DeliveryTraceparent1764300000000,
+    MessageStatusRanks1764400000000,
   ],
 };

@@ -1,33 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import type { DeliveryStatus, EventType } from '@app/contracts';
-import { sqlRows } from '@app/database';
+import type { DeliveryStatus } from '@app/contracts';
+import { sqlRows, statementIn, transactionCommittedByLast } from '@app/database';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { DeliveryEntity } from './delivery.entity';
-
-/** An event ready to fan out: routing fields plus the exact body subscribers receive. */
-export interface FanOutEvent {
-  eventId: string;
-  type: EventType;
-  userId: string;
-  appId: number | null;
-  createdAt: Date;
-  streamSeq: number;
-  payload: string;
-  /** Events with the same key (one message's) are delivered one after another; null: no order. */
-  orderKey: string | null;
-  /** The event's W3C trace context (tracing on), kept with its deliveries. */
-  traceparent?: string | null;
-}
-
-/** What fanning out one event did. */
-export interface FannedOut {
-  /** Deliveries ready to send. */
-  ready: number;
-  /** Held deliveries that `releaseHeld` may move at once (their endpoint is no longer parked). */
-  toRelease: number;
-}
+import { applyForwardOnly, messageKeyOf, StatusStep } from './forward-only';
+import { countsOf, FAN_OUT, FannedOut, FanOutEvent, fanOutParams, FanOutRow } from './fan-out.statement';
 
 /** A delivery taken by a dispatcher, with what it needs to sign and send it. */
 export interface ClaimedDelivery {
@@ -102,6 +81,8 @@ interface HeldPick {
 /** Held deliveries failed per subscription and statement by housekeeping. */
 const HELD_BATCH = 5000;
 
+export type { FannedOut, FanOutEvent } from './fan-out.statement';
+
 /** The only place that queries deliveries and delivery attempts. */
 @Injectable()
 export class DeliveriesRepository {
@@ -112,68 +93,46 @@ export class DeliveriesRepository {
    * app when the subscription has one), for a batch of events in one statement, in the batch's
    * order. A subscription whose endpoint is parked, or still has held events to release, gets a
    * held delivery instead (see `releaseHeld`). Idempotent: a redelivered event adds nothing.
+   *
+   * Status events are applied forward only per message: one that does not rank above every status
+   * of its message fanned out before (stored in `message_status_ranks`, or earlier in the batch) is
+   * not fanned out, so no subscriber is sent a status below one it may already have. The message's
+   * rank is read under its row's lock and raised in the fan-out's own transaction: replicas fanning
+   * out the same message's statuses at once take turns, and a crash leaves rank and deliveries
+   * as they were.
    */
   async fanOut(events: FanOutEvent[]): Promise<FannedOut[]> {
     if (events.length === 0) return [];
-    const col = <K extends keyof FanOutEvent>(k: K) => events.map((e) => e[k]);
-    const rows = await sqlRows<{ event_id: string; n: number; ready: boolean }>(
-      this.ds,
-      `WITH e AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::bigint[],
-                              ARRAY(SELECT p FROM json_array_elements_text($5::json) WITH ORDINALITY AS j(p, n) ORDER BY n),
-                              $6::uuid[], $7::integer[], $8::text[], $9::text[])
-              WITH ORDINALITY AS e(event_id, type, created_at, stream_seq, payload, user_id, app_id, order_key, traceparent, ord)
-       ), matched AS (
-         SELECT e.*, s.id AS subscription_id, s.parked_until
-           FROM e JOIN subscriptions s
-             ON s.user_id = e.user_id
-            AND s.status = 'ACTIVE'
-            AND (s.events @> ARRAY['*']::text[] OR s.events @> ARRAY[e.type]::text[])
-            AND (s.app_id IS NULL OR s.app_id = e.app_id)
-       ), pairs AS (
-         -- Does the endpoint hold new events back (parked, or held events still to release)? One
-         -- probe of the held rows' key per pair: the ORDER BY keeps the planner on that key, where
-         -- a bare LIMIT 1 let it scan the whole held table (every row of a dead endpoint's
-         -- backlog) hoping to meet a match early, for every pair of a subscription with none.
-         SELECT m.*, (m.parked_until IS NOT NULL
-                      OR (SELECT true FROM held_deliveries h WHERE h.subscription_id = m.subscription_id
-                           ORDER BY h.stream_seq LIMIT 1) IS NOT NULL) AS holds
-           FROM matched m
-       ), held AS (
-         INSERT INTO held_deliveries (subscription_id, stream_seq, id, seq, event_id, event_type, event_created_at, payload, order_key, traceparent)
-         SELECT p.subscription_id, p.stream_seq, gen_random_uuid(), nextval('deliveries_seq_seq'), p.event_id, p.type,
-                p.created_at, p.payload, p.order_key, p.traceparent
-           FROM pairs p WHERE p.holds
-          ORDER BY p.ord, p.subscription_id
-         ON CONFLICT (subscription_id, stream_seq) DO NOTHING
-       ), created AS (
-         INSERT INTO deliveries (id, subscription_id, event_id, event_type, event_created_at, stream_seq, payload, order_key, traceparent, next_attempt_at)
-         SELECT gen_random_uuid(), p.subscription_id, p.event_id, p.type, p.created_at, p.stream_seq, p.payload, p.order_key, p.traceparent, now()
-           FROM pairs p WHERE NOT p.holds
-          ORDER BY p.ord, p.subscription_id
-         ON CONFLICT (subscription_id, event_id) DO NOTHING
-         RETURNING event_id
-       )
-       SELECT event_id, count(*)::integer AS n, true AS ready FROM created GROUP BY event_id
-       UNION ALL
-       SELECT event_id, count(*)::integer, false FROM pairs WHERE holds AND parked_until IS NULL GROUP BY event_id`,
-      [
-        col('eventId'),
-        col('type'),
-        col('createdAt'),
-        col('streamSeq'),
-        // The payloads (each the JSON of an event) as one JSON array: JSON.stringify escapes them
-        // natively, where a text[] parameter is escaped character by character in JavaScript.
-        JSON.stringify(col('payload')),
-        col('userId'),
-        col('appId'),
-        col('orderKey'),
-        events.map((e) => e.traceparent ?? null),
-      ],
+    const steps = events.map((e): StatusStep | null => (e.status ? { userId: e.userId, ...e.status } : null));
+    if (!steps.some(Boolean))
+      return sqlRows<FanOutRow>(this.ds, FAN_OUT, fanOutParams(events, [])).then(countsOf(events));
+    return transactionCommittedByLast(this.ds, async (em) => {
+      const { advances, raised } = applyForwardOnly(steps, await this.lockRanks(em, steps));
+      const fanned = events.filter((_, i) => advances[i]);
+      const rows = await statementIn<FanOutRow>(em, FAN_OUT, fanOutParams(fanned, [...raised.values()]), true);
+      return countsOf(events)(rows);
+    });
+  }
+
+  /**
+   * The rank fanned out so far of each message the steps name, its row locked until the
+   * transaction ends (created at rank 0, nothing fanned out, when the message is new). Locked in
+   * key order, so batches that share messages never wait on each other in a circle.
+   */
+  private async lockRanks(em: EntityManager, steps: (StatusStep | null)[]): Promise<Map<string, number>> {
+    const named = [...new Map(steps.filter((s) => s !== null).map((s) => [messageKeyOf(s), s])).values()];
+    const rows = await statementIn<{ user_id: string; message_id: string; rank: number }>(
+      em,
+      `INSERT INTO message_status_ranks (user_id, message_id, rank)
+       SELECT user_id, message_id, 0 FROM unnest($1::uuid[], $2::text[]) AS m(user_id, message_id)
+        ORDER BY user_id, message_id
+       ON CONFLICT (user_id, message_id) DO UPDATE SET rank = message_status_ranks.rank
+       RETURNING user_id, message_id, rank`,
+      [named.map((s) => s.userId), named.map((s) => s.messageId)],
     );
-    const count = (ready: boolean) => new Map(rows.filter((r) => r.ready === ready).map((r) => [r.event_id, r.n]));
-    const [ready, toRelease] = [count(true), count(false)];
-    return events.map((e) => ({ ready: ready.get(e.eventId) ?? 0, toRelease: toRelease.get(e.eventId) ?? 0 }));
+    return new Map(
+      rows.map((r) => [messageKeyOf({ userId: r.user_id, messageId: r.message_id, rank: r.rank }), r.rank]),
+    );
   }
 
   /**
@@ -276,7 +235,7 @@ export class DeliveriesRepository {
   /** A delivery to one subscription outside the stream (test events): it goes ahead of the rest. */
   async insertOne(
     subscriptionId: string,
-    e: Omit<FanOutEvent, 'userId' | 'appId' | 'streamSeq' | 'orderKey'>,
+    e: Omit<FanOutEvent, 'userId' | 'appId' | 'streamSeq' | 'orderKey' | 'status'>,
   ): Promise<string> {
     const id = uuidv7();
     await sqlRows(

@@ -1,6 +1,6 @@
 import { GroupCommit } from '@app/database';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { EventEnvelope, isEventType, isUuid, Topology } from '@app/contracts';
+import { EventEnvelope, isEventType, isUuid, STATUS_OF_EVENT, statusRank, Topology } from '@app/contracts';
 import {
   ConsumerRunner,
   currentTraceparent,
@@ -26,10 +26,23 @@ export function webhookBody(e: EventEnvelope): string {
   });
 }
 
-/** The events of one message are delivered in lifecycle order; other events need no order. */
-export function orderKeyOf(e: EventEnvelope): string | null {
+/** The message an event is about, when it names one. */
+function messageIdOf(e: EventEnvelope): string | null {
   const id = e.data.message_id;
-  return typeof id === 'string' && id.length > 0 && id.length <= 200 ? `message:${id}` : null;
+  return typeof id === 'string' && id.length > 0 && id.length <= 200 ? id : null;
+}
+
+/** The events of one message are delivered one after another, in stream order; other events need no order. */
+export function orderKeyOf(e: EventEnvelope): string | null {
+  const id = messageIdOf(e);
+  return id === null ? null : `message:${id}`;
+}
+
+/** A status event's message and its status's rank in the lifecycle (fanned out forward only); null otherwise. */
+export function statusStepOf(e: EventEnvelope): { messageId: string; rank: number } | null {
+  const status = STATUS_OF_EVENT[e.type];
+  const messageId = messageIdOf(e);
+  return status && messageId !== null ? { messageId, rank: statusRank(status) } : null;
 }
 
 /** Null when the message is not an event envelope the platform would publish. */
@@ -114,6 +127,7 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
       streamSeq: msg.meta.streamSeq,
       payload: webhookBody(event),
       orderKey: orderKeyOf(event),
+      status: statusStepOf(event),
       // This event's consumer span: each delivery's attempts become its children.
       traceparent: currentTraceparent(),
     });

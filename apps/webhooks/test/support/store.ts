@@ -62,5 +62,23 @@ export function streamEvents(userId: string, n: number, orderKey: string | null 
     streamSeq: ++streamSeq,
     payload: `{"n":${streamSeq}}`,
     orderKey,
+    status: null,
   }));
+}
+
+const RANKS = { 'message.sent': 1, 'message.delivered': 2, 'message.read': 3, 'message.failed': 3 } as const;
+
+/** A status event of one message, next in the stream. */
+export function statusEvent(userId: string, messageId: string, type: keyof typeof RANKS): FanOutEvent {
+  return {
+    eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+    type,
+    userId,
+    appId: 1,
+    createdAt: new Date(),
+    streamSeq: ++streamSeq,
+    payload: JSON.stringify({ type, data: { message_id: messageId } }),
+    orderKey: `message:${messageId}`,
+    status: { messageId, rank: RANKS[type] },
+  };
 }
