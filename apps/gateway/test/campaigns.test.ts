@@ -188,6 +188,25 @@ describe('gateway campaigns', () => {
     expect([unlinked.status, unlinked.body.type]).toEqual([422, '/problems/account-not-linked']);
   });
 
+  it('holds the public limits: a budget above 1,000,000,000 or a zone-less time is named, Unix seconds are taken', async () => {
+    const res = await call('/v1/campaigns', {
+      body: definition({ budget: 1e9 + 1, schedule: { start_at: '2026-12-01T09:00:00', end_by: 'soon' } }),
+    });
+    expect([res.status, res.body.type]).toEqual([400, '/problems/validation-error']);
+    expect(fields(res)).toEqual(['budget', 'schedule.end_by', 'schedule.start_at']);
+    const atLimit = await call('/v1/campaigns', {
+      body: definition({
+        budget: 1e9,
+        schedule: { start_at: 1_796_104_800, end_by: '2026-12-02T09:00:00.123456789Z' },
+      }),
+    });
+    expect(atLimit.status).toBe(201);
+    expect(atLimit.body.budget).toBe(1e9);
+    // The definition goes on to the api with the instant the Unix seconds name.
+    const startAt = atLimit.body.schedule.start_at;
+    expect(typeof startAt === 'number' ? startAt : Date.parse(startAt) / 1000).toBe(1_796_104_800);
+  });
+
   it('answers a body that is no definition with a 4xx problem, never a 500', async () => {
     const raw = async (body: string, contentType = 'application/json') => {
       const res = await fetch(`${platform.urls.gateway}/v1/campaigns`, {

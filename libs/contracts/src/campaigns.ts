@@ -94,7 +94,8 @@ export interface CampaignDefinition {
   audience: CampaignAudience;
   /** 1 to 3 distinct channels, tried in order (failover as a send to a contact). */
   channels: GatewaySendChannel[];
-  schedule?: { start_at?: string | null; end_by?: string | null } | null;
+  /** ISO 8601 with a zone, or Unix seconds (the api keeps Unix seconds given as ISO 8601 in UTC). */
+  schedule?: { start_at?: string | number | null; end_by?: string | number | null } | null;
   /** Local times `HH:MM` in each recipient's time zone: no message from `start` until `end`. */
   quiet_hours?: { start: string; end: string } | null;
   /** Messages per second at most (never above the channels' pacing). */

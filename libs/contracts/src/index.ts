@@ -17,3 +17,5 @@ export * from './campaigns';
 export * from './channel-pacing';
 export * from './phone-numbers';
 export * from './addresses';
+export * from './contact-field-rules';
+export * from './campaign-definition';

@@ -1,4 +1,4 @@
-import { CHANNEL_SEND_RATES } from '@app/contracts';
+import { ChannelPacing, channelSendRates } from '@app/contracts';
 import {
   checkDefinition,
   creditCountedTo,
@@ -30,7 +30,7 @@ describe('campaign definition', () => {
     });
   });
 
-  it('names each bad field', () => {
+  it('names each bad field by the one definition check the gateway runs too', () => {
     const errors = checkDefinition({
       ...valid,
       name: '',
@@ -38,14 +38,24 @@ describe('campaign definition', () => {
       audience: { list: 'a', contact_ids: ['c1'] },
       quiet_hours: { start: '21:00', end: '21:00' },
       rate: 0,
-      budget: -1,
+      budget: 1e9 + 1,
       media_url: 'http://example.com/a.png',
       schedule: { start_at: '2026-12-01T10:00:00', end_by: null },
     });
     expect(Array.isArray(errors)).toBe(true);
     const fields = (errors as { field: string }[]).map((e) => e.field).sort();
     expect(fields).toEqual(
-      ['audience', 'budget', 'channels', 'media_url', 'name', 'quiet_hours', 'rate', 'schedule.start_at'].sort(),
+      [
+        'audience',
+        'audience.contact_ids[0]',
+        'budget',
+        'channels',
+        'media_url',
+        'name',
+        'quiet_hours.end',
+        'rate',
+        'schedule.start_at',
+      ].sort(),
     );
   });
 
@@ -54,7 +64,21 @@ describe('campaign definition', () => {
       ...valid,
       schedule: { start_at: '2026-12-01T10:00:00Z', end_by: '2026-12-01T09:00:00Z' },
     });
-    expect(errors).toEqual([{ field: 'schedule.end_by', message: 'must be after start_at' }]);
+    expect(errors).toEqual([{ field: 'schedule.end_by', message: 'end_by must be later than start_at' }]);
+  });
+
+  it('keeps an ISO 8601 time as given and Unix seconds as ISO 8601 in UTC', () => {
+    expect(
+      checkDefinition({
+        ...valid,
+        name: ' Spring ',
+        schedule: { start_at: 1_796_104_800, end_by: '2026-12-02T09:00+03:00' },
+      }),
+    ).toMatchObject({
+      name: 'Spring',
+      schedule: { start_at: '2026-12-01T06:00:00.000Z', end_by: '2026-12-02T09:00+03:00' },
+    });
+    expect(checkDefinition({ ...valid, schedule: { start_at: null } })).toMatchObject({ schedule: null });
   });
 });
 
@@ -96,7 +120,7 @@ describe('quiet hours', () => {
 });
 
 describe('send allowance', () => {
-  const pacing = { ...CHANNEL_SEND_RATES };
+  const pacing = { ...channelSendRates() } as ChannelPacing;
 
   it('credits each channel at its pacing for the time since the last tick', () => {
     const a = sendAllowance({ elapsedMs: 200, pacing, channels: ['whatsapp', 'telegram'], rate: null, batchMax: 500 });

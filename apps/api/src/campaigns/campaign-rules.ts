@@ -1,45 +1,14 @@
 import {
   CampaignAudience,
+  campaignDefinitionErrors,
   CampaignDefinition,
+  campaignInstant,
   ChannelPacing,
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
+  minutesOf,
 } from '@app/contracts';
 import { FieldError } from '@app/server';
-
-const NAME_MAX = 200;
-const TEMPLATE_MAX = 512;
-const LANGUAGE_MAX = 15;
-const PARAMS_MAX = 100;
-const PARAM_MAX = 1024;
-const URL_MAX = 2048;
-const CONTACT_IDS_MAX = 10_000;
-const LIST_NAME_MAX = 200;
-const ATTRIBUTES_MAX = 50;
-const RATE_MIN = 0.1;
-const RATE_MAX = 10_000;
-const BUDGET_MAX = 1e12;
-const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
-/** ISO 8601 with a zone (Z or an offset). */
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isText = (v: unknown, max: number): v is string =>
-  typeof v === 'string' && v.trim().length > 0 && v.length <= max;
-const absent = (v: unknown) => v === undefined || v === null;
-
-/** A time `HH:MM` as minutes after midnight; null when it is not one. */
-export function minutesOf(hhmm: string): number | null {
-  const m = HH_MM.exec(hhmm);
-  return m ? Number(m[1]) * 60 + Number(m[2]) : null;
-}
-
-/** An instant given as ISO 8601 with a zone; null when it is not one. */
-export function instantOf(v: unknown): Date | null {
-  if (typeof v !== 'string' || !ISO_WITH_ZONE.test(v)) return null;
-  const at = new Date(v);
-  return Number.isNaN(at.getTime()) ? null : at;
-}
 
 /** Whether `zone` is an IANA time zone this runtime knows. */
 export function isTimeZone(zone: unknown): zone is string {
@@ -52,156 +21,37 @@ export function isTimeZone(zone: unknown): zone is string {
   }
 }
 
-function audienceErrors(a: unknown): FieldError[] {
-  const field = 'audience';
-  if (!isObject(a)) return [{ field, message: 'must be an object' }];
-  const kinds = ['list', 'contact_ids', 'filter'].filter((k) => a[k] !== undefined);
-  if (kinds.length !== 1 || Object.keys(a).length !== 1) {
-    return [{ field, message: 'must have exactly one of list, contact_ids, filter' }];
-  }
-  if (kinds[0] === 'list') {
-    return isText(a.list, LIST_NAME_MAX)
-      ? []
-      : [{ field: 'audience.list', message: `must be 1 to ${LIST_NAME_MAX} characters` }];
-  }
-  if (kinds[0] === 'contact_ids') {
-    const ids = a.contact_ids;
-    const ok =
-      Array.isArray(ids) && ids.length >= 1 && ids.length <= CONTACT_IDS_MAX && ids.every((id) => isText(id, 200));
-    return ok ? [] : [{ field: 'audience.contact_ids', message: `must be 1 to ${CONTACT_IDS_MAX} contact ids` }];
-  }
-  const f = a.filter;
-  if (!isObject(f)) return [{ field: 'audience.filter', message: 'must be an object' }];
-  const errors: FieldError[] = [];
-  if (Object.keys(f).some((k) => k !== 'lists' && k !== 'attributes')) {
-    errors.push({ field: 'audience.filter', message: 'may have only lists and attributes' });
-  }
-  if (
-    f.lists !== undefined &&
-    !(Array.isArray(f.lists) && f.lists.length <= 100 && f.lists.every((l) => isText(l, LIST_NAME_MAX)))
-  ) {
-    errors.push({ field: 'audience.filter.lists', message: 'must be at most 100 list names' });
-  }
-  if (f.attributes !== undefined) {
-    const attrs = f.attributes;
-    const ok =
-      isObject(attrs) &&
-      Object.keys(attrs).length <= ATTRIBUTES_MAX &&
-      Object.entries(attrs).every(
-        ([k, v]) =>
-          k.length >= 1 &&
-          k.length <= 64 &&
-          ((typeof v === 'string' && v.length <= PARAM_MAX) || (typeof v === 'number' && Number.isFinite(v))),
-      );
-    if (!ok)
-      errors.push({
-        field: 'audience.filter.attributes',
-        message: `must map at most ${ATTRIBUTES_MAX} keys to strings or numbers`,
-      });
-  }
-  return errors;
-}
+const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
+
+/** A schedule's time as kept: as given when ISO 8601, in UTC when it came as Unix seconds. */
+const keptTime = (v: unknown): string | null => {
+  if (typeof v === 'string') return v;
+  return typeof v === 'number' ? campaignInstant(v)!.toISOString() : null;
+};
 
 /**
- * A campaign definition checked field by field and normalized (absent optional fields are null),
- * or the field errors; the gateway checks it too, the api never trusts it.
+ * A campaign definition checked by its one check (the gateway's too, so the api takes exactly what
+ * the gateway took) and normalized: absent optional fields null, the name trimmed, a schedule of
+ * no time null; or the field errors. The api never trusts what it receives.
  */
 export function checkDefinition(raw: unknown): CampaignDefinition | FieldError[] {
-  if (!isObject(raw)) return [{ field: 'definition', message: 'must be an object' }];
-  const d = raw;
-  const errors: FieldError[] = [];
-  if (!isText(d.name, NAME_MAX)) errors.push({ field: 'name', message: `must be 1 to ${NAME_MAX} characters` });
-  if (!isText(d.template, TEMPLATE_MAX))
-    errors.push({ field: 'template', message: `must be 1 to ${TEMPLATE_MAX} characters` });
-  if (!absent(d.language) && !isText(d.language, LANGUAGE_MAX)) {
-    errors.push({ field: 'language', message: `must be 1 to ${LANGUAGE_MAX} characters` });
-  }
-  const params = d.params ?? [];
-  if (
-    !Array.isArray(params) ||
-    params.length > PARAMS_MAX ||
-    !params.every((p) => typeof p === 'string' && p.length <= PARAM_MAX)
-  ) {
-    errors.push({
-      field: 'params',
-      message: `must be at most ${PARAMS_MAX} strings of at most ${PARAM_MAX} characters`,
-    });
-  }
-  if (!absent(d.media_url)) {
-    let ok = typeof d.media_url === 'string' && d.media_url.length <= URL_MAX;
-    if (ok) {
-      try {
-        ok = new URL(d.media_url as string).protocol === 'https:';
-      } catch {
-        ok = false;
-      }
-    }
-    if (!ok) errors.push({ field: 'media_url', message: 'must be an https URL' });
-  }
-  errors.push(...audienceErrors(d.audience));
-  const channels = d.channels;
-  if (
-    !Array.isArray(channels) ||
-    channels.length < 1 ||
-    channels.length > 3 ||
-    new Set(channels).size !== channels.length ||
-    !channels.every((c) => (GATEWAY_SEND_CHANNELS as readonly unknown[]).includes(c))
-  ) {
-    errors.push({
-      field: 'channels',
-      message: `must be 1 to 3 distinct channels of ${GATEWAY_SEND_CHANNELS.join(', ')}`,
-    });
-  }
-  let schedule: CampaignDefinition['schedule'] = null;
-  if (!absent(d.schedule)) {
-    const s = d.schedule;
-    if (!isObject(s) || Object.keys(s).some((k) => k !== 'start_at' && k !== 'end_by')) {
-      errors.push({ field: 'schedule', message: 'must be an object with start_at and end_by' });
-    } else {
-      const start = absent(s.start_at) ? null : instantOf(s.start_at);
-      const end = absent(s.end_by) ? null : instantOf(s.end_by);
-      if (!absent(s.start_at) && !start)
-        errors.push({ field: 'schedule.start_at', message: 'must be ISO 8601 with a zone' });
-      if (!absent(s.end_by) && !end) errors.push({ field: 'schedule.end_by', message: 'must be ISO 8601 with a zone' });
-      if (start && end && end <= start) errors.push({ field: 'schedule.end_by', message: 'must be after start_at' });
-      schedule =
-        start || end
-          ? { start_at: start ? (s.start_at as string) : null, end_by: end ? (s.end_by as string) : null }
-          : null;
-    }
-  }
-  let quiet: CampaignDefinition['quiet_hours'] = null;
-  if (!absent(d.quiet_hours)) {
-    const q = d.quiet_hours;
-    const start = isObject(q) && typeof q.start === 'string' ? minutesOf(q.start) : null;
-    const end = isObject(q) && typeof q.end === 'string' ? minutesOf(q.end) : null;
-    if (start === null || end === null)
-      errors.push({ field: 'quiet_hours', message: 'must be {"start": "HH:MM", "end": "HH:MM"}' });
-    else if (start === end) errors.push({ field: 'quiet_hours', message: 'start and end must differ' });
-    else quiet = { start: (q as { start: string }).start, end: (q as { end: string }).end };
-  }
-  if (!absent(d.rate) && !(typeof d.rate === 'number' && d.rate >= RATE_MIN && d.rate <= RATE_MAX)) {
-    errors.push({ field: 'rate', message: `must be a number from ${RATE_MIN} to ${RATE_MAX}` });
-  }
-  if (
-    !absent(d.budget) &&
-    !(typeof d.budget === 'number' && Number.isFinite(d.budget) && d.budget > 0 && d.budget <= BUDGET_MAX)
-  ) {
-    errors.push({ field: 'budget', message: 'must be a positive number' });
-  }
+  const errors = campaignDefinitionErrors(raw);
   if (errors.length) return errors;
+  const d = raw as CampaignDefinition;
+  const start = keptTime(d.schedule?.start_at);
+  const end = keptTime(d.schedule?.end_by);
   return {
-    name: (d.name as string).trim(),
-    template: d.template as string,
-    language: absent(d.language) ? null : (d.language as string),
-    params: params as string[],
-    media_url: absent(d.media_url) ? null : (d.media_url as string),
+    name: d.name.trim(),
+    template: d.template,
+    language: orNull(d.language),
+    params: d.params ?? [],
+    media_url: orNull(d.media_url),
     audience: d.audience as CampaignAudience,
-    channels: channels as GatewaySendChannel[],
-    schedule,
-    quiet_hours: quiet,
-    rate: absent(d.rate) ? null : (d.rate as number),
-    budget: absent(d.budget) ? null : (d.budget as number),
+    channels: d.channels,
+    schedule: start !== null || end !== null ? { start_at: start, end_by: end } : null,
+    quiet_hours: d.quiet_hours ? { start: d.quiet_hours.start, end: d.quiet_hours.end } : null,
+    rate: orNull(d.rate),
+    budget: orNull(d.budget),
   };
 }
 

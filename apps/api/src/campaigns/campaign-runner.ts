@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { campaignInstant } from '@app/contracts';
 import { Clock, PeriodicService, ProblemError } from '@app/server';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
@@ -7,7 +8,7 @@ import { AttemptWrite } from '../messages/failover.service';
 import { GatewaySendsService } from '../messages/gateway-sends';
 import type { SendableTemplate } from '../messages/template-message';
 import type { AppEntity } from '../wa-apps/app.entity';
-import { creditCountedTo, creditWindowMs, instantOf, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
+import { creditCountedTo, creditWindowMs, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
 import { CampaignRow, CampaignsRepository, ClaimedRecipient } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 
@@ -98,7 +99,7 @@ export class CampaignRunner extends PeriodicService<number> {
       let room = this.config.CAMPAIGN_BATCH_MAX;
       for (const c of await this.repo.lockRunning(em, CAMPAIGNS_PER_TICK)) {
         const now = new Date(c.now);
-        const endBy = instantOf(c.definition.schedule?.end_by);
+        const endBy = campaignInstant(c.definition.schedule?.end_by);
         if (endBy && endBy <= now) await this.repo.skipPending(em, c.id, 'end_by_passed');
         if (!(await this.repo.hasPending(em, c.id))) {
           const done = await this.repo.setState(em, c.id, 'completed', { now: ['completed_at'] });

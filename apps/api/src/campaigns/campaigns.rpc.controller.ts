@@ -21,6 +21,7 @@ import {
 } from '@app/contracts';
 import { rpcAnswer } from '@app/messaging';
 import { rpcProblemOf } from '@app/server';
+import { ConsentService } from '../consent/consent.service';
 import { CampaignsService } from './campaigns.service';
 
 /**
@@ -29,7 +30,10 @@ import { CampaignsService } from './campaigns.service';
  */
 @Controller()
 export class CampaignsRpcController {
-  constructor(private readonly campaigns: CampaignsService) {}
+  constructor(
+    private readonly campaigns: CampaignsService,
+    private readonly consentService: ConsentService,
+  ) {}
 
   @MessagePattern(CAMPAIGNS_RPC.create)
   create(@Payload() req: CreateCampaignRequest): Promise<RpcReply<CampaignView>> {
@@ -63,7 +67,7 @@ export class CampaignsRpcController {
 
   @MessagePattern(CAMPAIGNS_RPC.consent)
   consent(@Payload() req: CampaignConsentRequest): Promise<RpcReply<CampaignConsentResult>> {
-    return rpcAnswer(() => this.campaigns.consentOf(req), rpcProblemOf);
+    return rpcAnswer(() => this.consentService.dryRunRoutes(req), rpcProblemOf);
   }
 
   @MessagePattern(CAMPAIGNS_RPC.load)

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
-  CampaignConsentRequest,
-  CampaignConsentResult,
   CampaignEventData,
+  campaignInstant,
   CampaignPauseReason,
   CampaignQuote,
   CampaignQuoteRequest,
@@ -14,7 +13,6 @@ import {
   CampaignView,
   CAMPAIGN_RECIPIENT_STATUSES,
   CAMPAIGN_STATES,
-  CONSENT_PURPOSES,
   CreateCampaignRequest,
   EventEnvelope,
   GATEWAY_SEND_CHANNELS,
@@ -26,31 +24,26 @@ import {
   ListCampaignsResult,
   LoadCampaignRequest,
   LoadCampaignResult,
-  MESSAGE_CATEGORIES,
-  MessageCategory,
   newEventId,
   newMessageId,
   TIER_CAP_OF,
   Topology,
   UpdateCampaignRequest,
+  unixSeconds,
 } from '@app/contracts';
 import { Clock, FieldError, ForbiddenProblem, NotFoundProblem, ProblemError, ValidationProblem } from '@app/server';
 import { BalancesRepository } from '../billing/balances.repository';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
-import { consentRefusal, RecordedConsent } from '../consent/consent-rules';
-import { ConsentService } from '../consent/consent.service';
 import { GatewaySendsService, resolvedSend } from '../messages/gateway-sends';
 import { MessagesService } from '../messages/messages.service';
 import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
 import type { SendableTemplate } from '../messages/template-message';
 import { TierWindowRepository } from '../messages/tier-window';
 import type { AppEntity } from '../wa-apps/app.entity';
-import { checkDefinition, instantOf, isTimeZone, tierLabel } from './campaign-rules';
+import { checkDefinition, isTimeZone, tierLabel } from './campaign-rules';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
 
-/** Most routes one consent request asks about. */
-export const CONSENT_ROUTES_MAX = 5000;
 /** Most recipients in one load page. */
 export const LOAD_PAGE_MAX = 5000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,11 +59,11 @@ const stateProblem = (state: CampaignState, action: string) =>
     state,
   });
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const seconds = (d: Date | null) => (d ? unixSeconds(new Date(d)) : null);
 
 /**
- * Campaigns of the gateway's accounts (docs/campaigns.md): drafts, the estimate's quote and
- * consent dry run, the recipients the gateway resolves before launch, the state changes with
+ * Campaigns of the gateway's accounts (docs/campaigns.md): drafts, the estimate's quote (its
+ * consent dry run is the consent service's), the recipients the gateway resolves before launch, the state changes with
  * their events, and the report. The runner (CampaignRunner) sends them.
  */
 @Injectable()
@@ -84,7 +77,6 @@ export class CampaignsService {
     private readonly prices: MessagePrices,
     private readonly balances: BalancesRepository,
     private readonly tiers: TierWindowRepository,
-    private readonly consent: ConsentService,
     private readonly outbox: Outbox,
     private readonly outboxRows: OutboxRepository,
     private readonly topology: Topology,
@@ -171,78 +163,6 @@ export class CampaignsService {
     };
   }
 
-  /**
-   * For each route, the first channel consent allows a send of `category` on (the send's own rule),
-   * or -1 with the first refusal's reason: one read of every address's records for the request.
-   */
-  async consentOf(req: CampaignConsentRequest): Promise<CampaignConsentResult> {
-    const errors: FieldError[] = [];
-    if (typeof req.user_id !== 'string' || !UUID.test(req.user_id))
-      errors.push({ field: 'user_id', message: 'must be a user id' });
-    if (!(MESSAGE_CATEGORIES as readonly string[]).includes(req.category)) {
-      errors.push({ field: 'category', message: `must be one of ${MESSAGE_CATEGORIES.join(', ')}` });
-    }
-    const routes = req.routes;
-    if (!Array.isArray(routes) || routes.length > CONSENT_ROUTES_MAX) {
-      errors.push({ field: 'routes', message: `must be at most ${CONSENT_ROUTES_MAX} routes` });
-    } else {
-      routes.forEach((route, i) => {
-        const ok =
-          Array.isArray(route) &&
-          route.length >= 1 &&
-          route.length <= GATEWAY_SEND_CHANNELS.length &&
-          route.every(
-            (s) => isChannel(s?.channel) && typeof s.to === 'string' && s.to.length >= 1 && s.to.length <= ADDRESS_MAX,
-          );
-        if (!ok) errors.push({ field: `routes[${i}]`, message: `must be 1 to 3 steps, each a channel and an address` });
-      });
-    }
-    if (errors.length) throw new ValidationProblem(errors.slice(0, 20));
-    if (this.config.CONSENT_CHECK === 'off') return { allowed: routes.map(() => ({ index: 0 })) };
-    const addressKey = (channel: string, to: string) => `${channel}\n${to}`;
-    const unique = new Map<string, { channel: GatewaySendChannel; address: string }>();
-    for (const route of routes)
-      for (const s of route) unique.set(addressKey(s.channel, s.to), { channel: s.channel, address: s.to });
-    const addresses = [...unique.values()];
-    const [read, settings] = await Promise.all([
-      this.consent.read(req.user_id, addresses),
-      this.consent.settings(req.user_id),
-    ]);
-    const records = new Map<string, RecordedConsent[]>();
-    addresses.forEach((a, i) => {
-      // read answers every purpose of each address, in the order asked.
-      const states = read.states.slice(i * CONSENT_PURPOSES.length, (i + 1) * CONSENT_PURPOSES.length);
-      records.set(
-        addressKey(a.channel, a.address),
-        states
-          .filter((s) => s.state !== 'unknown' && s.since !== null && s.source !== null)
-          .map((s) => ({
-            purpose: s.purpose,
-            state: s.state as RecordedConsent['state'],
-            source: s.source!,
-            since: new Date(s.since! * 1000),
-          })),
-      );
-    });
-    const category = req.category as MessageCategory;
-    return {
-      allowed: routes.map((route) => {
-        let reason: 'opted_out' | 'consent_required' | undefined;
-        for (let i = 0; i < route.length; i++) {
-          const refusal = consentRefusal(
-            route[i].channel,
-            category,
-            records.get(addressKey(route[i].channel, route[i].to)) ?? [],
-            settings.marketing_requires_opt_in,
-          );
-          if (!refusal) return { index: i };
-          reason ??= refusal.slug === 'consent-required' ? 'consent_required' : 'opted_out';
-        }
-        return { index: -1, reason };
-      }),
-    };
-  }
-
   /** One page of a draft's recipients; `reset` drops those of an earlier, interrupted load first. */
   async load(req: LoadCampaignRequest): Promise<LoadCampaignResult> {
     const page = req.recipients;
@@ -291,7 +211,7 @@ export class CampaignsService {
           `${loaded} of ${req.total} recipients are loaded: load them all, then launch.`,
         );
       }
-      const start = instantOf(c.definition.schedule?.start_at);
+      const start = campaignInstant(c.definition.schedule?.start_at);
       const later = start !== null && start.getTime() > this.clock.nowMs();
       const set = { template_app_id: app.id, recipients: loaded, pause_reason: null, pause_detail: null };
       if (later)
@@ -315,7 +235,7 @@ export class CampaignsService {
     const row = await this.repo.transaction(async (em) => {
       const c = await this.owned(req, em, true);
       if (c.state !== 'paused') throw stateProblem(c.state, 'resumed');
-      const start = instantOf(c.definition.schedule?.start_at);
+      const start = campaignInstant(c.definition.schedule?.start_at);
       const later = c.started_at === null && start !== null && start.getTime() > this.clock.nowMs();
       return this.repo.setState(em, c.id, later ? 'scheduled' : 'running', {
         pause_reason: null,
@@ -373,9 +293,9 @@ export class CampaignsService {
         channel: r.channel,
         message_id: r.message_id,
         failure_code: r.status === 'failed' ? r.failure_code : null,
-        queued_at: iso(r.queued_at),
-        updated_at: iso(r.updated_at),
-        next_attempt_at: r.state === 'pending' ? iso(r.next_at) : null,
+        queued_at: seconds(r.queued_at),
+        updated_at: seconds(r.updated_at),
+        next_attempt_at: r.state === 'pending' ? seconds(r.next_at) : null,
       })),
       next_after: rows.length > limit ? page[page.length - 1].seq : null,
     };
@@ -465,12 +385,12 @@ export class CampaignsService {
       channels_used: t.channelsUsed,
       money: { currency: balance?.currency ?? null, held: t.held, spent: t.spent, committed: Number(c.committed) },
       current_rate: Math.round(rate * 100) / 100,
-      estimated_finish_at: iso(estimated),
-      created_at: iso(c.created_at)!,
-      updated_at: iso(c.updated_at)!,
-      launched_at: iso(c.launched_at),
-      started_at: iso(c.started_at),
-      completed_at: iso(c.completed_at),
+      estimated_finish_at: seconds(estimated),
+      created_at: unixSeconds(c.created_at),
+      updated_at: unixSeconds(c.updated_at),
+      launched_at: seconds(c.launched_at),
+      started_at: seconds(c.started_at),
+      completed_at: seconds(c.completed_at),
     };
   }
 

@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
   ApplyConsentResult,
+  CampaignConsentRequest,
+  CampaignConsentResult,
   canonicalAddress,
   CONSENT_PURPOSES,
   CONSENT_SOURCES,
@@ -12,7 +14,10 @@ import {
   ContactConsentEventData,
   EventEnvelope,
   GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
+  isUuid,
   keywordOf,
+  MESSAGE_CATEGORIES,
   MessageCategory,
   newEventId,
   ReadConsentResult,
@@ -34,8 +39,23 @@ const EVIDENCE_MAX = 500;
 export const CONSENT_BATCH_MAX = 1000;
 /** Most keywords in each of a business's lists. */
 const KEYWORDS_MAX = 50;
+/** Most routes one campaign dry run asks about. */
+export const CONSENT_ROUTES_MAX = 5000;
 
 const keyOfAddress = (a: KeyedAddress) => `${a.userId}|${a.channel}|${a.key}`;
+
+const isChannel = (c: unknown): c is GatewaySendChannel =>
+  typeof c === 'string' && (GATEWAY_SEND_CHANNELS as readonly string[]).includes(c);
+
+/** 1 to 3 steps, each a send channel and an address. */
+const isRoute = (route: unknown): boolean =>
+  Array.isArray(route) &&
+  route.length >= 1 &&
+  route.length <= GATEWAY_SEND_CHANNELS.length &&
+  route.every(
+    (s: { channel?: unknown; to?: unknown } | null) =>
+      isChannel(s?.channel) && typeof s?.to === 'string' && s.to.length >= 1 && s.to.length <= ADDRESS_MAX,
+  );
 
 /**
  * Consent of each business to message each channel address (docs/consent.md): the check every
@@ -183,6 +203,70 @@ export class ConsentService {
       opt_out_keywords: normalized(s.opt_out_keywords),
       opt_in_keywords: normalized(s.opt_in_keywords),
     });
+  }
+
+  /**
+   * The campaign estimate's dry run of the send's check: for each route, the first channel consent
+   * allows a send of `category` on, or -1 with the first refusal's reason; one read of every
+   * address's records for the request.
+   */
+  async dryRunRoutes(req: CampaignConsentRequest): Promise<CampaignConsentResult> {
+    const errors: FieldError[] = [];
+    if (!isUuid(req.user_id)) errors.push({ field: 'user_id', message: 'must be a user id' });
+    if (!(MESSAGE_CATEGORIES as readonly string[]).includes(req.category)) {
+      errors.push({ field: 'category', message: `must be one of ${MESSAGE_CATEGORIES.join(', ')}` });
+    }
+    const routes = req.routes;
+    if (!Array.isArray(routes) || routes.length > CONSENT_ROUTES_MAX) {
+      errors.push({ field: 'routes', message: `must be at most ${CONSENT_ROUTES_MAX} routes` });
+    } else {
+      routes.forEach((route, i) => {
+        if (!isRoute(route)) {
+          errors.push({ field: `routes[${i}]`, message: `must be 1 to 3 steps, each a channel and an address` });
+        }
+      });
+    }
+    if (errors.length) throw new ValidationProblem(errors.slice(0, 20));
+    if (!this.enforced) return { allowed: routes.map(() => ({ index: 0 })) };
+    const addressKey = (channel: string, to: string) => `${channel}\n${to}`;
+    const unique = new Map<string, { channel: GatewaySendChannel; address: string }>();
+    for (const route of routes)
+      for (const s of route) unique.set(addressKey(s.channel, s.to), { channel: s.channel, address: s.to });
+    const addresses = [...unique.values()];
+    const [read, settings] = await Promise.all([this.read(req.user_id, addresses), this.settings(req.user_id)]);
+    const records = new Map<string, RecordedConsent[]>();
+    addresses.forEach((a, i) => {
+      // read answers every purpose of each address, in the order asked.
+      const states = read.states.slice(i * CONSENT_PURPOSES.length, (i + 1) * CONSENT_PURPOSES.length);
+      records.set(
+        addressKey(a.channel, a.address),
+        states
+          .filter((s) => s.state !== 'unknown' && s.since !== null && s.source !== null)
+          .map((s) => ({
+            purpose: s.purpose,
+            state: s.state as RecordedConsent['state'],
+            source: s.source!,
+            since: new Date(s.since! * 1000),
+          })),
+      );
+    });
+    const category = req.category as MessageCategory;
+    return {
+      allowed: routes.map((route) => {
+        let reason: 'opted_out' | 'consent_required' | undefined;
+        for (let i = 0; i < route.length; i++) {
+          const refusal = consentRefusal(
+            route[i].channel,
+            category,
+            records.get(addressKey(route[i].channel, route[i].to)) ?? [],
+            settings.marketing_requires_opt_in,
+          );
+          if (!refusal) return { index: i };
+          reason ??= refusal.slug === 'consent-required' ? 'consent_required' : 'opted_out';
+        }
+        return { index: -1, reason };
+      }),
+    };
   }
 
   /** The records of one address as a send would see them (signals use it to skip needless writes). */

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { CampaignAudience, CampaignDefinition, CampaignRecipientInput } from '@app/contracts';
+import { CampaignAudience, CampaignDefinition, CampaignRecipientInput, EXTERNAL_PREFIX } from '@app/contracts';
 import { UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { AudienceContact, ContactFilter, ContactsRepository, PAGE_BYTES } from '../contacts/contacts.repository';
-import { EXTERNAL_PREFIX } from '../contacts/contacts.service';
 import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
 import { CompiledParam, compileParams, fillParams } from './campaign-params';
 

@@ -4,6 +4,7 @@ import {
   CAMPAIGNS_RPC,
   CampaignConsentRequest,
   CampaignDefinition,
+  campaignInstant,
   CampaignRecipientInput,
   CampaignRef,
   CampaignRecipientView,
@@ -96,7 +97,7 @@ export class CampaignsService {
     private readonly clock: Clock,
   ) {}
 
-  private parse(raw: unknown): Promise<CampaignDefinition> {
+  private parse(raw: unknown): CampaignDefinition {
     return parseCampaignDefinition(raw, (url) => {
       const form = this.targets.checkForm(url);
       return form.ok ? null : form.reason;
@@ -104,7 +105,7 @@ export class CampaignsService {
   }
 
   async create(account: AuthenticatedAccount, body: unknown): Promise<CampaignView> {
-    const definition = await this.parse(body);
+    const definition = this.parse(body);
     const userId = billedUser(account);
     return this.rpc.call(CAMPAIGNS_RPC.create, { account_id: account.id, user_id: userId, definition }, WRITE);
   }
@@ -128,7 +129,7 @@ export class CampaignsService {
   async update(account: AuthenticatedAccount, id: string, patch: unknown): Promise<CampaignView> {
     const stored = await this.get(account, id);
     if (stored.state !== 'draft') throw notDraft(stored.state);
-    const definition = await this.parse(mergeDefinition(storedDefinition(stored), patch));
+    const definition = this.parse(mergeDefinition(storedDefinition(stored), patch));
     return this.rpc.call(CAMPAIGNS_RPC.update, { ...refOf(account, id), definition }, WRITE);
   }
 
@@ -186,7 +187,7 @@ export class CampaignsService {
     }
     await settle();
     const now = this.clock.now();
-    const startAt = campaign.schedule?.start_at ? new Date(campaign.schedule.start_at) : null;
+    const startAt = campaignInstant(campaign.schedule?.start_at);
     return tally.result((perChannel) =>
       estimateTime({
         perChannel,

@@ -1,9 +1,20 @@
-import { GATEWAY_SEND_CHANNELS, GatewaySendChannel, primaryAddressKind } from '@app/contracts';
+import {
+  AttributeValue,
+  CONTACT_LIMITS,
+  CONTROL_CHARACTER,
+  GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
+  parseAttributes,
+  parseLists,
+  primaryAddressKind,
+} from '@app/contracts';
 import { FieldError } from '@app/server';
 
 /** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
 export type Identities = Partial<Record<GatewaySendChannel, string | null>>;
-export type AttributeValue = string | number;
+// The bounds, list names and attributes are ruled in @app/contracts, beside campaigns' audience filters.
+export { CONTACT_LIMITS } from '@app/contracts';
+export type { AttributeValue } from '@app/contracts';
 
 /** What a create or an update sets; absent fields are left as they are (null clears). */
 export interface ContactInput {
@@ -16,23 +27,8 @@ export interface ContactInput {
   lists?: string[];
 }
 
-/** The bounds of a contact (docs/contacts.md#fields). */
-export const CONTACT_LIMITS = {
-  externalId: 128,
-  name: 256,
-  attributes: 50,
-  attributeKey: 64,
-  attributeValue: 256,
-  lists: 20,
-  listName: 64,
-} as const;
-
 const FIELDS = new Set(['external_id', 'name', 'identities', 'time_zone', 'language', 'attributes', 'lists']);
-export const ATTRIBUTE_KEY = /^[A-Za-z0-9_.-]+$/;
-const LIST_NAME = /^[\p{L}\p{N} _.-]+$/u;
 const LANGUAGE = /^[a-z]{2,3}([_-][A-Za-z]{2,4})?$/;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const zones = new Map<string, boolean>();
 
@@ -56,7 +52,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** A text field: a string of 1 to `max` characters without control characters, or null (when allowed). */
 function text(v: unknown, field: string, max: number, errors: FieldError[]): string | null | undefined {
   if (v === undefined || v === null) return v;
-  if (typeof v !== 'string' || !v.trim() || v.length > max || CONTROL.test(v)) {
+  if (typeof v !== 'string' || !v.trim() || v.length > max || CONTROL_CHARACTER.test(v)) {
     errors.push({ field, message: `must be text of 1 to ${max} characters` });
     return undefined;
   }
@@ -121,51 +117,4 @@ export function parseContactInput(
     if (lists) input.lists = lists;
   }
   return { input, errors };
-}
-
-/** A contact's attributes (or an audience's attribute filter): every bad key named in `errors`. */
-export function parseAttributes(v: unknown, errors: FieldError[]): Record<string, AttributeValue> | null {
-  if (!isObject(v)) {
-    errors.push({ field: 'attributes', message: 'must be an object of strings and numbers' });
-    return null;
-  }
-  const entries = Object.entries(v);
-  if (entries.length > CONTACT_LIMITS.attributes) {
-    errors.push({ field: 'attributes', message: `may have at most ${CONTACT_LIMITS.attributes} keys` });
-    return null;
-  }
-  const out: Record<string, AttributeValue> = {};
-  for (const [key, value] of entries) {
-    const field = `attributes.${key.slice(0, CONTACT_LIMITS.attributeKey)}`;
-    if (key.length > CONTACT_LIMITS.attributeKey || !ATTRIBUTE_KEY.test(key)) {
-      errors.push({ field, message: `keys are 1 to ${CONTACT_LIMITS.attributeKey} letters, digits, _ . -` });
-    } else if (key === '__proto__') {
-      // Assigned to an object, it would set the prototype and vanish: refused rather than lost.
-      errors.push({ field, message: 'is a reserved name' });
-    } else if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
-    else if (typeof value === 'string' && value.length <= CONTACT_LIMITS.attributeValue && !CONTROL.test(value))
-      out[key] = value;
-    else
-      errors.push({
-        field,
-        message: `must be a number or text of at most ${CONTACT_LIMITS.attributeValue} characters`,
-      });
-  }
-  return out;
-}
-
-/** A set of list names (a contact's, or an audience's list filter), or null with the error. */
-export function parseLists(v: unknown, errors: FieldError[]): string[] | null {
-  if (
-    !Array.isArray(v) ||
-    v.length > CONTACT_LIMITS.lists ||
-    !v.every((l) => typeof l === 'string' && l.length <= CONTACT_LIMITS.listName && LIST_NAME.test(l) && l.trim())
-  ) {
-    errors.push({
-      field: 'lists',
-      message: `must be at most ${CONTACT_LIMITS.lists} list names of 1 to ${CONTACT_LIMITS.listName} letters, digits, spaces, _ . -`,
-    });
-    return null;
-  }
-  return [...new Set((v as string[]).map((l) => l.trim()))];
 }

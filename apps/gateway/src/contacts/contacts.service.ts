@@ -7,6 +7,7 @@ import {
   ConsentChange,
   ConsentHistoryEntry,
   ConsentStateView,
+  EXTERNAL_PREFIX,
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
   isUuid,
@@ -51,8 +52,6 @@ export interface ContactConsentView {
 
 const CONSENT_RPC_TIMEOUT_MS = 5_000;
 const HISTORY_LIMIT = 100;
-/** `ext:<external id>` names a contact by the business's own id. */
-export const EXTERNAL_PREFIX = 'ext:';
 
 /** A contact with no field set. */
 export const EMPTY_CONTACT: ContactValues = {
