@@ -26,7 +26,7 @@ import { registerSandboxBot, registerSandboxNumber } from '../../test/support/sa
 import { ALL_SCHEMAS } from '../schemas';
 import { httpLoad } from './http-load';
 import { Bench, BenchFigure, BenchOptions } from './report';
-import { peakRssMiB } from './send.bench';
+import { peakRssMiB } from './built-services';
 
 const ACCOUNTS = 10;
 const ACCOUNTS_WITH_BOT = 2;

@@ -17,7 +17,7 @@ import { ApiFactory } from '../../test/support/factories';
 import { ALL_SCHEMAS } from '../schemas';
 import { LoadResult, totalLoad as total } from './http-load';
 import { Bench, BenchFigure } from './report';
-import { build, load, peakRssMiB, startBuilt, stop, withDatabase } from './send.bench';
+import { build, load, peakRssMiB, startBuilt, stop, withDatabase } from './built-services';
 
 /** The services' memory limit in the Kubernetes base (k8s/base/api.yaml, gateway.yaml). */
 const MEMORY_LIMIT_MIB = 384;

@@ -6,112 +6,27 @@
 // the same template and recipients) against the api's own send, in turns in the same run, with the
 // CPU each service spends per accepted send. The services run built (node dist/...), and the api's
 // peak RSS is reported.
-import { ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
-import { join } from 'node:path';
 import { Pool } from 'pg';
 import { Topology } from '@app/contracts';
 import { hashToken } from '@app/auth';
 import { migrateSchema } from '@app/database';
 import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, publishDurable, setupTopology } from '@app/messaging';
-import { SERVICE_NODE_FLAGS } from '@app/config';
 import { createDataSource } from '@app/database';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { ApiFactory } from '../../test/support/factories';
-import { httpLoad, LoadResult, totalLoad as total } from './http-load';
+import { LoadResult, totalLoad as total } from './http-load';
+import { build, freePort, load, peakRssMiB, startBuilt, stop, waitReady, withDatabase } from './built-services';
 import { OtlpReceiver } from '../../test/support/otlp-receiver';
 import { Bench, cpuMs } from './report';
 
-const REPO_ROOT = join(__dirname, '..', '..');
-const CONNECTIONS = 50;
 let SEEDED_MESSAGES = 1_000_000;
 /** Recipients the seeded messages went to, and the pool the bench sends to (half of them seeded). */
 const SEEDED_RECIPIENTS = 50_000;
 const BENCH_RECIPIENTS = 40_000;
 const phone = (i: number) => `4470${String(i).padStart(8, '0')}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-export function withDatabase(url: string, db: string): string {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
-/** The peak resident set of a process so far (VmHWM), in MiB. */
-export function peakRssMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
-
-async function waitReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr().slice(-2000)}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`server not ready at ${url}: ${stderr().slice(-2000)}`);
-}
-
-export function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
-
-/**
- * `CONNECTIONS` keep-alive connections, each sending one request after another for `seconds`;
- * `expect` is the status of an accepted send (the api's 201, the gateway's 202).
- */
-export function load(
-  url: string,
-  auth: string,
-  seconds: number,
-  body: (i: number) => string,
-  expect = 201,
-): Promise<LoadResult> {
-  const path = new URL(url).pathname;
-  return httpLoad(url, {
-    connections: CONNECTIONS,
-    seconds,
-    expect,
-    next: (i) => {
-      const payload = body(i);
-      return {
-        method: 'POST',
-        path,
-        headers: {
-          authorization: auth,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-        body: payload,
-      };
-    },
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // The baseline: the essential work of an accepted send and nothing else, in its own process.
@@ -278,53 +193,6 @@ async function seedDay(f: Fixture, app: Sender): Promise<void> {
 }
 
 /** Compiles the services as `pnpm build` does (without its type check), unless dist is current. */
-export function build(): void {
-  process.stderr.write('building dist/ (swc)\n');
-  execFileSync(
-    join(REPO_ROOT, 'node_modules', '.bin', 'swc'),
-    ['apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--copy-files', '--ignore', '**/*.spec.ts,**/test/**'],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-}
-
-/**
- * A service as deploy/Dockerfile runs it (built, with the services' Node flags), on free ports,
- * ready once its admin listener answers `/readyz`.
- */
-export async function startBuilt(
-  service: 'api' | 'gateway',
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; port: number }> {
-  const main = join(REPO_ROOT, 'dist', 'apps', service, 'src', 'main.js');
-  if (!existsSync(main)) throw new Error(`${main} missing after the build`);
-  const port = await freePort();
-  const adminPort = await freePort();
-  let stderr = '';
-  const child = spawn(
-    process.execPath,
-    [...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? SERVICE_NODE_FLAGS), main],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        [service === 'api' ? 'API_PORT' : 'GATEWAY_PORT']: String(port),
-        ADMIN_PORT: String(adminPort),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_SECOND: '1000000',
-        RATE_LIMIT_BURST: '1000000',
-        HOUSEKEEPING_INTERVAL_MS: '0',
-        TEMPLATE_SYNC_INTERVAL_MS: '0',
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
-  await waitReady(`http://127.0.0.1:${adminPort}/readyz`, child, () => stderr);
-  return { child, port };
-}
-
 /** The gateway as deploy/Dockerfile runs it, on the run's database and stream prefix. */
 async function startGateway(f: Fixture, natsUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const { child, port } = await startBuilt('gateway', {

@@ -17,7 +17,7 @@ import {
 } from '../../test/support/platform-env';
 import { ALL_SCHEMAS } from '../schemas';
 import { BenchOptions, cpuMs, writeSyscalls } from './report';
-import { peakRssMiB } from './send.bench';
+import { peakRssMiB } from './built-services';
 
 export interface SpawnedPlatform {
   infra: TestInfra;

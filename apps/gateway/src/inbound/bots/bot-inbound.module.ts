@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '@app/server';
 import { AccountsModule } from '../../accounts/accounts.module';
 import { ConnectionsModule } from '../../connections/connections.module';
 import { PublicRateLimitModule } from '../../public-rate-limit/public-rate-limit.guard';
@@ -8,6 +9,6 @@ import { BotInboundService } from './bot-inbound.service';
 @Module({
   imports: [AccountsModule, ConnectionsModule, PublicRateLimitModule],
   controllers: [BotInboundController],
-  providers: [BotInboundService],
+  providers: [Clock, BotInboundService],
 })
 export class BotInboundModule {}

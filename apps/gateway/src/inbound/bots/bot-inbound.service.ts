@@ -5,7 +5,7 @@ import { constantTimeEqual, hashToken } from '@app/auth';
 import { normalizeMaxUpdate, normalizeTelegramUpdate } from '@app/channels';
 import { EventEnvelope, isUuid, MessageReceivedData } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
-import { counter, ProblemError, ServiceUnavailableProblem } from '@app/server';
+import { Clock, counter, ProblemError, ServiceUnavailableProblem } from '@app/server';
 import { AccountsRepository } from '../../accounts/accounts.repository';
 import { BotChannels, CredentialsBox } from '../../connections/bot-channels';
 import { BotChannel, ConnectionEntity } from '../../connections/connection.entity';
@@ -23,10 +23,10 @@ const updates = () =>
 
 const NORMALIZE: Record<
   BotChannel,
-  (update: unknown, connectionId: string) => EventEnvelope<MessageReceivedData> | null
+  (update: unknown, connectionId: string, now: Date) => EventEnvelope<MessageReceivedData> | null
 > = {
-  telegram: (u, id) => normalizeTelegramUpdate(u as TelegramUpdate, id),
-  max: (u, id) => normalizeMaxUpdate(u as MaxUpdate, id),
+  telegram: (u, id, now) => normalizeTelegramUpdate(u as TelegramUpdate, id, now),
+  max: (u, id, now) => normalizeMaxUpdate(u as MaxUpdate, id, now),
 };
 
 /**
@@ -45,6 +45,7 @@ export class BotInboundService {
     private readonly publisher: EventPublisher,
     private readonly channels: BotChannels,
     private readonly credentials: CredentialsBox,
+    private readonly clock: Clock,
   ) {}
 
   async receive(
@@ -66,7 +67,7 @@ export class BotInboundService {
       updates().inc({ channel, outcome: 'bad_secret' });
       throw new InvalidBotSecretProblem(secretHeader);
     }
-    const event = NORMALIZE[channel](update, connection.id);
+    const event = NORMALIZE[channel](update, connection.id, this.clock.now());
     if (!event) {
       updates().inc({ channel, outcome: 'ignored' });
       return { events: 0 };
