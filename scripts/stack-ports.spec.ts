@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { forService, registeredChannels } from '@app/contracts';
 import { createServer, Server } from 'node:net';
 import { ApiConfig } from '../apps/api/src/config';
 import { GatewayConfig } from '../apps/gateway/src/config';
@@ -58,8 +59,17 @@ describe('the local stack: ports and URLs', () => {
         expect(env[key]).not.toMatch(/:(3\d00|4\d00)\b|^(3\d00|4\d00)$/);
       }
     }
+    // The channels' API URLs, which their registrations declare for the gateway and the queue.
+    for (const reg of registeredChannels()) {
+      for (const setting of Object.values(reg.settings)) {
+        if (setting.type !== 'url' || !pointsAtDefault.test(String(forService(setting.default, setting.services[0]))))
+          continue;
+        checked++;
+        expect(env[setting.env]).not.toMatch(/:(3\d00|4\d00)\b/);
+      }
+    }
     // API_PORT, API_PUBLIC_URL, GATEWAY_PORT, GATEWAY_PUBLIC_URL, WHATSAPP_GRAPH_URL, TELEGRAM_API_URL, MAX_API_URL, ...
-    expect(checked).toBeGreaterThanOrEqual(12);
+    expect(checked).toBeGreaterThanOrEqual(11);
     expect(env.TELEGRAM_API_URL).toBe('http://localhost:13900/telegram');
     expect(env.MAX_API_URL).toBe('http://localhost:13900/max');
   });

@@ -1,7 +1,6 @@
 import {
   IsIn,
   IsInt,
-  IsNumber,
   IsOptional,
   IsString,
   IsUrl,
@@ -16,8 +15,15 @@ import {
   ValidatorConstraintInterface,
 } from 'class-validator';
 import { createHash } from 'node:crypto';
-import { PublicApiConfig, Secret } from '@app/config';
-import { CHANNEL_SEND_RATES, ChannelPacing, MESSAGE_CATEGORIES, MessageCategory } from '@app/contracts';
+import { channelSettings, PublicApiConfig, Secret } from '@app/config';
+import {
+  ChannelPacing,
+  channelNames,
+  MESSAGE_CATEGORIES,
+  MessageCategory,
+  pricedByChannelTable,
+  registeredChannels,
+} from '@app/contracts';
 
 export const WHATSAPP_MODES = ['sandbox', 'cloud'] as const;
 export type WhatsAppMode = (typeof WHATSAPP_MODES)[number];
@@ -88,14 +94,15 @@ export class MessagePricesConstraint implements ValidatorConstraintInterface {
   }
 }
 
-/** Channels other than WhatsApp whose sends have their own price table (the gateway's bot channels). */
-export const PRICED_BOT_CHANNELS = ['telegram', 'max'] as const;
-export type PricedBotChannel = (typeof PRICED_BOT_CHANNELS)[number];
+/** Channels whose sends have their own price table (the bot channels: `pricing: 'channel_table'`). */
+export const PRICED_BOT_CHANNELS = channelNames(pricedByChannelTable);
 
 const FREE = Object.fromEntries(MESSAGE_CATEGORIES.map((c) => [c, 0]));
-export const DEFAULT_CHANNEL_MESSAGE_PRICES = JSON.stringify({ telegram: FREE, max: FREE });
+/** Every channel priced by its own table sends for free unless CHANNEL_MESSAGE_PRICES says otherwise. */
+export const defaultChannelMessagePrices = (): string =>
+  JSON.stringify(Object.fromEntries(PRICED_BOT_CHANNELS.map((c) => [c, FREE])));
 
-/** CHANNEL_MESSAGE_PRICES: a price table (as MESSAGE_PRICES) for each of telegram and max. */
+/** CHANNEL_MESSAGE_PRICES: a price table (as MESSAGE_PRICES) for each channel priced by its own table. */
 @ValidatorConstraint({ name: 'channelMessagePrices' })
 export class ChannelMessagePricesConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
@@ -137,6 +144,9 @@ export class ConsentCheckInProductionConstraint implements ValidatorConstraintIn
 }
 
 export class ApiConfig extends PublicApiConfig {
+  /** Reads each registered channel's api settings (its campaign pacing), declared by its registration. */
+  static readonly channelService = 'api';
+
   @IsInt()
   @Min(1)
   @Max(65535)
@@ -223,7 +233,7 @@ export class ApiConfig extends PublicApiConfig {
    * MESSAGE_PRICES). By default bot messages are free.
    */
   @Validate(ChannelMessagePricesConstraint)
-  CHANNEL_MESSAGE_PRICES: string = DEFAULT_CHANNEL_MESSAGE_PRICES;
+  CHANNEL_MESSAGE_PRICES: string = defaultChannelMessagePrices();
 
   /** How long an Idempotency-Key and its answer are kept and replayed, in hours. */
   @IsInt()
@@ -308,24 +318,6 @@ export class ApiConfig extends PublicApiConfig {
   @Max(3600)
   CAMPAIGN_CLAIM_SECONDS: number = 30;
 
-  /** Campaign messages per second per WhatsApp number (the queue's QUEUE_WHATSAPP_RATE_PER_SENDER by default). */
-  @IsNumber()
-  @Min(0.1)
-  @Max(100_000)
-  CAMPAIGN_PACING_WHATSAPP: number = CHANNEL_SEND_RATES.whatsapp;
-
-  /** Campaign messages per second per Telegram bot (the queue's QUEUE_TELEGRAM_RATE_PER_BOT by default). */
-  @IsNumber()
-  @Min(0.1)
-  @Max(10_000)
-  CAMPAIGN_PACING_TELEGRAM: number = CHANNEL_SEND_RATES.telegram;
-
-  /** Campaign messages per second per MAX bot (the queue's QUEUE_MAX_RATE_PER_BOT by default). */
-  @IsNumber()
-  @Min(0.1)
-  @Max(10_000)
-  CAMPAIGN_PACING_MAX: number = CHANNEL_SEND_RATES.max;
-
   /** Most recipients one runner takes in one tick, over all the campaigns it serves (its sends in flight at once). */
   @IsInt()
   @Min(1)
@@ -334,23 +326,21 @@ export class ApiConfig extends PublicApiConfig {
 
   /** The campaign runner's pacing per sender, by channel. */
   get campaignPacing(): ChannelPacing {
-    return {
-      whatsapp: this.CAMPAIGN_PACING_WHATSAPP,
-      telegram: this.CAMPAIGN_PACING_TELEGRAM,
-      max: this.CAMPAIGN_PACING_MAX,
-    };
+    const pacing: Record<string, number> = {};
+    for (const reg of registeredChannels()) {
+      const key = reg.pacing?.settings.campaignRate;
+      if (key !== undefined) pacing[reg.name] = Number(channelSettings(this, reg)[key]);
+    }
+    return pacing as ChannelPacing;
   }
 
   get messagePrices(): Record<MessageCategory, number> {
     return completePriceTable(JSON.parse(this.MESSAGE_PRICES) as Record<string, number>);
   }
 
-  get channelMessagePrices(): Record<PricedBotChannel, Record<MessageCategory, number>> {
-    const tables = JSON.parse(this.CHANNEL_MESSAGE_PRICES) as Record<PricedBotChannel, Record<string, number>>;
-    return Object.fromEntries(PRICED_BOT_CHANNELS.map((c) => [c, completePriceTable(tables[c])])) as Record<
-      PricedBotChannel,
-      Record<MessageCategory, number>
-    >;
+  get channelMessagePrices(): Record<string, Record<MessageCategory, number>> {
+    const tables = JSON.parse(this.CHANNEL_MESSAGE_PRICES) as Record<string, Record<string, number>>;
+    return Object.fromEntries(PRICED_BOT_CHANNELS.map((c) => [c, completePriceTable(tables[c])]));
   }
 
   get whatsappMode(): WhatsAppMode {

@@ -10,7 +10,13 @@ import {
   Secret,
 } from '@app/config';
 
+/**
+ * The gateway's variables. Each registered channel's settings (its API URL, token and timeout,
+ * docs/channels.md) are declared by its registration and read with `channelSettings`.
+ */
 export class GatewayConfig extends PublicApiConfig {
+  static readonly channelService = 'gateway';
+
   /** Where an uploaded contact import is kept while it is read (a local disk; deleted when done). */
   @IsString()
   @MinLength(1)
@@ -87,19 +93,6 @@ export class GatewayConfig extends PublicApiConfig {
   @MinLength(8)
   WHATSAPP_VERIFY_TOKEN: string = SANDBOX_SECRETS.whatsappVerifyToken;
 
-  /** Graph API base URL: https://graph.facebook.com in production; the sandbox by default. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  WHATSAPP_GRAPH_URL: string = 'http://localhost:3900';
-
-  @Matches(/^v\d+\.\d+$/, { message: 'WHATSAPP_API_VERSION must look like v21.0' })
-  WHATSAPP_API_VERSION: string = 'v21.0';
-
-  /** The business solution provider's system-user token, valid for every WABA. */
-  @Secret()
-  @IsString()
-  @MinLength(8)
-  WHATSAPP_ACCESS_TOKEN: string = SANDBOX_SECRETS.whatsappAccessToken;
-
   /** The platform's Meta app id: the client of embedded-signup code exchanges. */
   @IsString()
   @MinLength(1)
@@ -110,12 +103,6 @@ export class GatewayConfig extends PublicApiConfig {
   @Matches(/^[0-9]{6}$/, { message: 'WHATSAPP_TWO_STEP_PIN must be 6 digits' })
   WHATSAPP_TWO_STEP_PIN: string = SANDBOX_SECRETS.whatsappTwoStepPin;
 
-  /** Template calls to the Graph API; below the callers' 5 s request/reply timeout. */
-  @IsInt()
-  @Min(100)
-  @Max(60000)
-  WHATSAPP_TIMEOUT_MS: number = 4000;
-
   /**
    * How long the tenant of a channel connection (asked of the api) is remembered; a connection no
    * app owns is remembered for at most 30 s, so a number connected meanwhile is seen soon.
@@ -124,20 +111,6 @@ export class GatewayConfig extends PublicApiConfig {
   @Min(0)
   @Max(3_600_000)
   GATEWAY_TENANT_CACHE_MS: number = 300_000;
-
-  /** Telegram Bot API root: https://api.telegram.org in production; the sandbox by default. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  TELEGRAM_API_URL: string = 'http://localhost:3900/telegram';
-
-  /** MAX Bot API: https://platform-api2.max.ru in production; the sandbox by default. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  MAX_API_URL: string = 'http://localhost:3900/max';
-
-  /** Bot API calls made while connecting and disconnecting a bot. */
-  @IsInt()
-  @Min(100)
-  @Max(60000)
-  BOT_API_TIMEOUT_MS: number = 5000;
 
   /**
    * Keys that seal bot tokens (AES-256-GCM), shared with the queue: `id:base64key[,id:base64key]`,

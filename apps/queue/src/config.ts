@@ -1,15 +1,35 @@
-import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, Min, registerDecorator } from 'class-validator';
 import {
   BaseConfig,
   DEV_CREDENTIALS_KEYS,
   hasDevelopmentKey,
+  ChannelSettingsReader,
   IsCredentialsKeys,
-  SANDBOX_SECRETS,
   Secret,
 } from '@app/config';
-import { Channel, CHANNEL_SEND_RATES } from '@app/contracts';
+import { Channel, CHANNELS, connectsWithBot, isRegisteredChannel } from '@app/contracts';
 
-export class QueueConfig extends BaseConfig {
+/** CHANNELS: a comma-separated list of registered channels, read when the configuration is validated. */
+function IsChannelList(): PropertyDecorator {
+  return (target, property) =>
+    registerDecorator({
+      name: 'isChannelList',
+      target: target.constructor,
+      propertyName: String(property),
+      options: { message: () => `CHANNELS must be a comma-separated list of ${CHANNELS.join(', ')}` },
+      validator: {
+        validate: (v: unknown) => typeof v === 'string' && v.split(',').every((c) => isRegisteredChannel(c)),
+      },
+    });
+}
+
+/**
+ * The queue's variables. Each registered channel's settings (its API URL, token, timeout and pacing,
+ * docs/channels.md) are declared by its registration and read with `channelSettings`.
+ */
+export class QueueConfig extends BaseConfig implements ChannelSettingsReader {
+  static readonly channelService = 'queue';
+
   @IsInt()
   @Min(1)
   @Max(65535)
@@ -17,10 +37,8 @@ export class QueueConfig extends BaseConfig {
 
   /** Channels this replica delivers to (one Deployment per channel in production). */
   @IsString()
-  @Matches(/^(whatsapp|telegram|max|course)(,(whatsapp|telegram|max|course))*$/, {
-    message: 'CHANNELS must be a comma-separated list of whatsapp, telegram, max, course',
-  })
-  CHANNELS: string = 'whatsapp,telegram,max,course';
+  @IsChannelList()
+  CHANNELS: string = CHANNELS.join(',');
 
   /** Messages of one channel handled at the same time (each channel has its own). */
   @IsInt()
@@ -54,80 +72,17 @@ export class QueueConfig extends BaseConfig {
   @Max(1000)
   QUEUE_CHANNEL_FAILURE_THRESHOLD: number = 5;
 
-  /** WhatsApp Cloud API (the sandbox emulator in development and tests). */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  WHATSAPP_GRAPH_URL: string = 'http://localhost:3900';
-
-  @IsString()
-  @Matches(/^v\d+\.\d+$/, { message: 'WHATSAPP_API_VERSION must look like v21.0' })
-  WHATSAPP_API_VERSION: string = 'v21.0';
-
-  @Secret({ when: (c: QueueConfig) => c.channelList.includes('whatsapp') })
-  @IsString()
-  WHATSAPP_ACCESS_TOKEN: string = SANDBOX_SECRETS.whatsappAccessToken;
-
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
-  WHATSAPP_TIMEOUT_MS: number = 10_000;
-
-  /** Messages per second per sending phone number (Cloud API default throughput: 80). */
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  QUEUE_WHATSAPP_RATE_PER_SENDER: number = CHANNEL_SEND_RATES.whatsapp;
-
-  /** Messages a sender may send at once before the rate applies (1: evenly spaced). */
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  QUEUE_WHATSAPP_BURST_PER_SENDER: number = 1;
-
-  /** Least time between two messages from one sender to one recipient; 0 disables. */
-  @IsInt()
-  @Min(0)
-  @Max(3_600_000)
-  QUEUE_WHATSAPP_RECIPIENT_INTERVAL_MS: number = 1000;
-
   get channelList(): Channel[] {
     return this.CHANNELS.split(',') as Channel[];
   }
 
-  /** Telegram Bot API root: https://api.telegram.org in production; the sandbox by default. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  TELEGRAM_API_URL: string = 'http://localhost:3900/telegram';
-
-  /** Messages per second per bot (Telegram documents about 30). */
-  @IsInt()
-  @Min(1)
-  @Max(10_000)
-  QUEUE_TELEGRAM_RATE_PER_BOT: number = CHANNEL_SEND_RATES.telegram;
-
-  /** Least time between two messages of one bot to one chat (Telegram documents one per second). */
-  @IsInt()
-  @Min(0)
-  @Max(600_000)
-  QUEUE_TELEGRAM_CHAT_INTERVAL_MS: number = 1000;
-
-  /** MAX Bot API: https://platform-api2.max.ru in production; the sandbox by default. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  MAX_API_URL: string = 'http://localhost:3900/max';
-
-  /** Requests per second per bot (MAX allows 30). */
-  @IsInt()
-  @Min(1)
-  @Max(10_000)
-  QUEUE_MAX_RATE_PER_BOT: number = CHANNEL_SEND_RATES.max;
-
-  /** Bot API sends (Telegram and MAX): a call that takes longer is abandoned with its outcome unknown. */
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
-  BOT_API_TIMEOUT_MS: number = 10_000;
+  servesChannel(channel: string): boolean {
+    return this.channelList.includes(channel as Channel);
+  }
 
   /** Opens the bot tokens that bot messages carry sealed; the gateway's CREDENTIALS_KEYS. */
   @Secret({
-    when: (c: QueueConfig) => c.channelList.some((ch) => ch === 'telegram' || ch === 'max'),
+    when: (c: QueueConfig) => c.channelList.some((ch) => isRegisteredChannel(ch, connectsWithBot)),
     development: hasDevelopmentKey,
   })
   @IsCredentialsKeys()

@@ -3,6 +3,9 @@ export type { ChannelConnector, SendResult, SendFailure, FailureScope, PacingLim
 export * from './whatsapp';
 export * from './telegram';
 export * from './max';
+import './built-in-connectors';
+export { registerConnectorFactory, connectorFactory, pacingOf } from './connector-factories';
+export type { ConnectorFactory, ConnectorContext } from './connector-factories';
 export { templateHtml, escapeHtml } from './bots/bot-text';
 export { httpCall, HTTP_ANSWER_LIMIT_BYTES } from './http-call';
 export { redactSecrets } from './failure-text';

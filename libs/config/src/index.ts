@@ -5,6 +5,9 @@ export { ConfigModule } from './config.module';
 export { loadConfigOrExit } from './exit';
 export { UsageError, requireUuid, requireText, requireAmount, printResult } from './cli-support';
 export { Secret, SANDBOX_SECRETS, secretVariables } from './secret';
+export { channelSettings } from './channel-settings';
+export type { ChannelSettingsClass, ChannelSettingsReader } from './channel-settings';
+export { loadChannelModules } from './channel-modules';
 export {
   DEV_CREDENTIALS_KEYS,
   IsCredentialsKeys,

@@ -58,18 +58,28 @@ export function productionSecretProblems(
   env: NodeJS.ProcessEnv,
 ): string[] {
   const defaults = new cls() as Record<string, unknown>;
-  const sandbox = new Set<unknown>(Object.values(SANDBOX_SECRETS));
   const problems: string[] = [];
   for (const { name, when, development } of secretEntries(cls)) {
     if (when && !when(config as never)) continue;
-    const value = config[name];
-    if (env[name] === undefined || env[name] === '') {
-      problems.push(`${name}: must be set explicitly in production`);
-    } else if (sandbox.has(value) || (defaults[name] !== undefined && value === defaults[name])) {
-      problems.push(`${name}: must not be a sandbox default in production`);
-    } else if (development?.(value)) {
-      problems.push(`${name}: must not contain a development key in production`);
-    }
+    const problem = productionSecretProblem(name, config[name], defaults[name], env, development);
+    if (problem) problems.push(problem);
   }
   return problems;
+}
+
+/** What is wrong with one secret of a production configuration, or undefined when nothing is. */
+export function productionSecretProblem(
+  name: string,
+  value: unknown,
+  defaultValue: unknown,
+  env: NodeJS.ProcessEnv,
+  development?: (value: unknown) => boolean,
+): string | undefined {
+  if (env[name] === undefined || env[name] === '') return `${name}: must be set explicitly in production`;
+  const sandbox = new Set<unknown>(Object.values(SANDBOX_SECRETS));
+  if (sandbox.has(value) || (defaultValue !== undefined && value === defaultValue)) {
+    return `${name}: must not be a sandbox default in production`;
+  }
+  if (development?.(value)) return `${name}: must not contain a development key in production`;
+  return undefined;
 }

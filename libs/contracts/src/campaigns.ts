@@ -1,4 +1,5 @@
-import type { FailoverStep, GatewaySendChannel } from './gateway-messages';
+import type { GatewaySendChannel } from './channels';
+import type { FailoverStep } from './gateway-messages';
 
 /**
  * Campaigns (docs/campaigns.md): one template to an audience of a gateway account's contacts. The

@@ -1,10 +1,9 @@
-/** Messenger channels the queue delivers to. */
-export const CHANNELS = ['whatsapp', 'telegram', 'max', 'course'] as const;
-export type Channel = (typeof CHANNELS)[number];
-
-export function isChannel(value: unknown): value is Channel {
-  return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
-}
+export * from './channels/registration';
+export * from './channels/registry';
+export { WHATSAPP_CHANNEL } from './channels/whatsapp';
+export { TELEGRAM_CHANNEL } from './channels/telegram';
+export { MAX_CHANNEL } from './channels/max';
+export { COURSE_CHANNEL } from './channels/course';
 
 /**
  * Template and conversation categories (the API's Template.category, docs/api.md, plus
@@ -75,3 +74,4 @@ export type Priority = 'service' | 'marketing';
 export function priorityOf(category: MessageCategory | null | undefined): Priority {
   return category === 'MARKETING' || category === 'MARKETING_LITE' ? 'marketing' : 'service';
 }
+export { IsRegisteredChannel } from './channels/is-registered-channel';

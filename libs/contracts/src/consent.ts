@@ -1,4 +1,4 @@
-import type { GatewaySendChannel } from './gateway-messages';
+import type { GatewaySendChannel } from './channels';
 
 /**
  * Consent of one business (the api user) to message one channel address (docs/consent.md), kept

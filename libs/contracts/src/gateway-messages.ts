@@ -1,4 +1,4 @@
-import type { MessageCategory, PricingType } from './channels';
+import type { GatewaySendChannel, MessageCategory, PricingType } from './channels';
 import type { MessageStatus } from './events';
 
 /**
@@ -20,16 +20,6 @@ export const GATEWAY_MESSAGES_RPC = {
   /** What the gateway needs to record a tracking pixel open as a read: the message's owner and status. */
   readTarget: 'messages.gateway.read_target',
 } as const;
-
-/** Channels a gateway account can send on with `POST /v1/messages`. */
-export const GATEWAY_SEND_CHANNELS = ['whatsapp', 'telegram', 'max'] as const;
-export type GatewaySendChannel = (typeof GATEWAY_SEND_CHANNELS)[number];
-
-/**
- * Channels that report no delivery or read receipt to a sender: a message ends at SENT there and is
- * charged when it is sent.
- */
-export const RECEIPTLESS_CHANNELS: readonly string[] = ['telegram', 'max'];
 
 export interface GatewaySendRequest {
   account_id: string;

@@ -14,7 +14,6 @@ export * from './sandbox';
 export * from './retry-after';
 export * from './consent';
 export * from './campaigns';
-export * from './channel-pacing';
 export * from './phone-numbers';
 export * from './addresses';
 export * from './contact-field-rules';

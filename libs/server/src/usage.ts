@@ -4,6 +4,7 @@ import { IsIn, IsOptional, IsString, registerDecorator } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import {
   CHANNELS,
+  IsRegisteredChannel,
   MESSAGE_CATEGORIES,
   USAGE_COUNTERS,
   USAGE_MAX_DAYS,
@@ -50,7 +51,7 @@ export class UsageQueryDto implements UsageQuery {
 
   @ApiPropertyOptional({ enum: CHANNELS })
   @IsOptional()
-  @IsIn(CHANNELS, { message: `channel must be one of ${CHANNELS.join(', ')}` })
+  @IsRegisteredChannel(undefined, { message: () => `channel must be one of ${CHANNELS.join(', ')}` })
   channel?: string;
 
   @ApiPropertyOptional({ enum: MESSAGE_CATEGORIES, description: 'SERVICE: free-form messages in a conversation' })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel, MessageCategory } from '@app/contracts';
-import { ApiConfig, PricedBotChannel, PRICED_BOT_CHANNELS } from '../config';
+import { ApiConfig, PRICED_BOT_CHANNELS } from '../config';
 
 /**
  * The configured price of a message, in the user's currency: by category on WhatsApp
@@ -9,7 +9,7 @@ import { ApiConfig, PricedBotChannel, PRICED_BOT_CHANNELS } from '../config';
 @Injectable()
 export class MessagePrices {
   private readonly table: Record<MessageCategory, number>;
-  private readonly channels: Record<PricedBotChannel, Record<MessageCategory, number>>;
+  private readonly channels: Record<string, Record<MessageCategory, number>>;
 
   constructor(config: ApiConfig) {
     this.table = config.messagePrices;
@@ -17,8 +17,8 @@ export class MessagePrices {
   }
 
   priceOf(category: MessageCategory, channel: Channel = 'whatsapp'): number {
-    if ((PRICED_BOT_CHANNELS as readonly string[]).includes(channel)) {
-      return this.channels[channel as PricedBotChannel][category];
+    if (PRICED_BOT_CHANNELS.includes(channel)) {
+      return this.channels[channel][category];
     }
     return this.table[category];
   }

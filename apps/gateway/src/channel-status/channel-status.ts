@@ -1,6 +1,6 @@
 import { Global, Injectable, Module } from '@nestjs/common';
+import { CHANNELS } from '@app/contracts';
 import { ReadinessProvider } from '@app/server';
-import { CONNECTION_CHANNELS } from '../connections/connection.entity';
 import { ConnectionsModule } from '../connections/connections.module';
 import { ConnectionsRepository } from '../connections/connections.repository';
 
@@ -41,7 +41,7 @@ export class ChannelStatus {
     const now = Date.now();
     const relayFailing = this.lastRelayFailure > this.lastRelayed && now - this.lastRelayFailure < RECENT_MS;
     const channels = Object.fromEntries(
-      CONNECTION_CHANNELS.map((channel) => {
+      CHANNELS.map((channel) => {
         const connections = this.counts[channel] ?? {};
         const failing = (connections.failing ?? 0) > 0 || (channel === 'whatsapp' && relayFailing);
         return [

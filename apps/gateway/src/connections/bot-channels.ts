@@ -1,5 +1,7 @@
 import { SecretBox } from '@app/auth';
 import { MaxConnector, TelegramConnector } from '@app/channels';
+import { channelSettings } from '@app/config';
+import { MAX_CHANNEL, TELEGRAM_CHANNEL } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
 import { GatewayConfig } from '../config';
 import { BotChannel } from './connection.entity';
@@ -37,14 +39,9 @@ export class BotChannels {
 
   constructor(config: GatewayConfig, credentials: CredentialsBox, targets: TargetPolicy) {
     const openCredential = (s: string) => credentials.box.open(s);
-    const telegram = new TelegramConnector({
-      apiUrl: config.TELEGRAM_API_URL,
-      timeoutMs: config.BOT_API_TIMEOUT_MS,
-      openCredential,
-    });
+    const telegram = new TelegramConnector({ ...channelSettings(config, TELEGRAM_CHANNEL), openCredential });
     const max = new MaxConnector({
-      apiUrl: config.MAX_API_URL,
-      timeoutMs: config.BOT_API_TIMEOUT_MS,
+      ...channelSettings(config, MAX_CHANNEL),
       openCredential,
       mediaTargets: targets,
     });

@@ -1,9 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { Channel } from '@app/contracts';
 
-export const CONNECTION_CHANNELS = ['whatsapp', 'telegram', 'max', 'course'] as const;
-export type ConnectionChannel = (typeof CONNECTION_CHANNELS)[number];
+/** Every registered channel can be connected (its registration's `connection` says how). */
+export type ConnectionChannel = Channel;
+/** The built-in channels an account connects with a bot token (`connectsWithBot`). */
 export type BotChannel = Exclude<ConnectionChannel, 'whatsapp' | 'course'>;
-export const BOT_CHANNELS: readonly BotChannel[] = ['telegram', 'max'];
 
 /** active: sends and callbacks flow; failing: the channel refuses the connection's credentials; disconnected: deleted. */
 export type ConnectionState = 'active' | 'failing' | 'disconnected';

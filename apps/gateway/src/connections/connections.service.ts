@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { hashToken } from '@app/auth';
-import { APPS_RPC, DescribeAppReply, isUuid } from '@app/contracts';
+import { APPS_RPC, connectsWithBot, DescribeAppReply, isRegisteredChannel, isUuid } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import {
   ConflictProblem,
@@ -16,7 +16,7 @@ import { TargetPolicy } from '@app/egress';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { GatewayConfig } from '../config';
 import { BotChannels, CredentialsBox } from './bot-channels';
-import { BOT_CHANNELS, BotChannel, ConnectionChannel, ConnectionEntity } from './connection.entity';
+import { BotChannel, ConnectionChannel, ConnectionEntity } from './connection.entity';
 import { ConnectionsRepository, ConnectionTakenError } from './connections.repository';
 import { CreateConnectionDto } from './dto/create-connection.dto';
 
@@ -41,7 +41,7 @@ export interface ConnectionView {
 /** Where a course platform receives status events, under its base_url, unless the connection says otherwise. */
 export const DEFAULT_EVENTS_PATH = '/messaging/events';
 
-const isBotChannel = (c: ConnectionChannel): c is BotChannel => (BOT_CHANNELS as readonly string[]).includes(c);
+const isBotChannel = (c: ConnectionChannel): c is BotChannel => isRegisteredChannel(c, connectsWithBot);
 
 const APP_RPC_TIMEOUT_MS = 3000;
 

@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
 import { WhatsAppSignup } from '@app/channels';
+import { channelSettings } from '@app/config';
+import { WHATSAPP_CHANNEL } from '@app/contracts';
 import { GatewayConfig } from '../config';
 import { SignupController } from './signup.controller';
+
+const signupSettings = (config: GatewayConfig) => {
+  const { graphUrl, apiVersion, timeoutMs } = channelSettings(config, WHATSAPP_CHANNEL);
+  return { graphUrl, apiVersion, timeoutMs };
+};
 
 /** WhatsApp embedded signup, served to the api over request/reply. */
 @Module({
@@ -12,9 +19,7 @@ import { SignupController } from './signup.controller';
       inject: [GatewayConfig],
       useFactory: (config: GatewayConfig) =>
         new WhatsAppSignup({
-          graphUrl: config.WHATSAPP_GRAPH_URL,
-          apiVersion: config.WHATSAPP_API_VERSION,
-          timeoutMs: config.WHATSAPP_TIMEOUT_MS,
+          ...signupSettings(config),
           appId: config.WHATSAPP_APP_ID,
           appSecret: config.WHATSAPP_APP_SECRET,
           twoStepPin: config.WHATSAPP_TWO_STEP_PIN,

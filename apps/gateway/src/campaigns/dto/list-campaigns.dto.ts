@@ -6,6 +6,8 @@ import {
   CampaignRecipientStatus,
   CampaignState,
   GATEWAY_SEND_CHANNELS,
+  IsRegisteredChannel,
+  sendsFromGateway,
   GatewaySendChannel,
 } from '@app/contracts';
 import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
@@ -27,7 +29,7 @@ export class ListCampaignRecipientsDto {
 
   @ApiPropertyOptional({ enum: GATEWAY_SEND_CHANNELS, description: 'The channel that carried the message' })
   @IsOptional()
-  @IsIn(GATEWAY_SEND_CHANNELS)
+  @IsRegisteredChannel(sendsFromGateway)
   channel?: GatewaySendChannel;
 
   @ApiPropertyOptional({ description: 'The next_after of the previous page' })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CHANNELS } from '@app/contracts';
 import { ConnectionView } from '../connections.service';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 export class ConnectionBotDto {
   @ApiProperty({ example: '7012345678' })
@@ -40,9 +41,9 @@ export class ConnectionDto implements ConnectionView {
   @ApiPropertyOptional({ description: 'course: the secret the platform sends with its events; shown once, on create' })
   secret?: string;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   created_at: number;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   updated_at: number;
 }

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -12,12 +11,13 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { CONNECTION_CHANNELS, ConnectionChannel } from '../connection.entity';
+import { CHANNELS, IsRegisteredChannel } from '@app/contracts';
+import { ConnectionChannel } from '../connection.entity';
 
 /** `POST /v1/connections`: a WhatsApp app to link, a bot token to connect, or a course platform. */
 export class CreateConnectionDto {
-  @ApiProperty({ enum: CONNECTION_CHANNELS })
-  @IsIn(CONNECTION_CHANNELS)
+  @ApiProperty({ enum: CHANNELS })
+  @IsRegisteredChannel()
   channel: ConnectionChannel;
 
   /** whatsapp: one of the account's user's ACTIVE apps. */

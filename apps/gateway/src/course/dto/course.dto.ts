@@ -10,7 +10,7 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
+import { GATEWAY_SEND_CHANNELS, GatewaySendChannel, IsRegisteredChannel, sendsFromGateway } from '@app/contracts';
 import { MAX_TEMPLATE_PARAMS } from '../../messages/dto/send-gateway-message.dto';
 import { COURSE_EVENT_STATUSES, CourseEventStatus } from '../course.repository';
 import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
@@ -32,7 +32,7 @@ export class CreateCourseRuleDto {
   event_type: string;
 
   @ApiProperty({ enum: GATEWAY_SEND_CHANNELS })
-  @IsIn(GATEWAY_SEND_CHANNELS)
+  @IsRegisteredChannel(sendsFromGateway)
   channel: GatewaySendChannel;
 
   @ApiProperty({ example: 'payment_received' })

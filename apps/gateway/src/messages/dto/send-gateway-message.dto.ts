@@ -13,7 +13,14 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { GATEWAY_SEND_CHANNELS, GatewaySendChannel, MESSAGE_STATUSES, MessageStatus } from '@app/contracts';
+import {
+  GATEWAY_SEND_CHANNELS,
+  GatewaySendChannel,
+  IsRegisteredChannel,
+  MESSAGE_STATUSES,
+  MessageStatus,
+  sendsFromGateway,
+} from '@app/contracts';
 import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
 
 /** An ISO 8601 date, or a date-time with a zone. */
@@ -63,7 +70,7 @@ export class SendGatewayMessageDto {
     description: 'With `to`; or `contact` and `channels`',
   })
   @IsOptional()
-  @IsIn(GATEWAY_SEND_CHANNELS)
+  @IsRegisteredChannel(sendsFromGateway)
   channel?: GatewaySendChannel;
 
   @ApiPropertyOptional({
@@ -99,7 +106,7 @@ export class SendGatewayMessageDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(3)
   @ArrayUnique()
-  @IsIn(GATEWAY_SEND_CHANNELS, { each: true })
+  @IsRegisteredChannel(sendsFromGateway, { each: true })
   channels?: GatewaySendChannel[];
 
   @ApiProperty({ example: 'order_ready', description: 'Name of an APPROVED template of the linked WhatsApp app' })
@@ -138,7 +145,7 @@ export class SendGatewayMessageResponseDto {
 export class ListGatewayMessagesDto extends CursorPageQueryDto {
   @ApiPropertyOptional({ enum: GATEWAY_SEND_CHANNELS })
   @IsOptional()
-  @IsIn(GATEWAY_SEND_CHANNELS)
+  @IsRegisteredChannel(sendsFromGateway)
   channel?: GatewaySendChannel;
 
   @ApiPropertyOptional({ enum: MESSAGE_STATUSES })
