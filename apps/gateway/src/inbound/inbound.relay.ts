@@ -36,11 +36,7 @@ export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationSh
     if (msg.subject === this.topology.pixelOpenSubject()) return this.pixelOpens.record(msg.json<PixelOpen>());
     if (msg.subject === this.topology.inboundSignalSubject('whatsapp'))
       return this.inbound.relaySignal(msg.json<AppSignal>());
-    const event = msg.json<EventEnvelope>();
-    // A status under its message's subject keeps its order with the others there (StatusRelayOrder).
-    return this.topology.inboundStatusTokenOf('whatsapp', msg.subject)
-      ? this.inbound.relay(event, { subject: msg.subject, seq: msg.meta.streamSeq })
-      : this.inbound.relay(event);
+    return this.inbound.relay(msg.json<EventEnvelope>());
   }
 
   onApplicationBootstrap(): void {

@@ -12,46 +12,49 @@ function resolverWith(answer: () => Promise<unknown>, ttlMs = 1_000) {
   return { resolver: new TenantResolver({ call } as unknown as RpcClient, config), call };
 }
 
-describe("TenantResolver.within: a connection's owner while the channel waits", () => {
+const answered = () => new Promise((r) => setImmediate(r));
+
+describe("TenantResolver.known: a connection's owner without waiting for the api", () => {
   afterEach(() => jest.useRealTimers());
 
-  it('asks the api on the way and remembers the answer', async () => {
+  it('gives nothing while the api is asked, then the answer it remembered', async () => {
     const { resolver, call } = resolverWith(() => Promise.resolve(owner));
-    expect(await resolver.within(connection, 500)).toEqual(owner);
-    expect(await resolver.within(connection, 500)).toEqual(owner);
+    expect(resolver.known(connection)).toBeUndefined();
+    await answered();
+    expect(resolver.known(connection)).toEqual(owner);
+    expect(resolver.known(connection)).toEqual(owner);
     expect(call).toHaveBeenCalledTimes(1);
   });
 
-  it('gives nothing when the api does not answer in time, or fails; the answer that comes later is remembered', async () => {
-    let answer!: (t: Tenant) => void;
-    const { resolver, call } = resolverWith(() => new Promise((r) => (answer = r)));
-    expect(await resolver.within(connection, 20)).toBeUndefined();
-    answer(owner);
-    await new Promise((r) => setImmediate(r));
-    expect(await resolver.within(connection, 20)).toEqual(owner);
-    expect(call).toHaveBeenCalledTimes(1);
-    const failing = resolverWith(() => Promise.reject(new Error('no responders')));
-    expect(await failing.resolver.within(connection, 500)).toBeUndefined();
+  it('gives nothing while the api fails, and asks again next time', async () => {
+    const { resolver, call } = resolverWith(() => Promise.reject(new Error('no responders')));
+    expect(resolver.known(connection)).toBeUndefined();
+    await answered();
+    expect(resolver.known(connection)).toBeUndefined();
+    expect(call).toHaveBeenCalledTimes(2);
   });
 
-  it('gives an owner past its time while asking anew, for as long again; an unowned connection is asked at once', async () => {
+  it('gives an owner past its time while asking anew, for as long again; an unowned connection is asked anew at once', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['setImmediate', 'nextTick'] });
     // The first question is answered with the owner; every later one hangs.
     const { resolver, call } = resolverWith(() => new Promise(() => undefined));
     call.mockImplementationOnce(() => Promise.resolve(owner));
-    expect(await resolver.within(connection, 10)).toEqual(owner);
+    resolver.known(connection);
+    await answered();
     jest.setSystemTime(1_500); // expired 500 ms ago
-    expect(await resolver.within(connection, 10)).toEqual(owner);
+    expect(resolver.known(connection)).toEqual(owner);
     expect(call).toHaveBeenCalledTimes(2); // asked anew meanwhile
     jest.setSystemTime(2_100); // past twice its time: no longer given
-    const late = resolver.within(connection, 10);
-    jest.advanceTimersByTime(10);
-    expect(await late).toBeUndefined();
+    expect(resolver.known(connection)).toBeUndefined();
 
     const unowned = resolverWith(() => Promise.resolve({ app_id: null, user_id: null }));
-    expect(await unowned.resolver.within(connection, 10)).toEqual({ app_id: null, user_id: null });
+    unowned.resolver.known(connection);
+    await answered();
+    expect(unowned.resolver.known(connection)).toEqual({ app_id: null, user_id: null });
     jest.setSystemTime(40_000);
     unowned.call.mockImplementation(() => Promise.resolve(owner));
-    expect(await unowned.resolver.within(connection, 10)).toEqual(owner);
+    expect(unowned.resolver.known(connection)).toBeUndefined();
+    await answered();
+    expect(unowned.resolver.known(connection)).toEqual(owner);
   });
 });

@@ -52,32 +52,22 @@ export class TenantResolver {
   }
 
   /**
-   * The connection's owner without waiting for the api: the remembered answer, or one that came
-   * within `waitMs` (asked now, or already being asked); undefined when none came in time (the
-   * question goes on, and its answer is remembered). An owner remembered past its time is still
-   * given, for as long again, while it is asked anew: replicas whose answers expire at different
-   * moments would otherwise send a connection's statuses by different paths at once.
+   * The connection's owner if it is known now, without waiting for the api: the remembered answer,
+   * or one remembered past its time (given for as long again, so that a connection's callbacks keep
+   * their short way while it is asked anew). Undefined otherwise; the question is asked meanwhile
+   * and its answer remembered.
    */
-  async within(req: ResolveConnectionRequest, waitMs: number): Promise<Tenant | undefined> {
+  known(req: ResolveConnectionRequest): Tenant | undefined {
     const key = connectionKeyOf(req);
     const known = this.remembered(key);
     if (known) return known;
     const cached = this.cache.get(key);
-    const asking = this.resolve(req);
-    asking.catch(() => undefined);
+    this.resolve(req).catch(() => undefined);
     if (cached && cached.tenant.app_id !== null && cached.expires + this.config.GATEWAY_TENANT_CACHE_MS > Date.now()) {
       lookups().inc({ outcome: 'stale' });
       return cached.tenant;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, waitMs, undefined)));
-    try {
-      return await Promise.race([asking, late]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    return undefined;
   }
 
   private remembered(key: string): Tenant | undefined {
