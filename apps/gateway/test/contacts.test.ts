@@ -273,4 +273,57 @@ describe('gateway contacts', () => {
     ]);
     expect((await call('/v1/consent/settings', { token: otherToken })).body.marketing_requires_opt_in).toBe(false);
   });
+
+  it('knows one person on WhatsApp by a phone, a business-scoped user id and a username', async () => {
+    const created = await call('/v1/contacts', {
+      body: {
+        external_id: 'addr-1',
+        identities: { whatsapp: '+7 999 000-44-01', 'whatsapp:username': '@Anna.P' },
+        addresses: [{ channel: 'whatsapp', kind: 'user_id', value: 'RU.1502576394655843' }],
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.identities).toEqual({ whatsapp: '79990004401', telegram: null, max: null });
+    expect(created.body.addresses).toEqual([
+      { channel: 'whatsapp', kind: 'phone', value: '79990004401' },
+      { channel: 'whatsapp', kind: 'user_id', value: 'RU.1502576394655843' },
+      { channel: 'whatsapp', kind: 'username', value: 'anna.p' },
+    ]);
+    // A patch of the old field changes the phone only; the other kinds stay.
+    const patched = await call(`/v1/contacts/${created.body.id}`, {
+      method: 'PATCH',
+      body: { identities: { whatsapp: '79990004402' } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.addresses.map((a: Json) => a.value)).toEqual(['79990004402', 'RU.1502576394655843', 'anna.p']);
+    const bad = await call('/v1/contacts', {
+      body: {
+        addresses: [
+          { channel: 'whatsapp', kind: 'user_id', value: '79990004401' },
+          { channel: 'fax', kind: 'x', value: '1' },
+        ],
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(fields(bad)).toEqual(['addresses[0].value', 'addresses[1].channel']);
+  });
+
+  it('refuses an address another contact has with 409, and a contact past 20 addresses with 422', async () => {
+    const taken = await call('/v1/contacts', {
+      body: { addresses: [{ channel: 'whatsapp', kind: 'user_id', value: 'RU.1502576394655843' }] },
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.detail).toBe('Another contact of the account has this whatsapp:user_id.');
+    const phone = await call('/v1/contacts', { body: { identities: { whatsapp: '79990004402' } } });
+    expect(phone.status).toBe(409);
+    expect(phone.body.detail).toBe('Another contact of the account has this whatsapp.');
+    const twenty = Array.from({ length: 20 }, (_, i) => ({ channel: 'telegram', kind: 'chat_id', value: `9100${i}` }));
+    const full = await call('/v1/contacts', { body: { external_id: 'addr-full', addresses: twenty } });
+    expect(full.status).toBe(201);
+    expect(full.body.addresses).toHaveLength(20);
+    const more = await call('/v1/contacts/ext:addr-full', { method: 'PATCH', body: { identities: { max: '5' } } });
+    expect(more.status).toBe(422);
+    expect(more.body.type).toMatch(/too-many-addresses/);
+    expect((await call('/v1/contacts/ext:addr-full')).body.identities.max).toBeNull();
+  });
 });

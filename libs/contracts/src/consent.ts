@@ -1,4 +1,5 @@
 import type { GatewaySendChannel } from './channels';
+import { primaryAddressKind } from './addresses';
 
 /**
  * Consent of one business (the api user) to message one channel address (docs/consent.md), kept
@@ -32,6 +33,11 @@ export type ConsentSource = (typeof CONSENT_SOURCES)[number];
 export interface ConsentAddress {
   channel: GatewaySendChannel;
   address: string;
+  /**
+   * The address's kind when it is not the channel's primary one (a WhatsApp `user_id` or
+   * `username`): consent keys it apart from a primary address spelled the same.
+   */
+  kind?: string;
 }
 
 /** One requested change of one purpose of one address. */
@@ -142,11 +148,13 @@ export function keywordOf(text: string | null | undefined): string | null {
 
 /**
  * The one spelling of an address: a WhatsApp phone as digits (no `+`), a chat or user id as given,
- * trimmed. Consent is keyed by it, so `+7999...` and `7999...` are one person.
+ * trimmed; an address of a named kind other than the channel's primary (a WhatsApp user id or
+ * username) as given, trimmed. Consent is keyed by it, so `+7999...` and `7999...` are one person.
  */
-export function canonicalAddress(channel: string, address: string): string {
+export function canonicalAddress(channel: string, address: string, kind?: string): string {
   const trimmed = address.trim();
-  return channel === 'whatsapp' ? trimmed.replace(/\D/g, '') : trimmed;
+  const primary = kind === undefined || kind === primaryAddressKind(channel)?.kind;
+  return channel === 'whatsapp' && primary ? trimmed.replace(/\D/g, '') : trimmed;
 }
 
 /** `contact.opted_out` / `contact.opted_in` data. */

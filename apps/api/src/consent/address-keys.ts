@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import { canonicalAddress } from '@app/contracts';
+import { canonicalAddress, primaryAddressKind } from '@app/contracts';
 import { ApiConfig } from '../config';
 
 /**
@@ -16,9 +16,16 @@ export class AddressKeys {
     this.secret = config.consentAddressSecret;
   }
 
-  keyOf(channel: string, address: string): string {
+  /**
+   * The key of an address of `kind` (absent: the channel's primary kind, a WhatsApp phone). A
+   * primary address keeps the key it always had, so opt-outs recorded before addresses had kinds
+   * keep applying; another kind's key names the kind, so a username spelled like a phone's digits
+   * is never that phone.
+   */
+  keyOf(channel: string, address: string, kind?: string): string {
+    const primary = kind === undefined || kind === primaryAddressKind(channel)?.kind;
     return createHmac('sha256', this.secret)
-      .update(`${channel}\n${canonicalAddress(channel, address)}`)
+      .update(`${channel}\n${primary ? '' : `${kind}\n`}${canonicalAddress(channel, address, kind)}`)
       .digest('hex');
   }
 }

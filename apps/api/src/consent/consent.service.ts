@@ -101,9 +101,9 @@ export class ConsentService {
     const at = this.clock.now();
     const keyed = changes.map((c) => ({
       ...c,
-      address: canonicalAddress(c.channel, c.address),
+      address: canonicalAddress(c.channel, c.address, c.kind),
       userId,
-      key: this.keys.keyOf(c.channel, c.address),
+      key: this.keys.keyOf(c.channel, c.address, c.kind),
     }));
     const { outcomes, entries } = await this.repo.transaction(async (em) => {
       const records = await this.repo.lockRecords(em, distinct(keyed));
@@ -146,7 +146,8 @@ export class ConsentService {
           const r = (records.get(keyOfAddress(keyed[i])) ?? []).find((x) => x.purpose === purpose);
           return {
             channel: a.channel,
-            address: canonicalAddress(a.channel, a.address),
+            address: canonicalAddress(a.channel, a.address, a.kind),
+            ...(a.kind ? { kind: a.kind } : {}),
             purpose,
             state: r?.state ?? 'unknown',
             source: r?.source ?? null,
@@ -275,7 +276,7 @@ export class ConsentService {
   }
 
   private keyed(userId: string, addresses: ConsentAddress[]): KeyedAddress[] {
-    return addresses.map((a) => ({ userId, channel: a.channel, key: this.keys.keyOf(a.channel, a.address) }));
+    return addresses.map((a) => ({ userId, channel: a.channel, key: this.keys.keyOf(a.channel, a.address, a.kind) }));
   }
 
   /** `contact.opted_out` for an opt-out, `contact.opted_in` for an opt-in or a lifted opt-out (state `unknown`). */

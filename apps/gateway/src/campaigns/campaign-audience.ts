@@ -4,6 +4,7 @@ import { UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { AudienceContact, ContactFilter, ContactsRepository, PAGE_BYTES } from '../contacts/contacts.repository';
+import { identitiesOf } from '../contacts/contact-addresses';
 import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
 import { CompiledParam, compileParams, fillParams } from './campaign-params';
 
@@ -160,7 +161,7 @@ export function recipientOf(
     skip,
   });
   if (duplicate) return excluded('duplicate');
-  const route = contactRoute(contact, r.channels, r.senders);
+  const route = contactRoute(identitiesOf(contact.addresses), r.channels, r.senders);
   if (!route.length) return excluded('no_identity');
   const params = fillParams(r.params, contact);
   if (!params) return excluded('missing_param');

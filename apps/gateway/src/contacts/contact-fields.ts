@@ -2,13 +2,15 @@ import {
   AttributeValue,
   CONTACT_LIMITS,
   CONTROL_CHARACTER,
-  GATEWAY_SEND_CHANNELS,
+  addressChannels,
+  addressKindsOf,
+  ContactAddress,
   GatewaySendChannel,
   parseAttributes,
   parseLists,
-  primaryAddressKind,
 } from '@app/contracts';
 import { FieldError } from '@app/server';
+import { addressKey, AddressSet, MAX_CONTACT_ADDRESSES, readContactAddress } from './contact-addresses';
 
 /** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
 export type Identities = Partial<Record<GatewaySendChannel, string | null>>;
@@ -20,14 +22,26 @@ export type { AttributeValue } from '@app/contracts';
 export interface ContactInput {
   external_id?: string | null;
   name?: string | null;
-  identities?: Identities;
+  /** From `identities` (a channel's primary kind, or `<channel>:<kind>`): each kind set or cleared. */
+  addressSets?: AddressSet[];
+  /** From `addresses`: every address of the contact, replacing those it had (before `addressSets`). */
+  addresses?: ContactAddress[];
   time_zone?: string | null;
   language?: string | null;
   attributes?: Record<string, AttributeValue>;
   lists?: string[];
 }
 
-const FIELDS = new Set(['external_id', 'name', 'identities', 'time_zone', 'language', 'attributes', 'lists']);
+const FIELDS = new Set([
+  'external_id',
+  'name',
+  'identities',
+  'addresses',
+  'time_zone',
+  'language',
+  'attributes',
+  'lists',
+]);
 const LANGUAGE = /^[a-z]{2,3}([_-][A-Za-z]{2,4})?$/;
 
 const zones = new Map<string, boolean>();
@@ -60,6 +74,34 @@ function text(v: unknown, field: string, max: number, errors: FieldError[]): str
 }
 
 /**
+ * `identities`: a channel's primary address (`whatsapp`: its phone) or an address of a named kind
+ * (`whatsapp:user_id`), each set to a value or cleared with null.
+ */
+function parseIdentities(raw: Record<string, unknown>, region: string | null, errors: FieldError[]): AddressSet[] {
+  const sets: AddressSet[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    const field = `identities.${key}`;
+    const [channel, named] = key.split(':', 2);
+    const kinds = addressKindsOf(channel);
+    const kind = named === undefined ? kinds[0] : kinds.find((k) => k.kind === named);
+    if (!kind) {
+      errors.push({
+        field,
+        message: kinds.length
+          ? `is not a kind of ${channel} address (${kinds.map((k) => k.kind).join(', ')})`
+          : `is not a channel (${addressChannels().join(', ')})`,
+      });
+      continue;
+    }
+    const read = typeof value === 'string' ? kind.canonical(value, { defaultRegion: region }) : null;
+    if (value === null) sets.push({ channel, kind: kind.kind, value: null });
+    else if (read === null) errors.push({ field, message: kind.message });
+    else sets.push({ channel, kind: kind.kind, value: read });
+  }
+  return sets;
+}
+
+/**
  * A contact's fields from a request body or an import row: every bad field is named (400 on the
  * API, a rejected row in an import), unknown fields are refused. `external_id`, chat ids and
  * lists are compared as given; a phone is read as people write it (national ones in `region`, the
@@ -79,21 +121,19 @@ export function parseContactInput(
   if (name !== undefined) input.name = name;
   if (raw.identities !== undefined) {
     if (!isObject(raw.identities)) errors.push({ field: 'identities', message: 'must be an object' });
-    else {
-      const identities: Identities = {};
-      for (const [channel, value] of Object.entries(raw.identities)) {
-        const field = `identities.${channel}`;
-        if (!(GATEWAY_SEND_CHANNELS as readonly string[]).includes(channel)) {
-          errors.push({ field, message: `is not a channel (${GATEWAY_SEND_CHANNELS.join(', ')})` });
-          continue;
-        }
-        const kind = primaryAddressKind(channel)!;
-        const read = typeof value === 'string' ? kind.canonical(value, { defaultRegion: region }) : null;
-        if (value === null) identities[channel as GatewaySendChannel] = null;
-        else if (read === null) errors.push({ field, message: kind.message });
-        else identities[channel as GatewaySendChannel] = read;
-      }
-      input.identities = identities;
+    else input.addressSets = parseIdentities(raw.identities, region, errors);
+  }
+  if (raw.addresses !== undefined) {
+    if (!Array.isArray(raw.addresses) || raw.addresses.length > MAX_CONTACT_ADDRESSES) {
+      errors.push({ field: 'addresses', message: `must be a list of at most ${MAX_CONTACT_ADDRESSES} addresses` });
+    } else {
+      const addresses = raw.addresses.map((a: unknown, i) => {
+        const field = `addresses[${i}]`;
+        if (!isObject(a)) errors.push({ field, message: 'must be an object with channel, kind and value' });
+        return isObject(a) ? readContactAddress(a.channel, a.kind, a.value, field, region, errors) : null;
+      });
+      const unique = new Map(addresses.filter((a) => a !== null).map((a) => [addressKey(a), a]));
+      input.addresses = [...unique.values()];
     }
   }
   if (raw.time_zone !== undefined) {

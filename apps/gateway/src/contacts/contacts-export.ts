@@ -1,6 +1,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { identitiesOf } from './contact-addresses';
 import { CONTACT_LIMITS } from './contact-fields';
 import { ContactFilter, ContactRow, ContactsRepository } from './contacts.repository';
 import { LIST_SEPARATOR } from './imports/import-rows';
@@ -50,7 +51,7 @@ export async function contactsCsv(
     c.id,
     spreadsheetSafe(c.external_id ?? ''),
     spreadsheetSafe(c.name ?? ''),
-    ...GATEWAY_SEND_CHANNELS.map((ch) => c[ch] ?? ''),
+    ...GATEWAY_SEND_CHANNELS.map((ch) => identitiesOf(c.addresses)[ch] ?? ''),
     c.time_zone ?? accountZone,
     c.language ?? '',
     spreadsheetSafe(c.lists.join(LIST_SEPARATOR)),

@@ -5,9 +5,10 @@ import { v7 as uuidv7 } from 'uuid';
 
 /** A new contact's id (UUID v7: contacts page in creation order). */
 export const newContactId = (): string => uuidv7();
-import { GatewaySendChannel } from '@app/contracts';
+import { ContactAddress, GatewaySendChannel } from '@app/contracts';
 import { sqlRows } from '@app/database';
 import { AttributeValue } from './contact-fields';
+import { sortAddresses } from './contact-addresses';
 
 /** A contact as stored. */
 export interface ContactRow {
@@ -15,9 +16,8 @@ export interface ContactRow {
   account_id: string;
   external_id: string | null;
   name: string | null;
-  whatsapp: string | null;
-  telegram: string | null;
-  max: string | null;
+  /** Its addresses on every channel, in answer order (sortAddresses). */
+  addresses: ContactAddress[];
   time_zone: string | null;
   language: string | null;
   attributes: Record<string, AttributeValue>;
@@ -29,7 +29,7 @@ export interface ContactRow {
 /** What a campaign needs of each contact of its audience: who, where, and what its params may use. */
 export type AudienceContact = Pick<
   ContactRow,
-  'id' | 'external_id' | 'name' | 'whatsapp' | 'telegram' | 'max' | 'time_zone' | 'language' | 'attributes'
+  'id' | 'external_id' | 'name' | 'addresses' | 'time_zone' | 'language' | 'attributes'
 >;
 
 /** The stored columns a create or an update writes (every one, after merging with what was there). */
@@ -45,9 +45,13 @@ export interface ContactFilter {
   channel?: GatewaySendChannel;
 }
 
-const COLUMNS = `id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists, created_at, updated_at`;
+/** A contact's addresses as one JSON array, oldest first (what a row of `c` reads as `addresses`). */
+const ADDRESSES = `(SELECT coalesce(jsonb_agg(jsonb_build_object('channel', a.channel, 'kind', a.kind, 'value', a.value)
+  ORDER BY a.created_at, a.value), '[]'::jsonb) FROM contact_addresses a WHERE a.contact_id = c.id) AS addresses`;
+const COLUMNS = `c.id, c.account_id, c.external_id, c.name, ${ADDRESSES}, c.time_zone, c.language, c.attributes, c.lists,
+  c.created_at, c.updated_at`;
 /** AudienceContact's columns. */
-const AUDIENCE_COLUMNS = `id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes`;
+const AUDIENCE_COLUMNS = `c.id, c.external_id, c.name, ${ADDRESSES}, c.time_zone, c.language, c.attributes`;
 /**
  * Only the attributes whose keys are the text array `$1`: a campaign reads what its params name,
  * never all 50 of each contact (they cost the most to read and parse).
@@ -55,7 +59,8 @@ const AUDIENCE_COLUMNS = `id, external_id, name, whatsapp, telegram, max, time_z
 const SOME_ATTRIBUTES = `COALESCE((SELECT jsonb_object_agg(k, c.attributes -> k) FROM unnest($1::text[]) AS k
   WHERE c.attributes ? k), '{}'::jsonb)`;
 /** What a row costs besides its attributes, in bytes at most: its other fields, at their caps. */
-const ROW_BYTES = `512 + octet_length(coalesce(c.name, '')) + octet_length(array_to_string(c.lists, ','))`;
+const ROW_BYTES = `512 + octet_length(coalesce(c.name, '')) + octet_length(array_to_string(c.lists, ','))
+  + (SELECT coalesce(sum(64 + octet_length(a.value)), 0) FROM contact_addresses a WHERE a.contact_id = c.id)`;
 
 /**
  * About how many bytes of contacts one page read holds (a list page, an export page, an audience
@@ -92,7 +97,26 @@ interface Sized {
   row_bytes?: number;
   page_bytes: number;
 }
-const VALUE_COLUMNS = ['external_id', 'name', 'whatsapp', 'telegram', 'max', 'time_zone', 'language'] as const;
+const VALUE_COLUMNS = ['external_id', 'name', 'time_zone', 'language'] as const;
+
+/** Rows as read: addresses in answer order. */
+const read = <T extends { addresses: ContactAddress[] }>(rows: T[]): T[] => {
+  for (const r of rows) r.addresses = sortAddresses(r.addresses);
+  return rows;
+};
+
+/** A batch's addresses as the arrays UNNEST takes: contact ids, channels, kinds, values. */
+function addressColumns(contacts: { id: string; addresses: ContactAddress[] }[]): string[][] {
+  const cols: string[][] = [[], [], [], []];
+  for (const c of contacts)
+    for (const a of c.addresses) {
+      cols[0].push(c.id);
+      cols[1].push(a.channel);
+      cols[2].push(a.kind);
+      cols[3].push(a.value);
+    }
+  return cols;
+}
 
 /** `%` and `_` of a search term taken literally in LIKE. */
 const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -107,38 +131,83 @@ export class ContactsRepository {
   }
 
   async findById(id: string): Promise<ContactRow | null> {
-    const [row] = await sqlRows<ContactRow>(this.ds, `SELECT ${COLUMNS} FROM contacts WHERE id = $1`, [id]);
+    const [row] = read(await sqlRows<ContactRow>(this.ds, `SELECT ${COLUMNS} FROM contacts c WHERE c.id = $1`, [id]));
     return row ?? null;
   }
 
   async findByExternalId(accountId: string, externalId: string): Promise<ContactRow | null> {
-    const [row] = await sqlRows<ContactRow>(
-      this.ds,
-      `SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND external_id = $2`,
-      [accountId, externalId],
+    const [row] = read(
+      await sqlRows<ContactRow>(
+        this.ds,
+        `SELECT ${COLUMNS} FROM contacts c WHERE c.account_id = $1 AND c.external_id = $2`,
+        [accountId, externalId],
+      ),
     );
     return row ?? null;
   }
 
-  async insert(accountId: string, v: ContactValues, db: DataSource | EntityManager = this.ds): Promise<ContactRow> {
-    const [row] = await sqlRows<ContactRow>(
-      db,
-      `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [newContactId(), accountId, ...VALUE_COLUMNS.map((c) => v[c]), JSON.stringify(v.attributes), v.lists],
-    );
-    return row;
+  /** A new contact and its addresses, together or not at all (an address another contact holds fails both). */
+  insert(accountId: string, v: ContactValues, db?: EntityManager): Promise<ContactRow> {
+    if (!db) return this.ds.transaction((em) => this.insert(accountId, v, em));
+    const id = newContactId();
+    return this.insertAs(db, id, accountId, v);
   }
 
-  async update(id: string, v: ContactValues, db: DataSource | EntityManager = this.ds): Promise<ContactRow> {
-    const [row] = await sqlRows<ContactRow>(
+  private async insertAs(db: EntityManager, id: string, accountId: string, v: ContactValues): Promise<ContactRow> {
+    await db.query(
+      `INSERT INTO contacts (id, account_id, external_id, name, time_zone, language, attributes, lists)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, accountId, ...VALUE_COLUMNS.map((c) => v[c]), JSON.stringify(v.attributes), v.lists],
+    );
+    await this.writeAddresses(db, accountId, [{ id, addresses: v.addresses }]);
+    return (await this.readIn(db, id))!;
+  }
+
+  /** The contact's fields and addresses, together or not at all. */
+  async update(id: string, v: ContactValues, db?: EntityManager): Promise<ContactRow> {
+    if (!db) return this.ds.transaction((em) => this.update(id, v, em));
+    const [{ account_id: accountId }] = await sqlRows<{ account_id: string }>(
       db,
-      `UPDATE contacts SET external_id = $2, name = $3, whatsapp = $4, telegram = $5, max = $6, time_zone = $7,
-              language = $8, attributes = $9, lists = $10, updated_at = now()
-        WHERE id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE contacts SET external_id = $2, name = $3, time_zone = $4, language = $5, attributes = $6, lists = $7,
+              updated_at = now()
+        WHERE id = $1 RETURNING account_id`,
       [id, ...VALUE_COLUMNS.map((c) => v[c]), JSON.stringify(v.attributes), v.lists],
     );
-    return row;
+    await this.writeAddresses(db, accountId, [{ id, addresses: v.addresses }]);
+    return (await this.readIn(db, id))!;
+  }
+
+  private async readIn(db: DataSource | EntityManager, id: string): Promise<ContactRow | null> {
+    const [row] = read(await sqlRows<ContactRow>(db, `SELECT ${COLUMNS} FROM contacts c WHERE c.id = $1`, [id]));
+    return row ?? null;
+  }
+
+  /**
+   * Makes these contacts' addresses exactly the given ones, in two statements whatever their number:
+   * the ones no longer given removed, new ones added (an address another contact of the account
+   * holds fails the unique index: the caller's conflict), the ones kept left with their age.
+   */
+  private async writeAddresses(
+    db: DataSource | EntityManager,
+    accountId: string,
+    contacts: { id: string; addresses: ContactAddress[] }[],
+  ): Promise<void> {
+    if (!contacts.length) return;
+    const [ids, channels, kinds, values] = addressColumns(contacts);
+    const given = `unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) AS x(contact_id, channel, kind, value)`;
+    await db.query(
+      `DELETE FROM contact_addresses a WHERE a.contact_id = ANY($1::uuid[])
+          AND NOT EXISTS (SELECT 1 FROM ${given} WHERE x.contact_id = a.contact_id AND x.channel = a.channel
+                             AND x.kind = a.kind AND x.value = a.value)`,
+      [contacts.map((c) => c.id), ids, channels, kinds, values],
+    );
+    await db.query(
+      `INSERT INTO contact_addresses (account_id, contact_id, channel, kind, value)
+       SELECT $1, x.contact_id, x.channel, x.kind, x.value FROM ${given}
+        WHERE NOT EXISTS (SELECT 1 FROM contact_addresses a WHERE a.contact_id = x.contact_id AND a.channel = x.channel
+                             AND a.kind = x.kind AND a.value = x.value)`,
+      [accountId, ids, channels, kinds, values],
+    );
   }
 
   /** Erases the contact: the row and every personal field with it. */
@@ -177,7 +246,11 @@ export class ContactsRepository {
     if (filter.attributes && Object.keys(filter.attributes).length) {
       where.push(`c.attributes @> $${params.push(JSON.stringify(filter.attributes))}::jsonb`);
     }
-    if (filter.channel) where.push(`c.${filter.channel} IS NOT NULL`);
+    if (filter.channel) {
+      where.push(
+        `EXISTS (SELECT 1 FROM contact_addresses a WHERE a.contact_id = c.id AND a.channel = $${params.push(filter.channel)})`,
+      );
+    }
     if (filter.q) {
       const n = params.push(`%${likeLiteral(filter.q)}%`);
       where.push(`(c.name ILIKE $${n} OR c.external_id ILIKE $${n})`);
@@ -186,13 +259,14 @@ export class ContactsRepository {
       this.ds,
       `SELECT * FROM (
          SELECT p.*, sum(p.row_bytes) OVER (ORDER BY p.id) AS page_bytes FROM (
-           SELECT ${columns.replace(/\battributes\b/, `${attributes} AS attributes`)},
+           SELECT ${columns.replace(/\bc\.attributes\b/, `${attributes} AS attributes`)},
                   (${ROW_BYTES} + octet_length((${attributes})::text))::float8 AS row_bytes
              FROM contacts c WHERE ${where.join(' AND ')} ORDER BY c.id LIMIT $${params.push(limit)}) p
          ORDER BY p.id) s
         WHERE s.page_bytes - s.row_bytes < $${params.push(PAGE_BYTES)}`,
       params,
     );
+    read(rows as (T & Sized & { addresses: ContactAddress[] })[]);
     const more = rows.length >= limit || (rows.length > 0 && Number(rows[rows.length - 1].page_bytes) >= PAGE_BYTES);
     for (const r of rows) {
       delete (r as Partial<Sized>).row_bytes;
@@ -229,58 +303,63 @@ export class ContactsRepository {
     externalIds: string[],
     attributeKeys: string[],
   ): Promise<AudienceContact[]> {
-    const columns = AUDIENCE_COLUMNS.replace(/\battributes\b/, `${SOME_ATTRIBUTES} AS attributes`);
+    const columns = AUDIENCE_COLUMNS.replace(/\bc\.attributes\b/, `${SOME_ATTRIBUTES} AS attributes`);
     return sqlRows<AudienceContact>(
       this.ds,
-      `SELECT ${columns} FROM contacts c WHERE c.account_id = $2 AND c.id = ANY($3::uuid[])
-       UNION SELECT ${columns} FROM contacts c WHERE c.account_id = $2 AND c.external_id = ANY($4::text[])`,
+      `SELECT ${columns} FROM contacts c WHERE c.account_id = $2
+          AND (c.id = ANY($3::uuid[]) OR c.external_id = ANY($4::text[]))`,
       [attributeKeys, accountId, ids, externalIds],
-    );
+    ).then(read);
   }
 
-  /** The account's contacts that have one of these external ids or identities (an import batch's matches). */
-  matching(
+  /** The account's contacts that have one of these external ids or addresses (an import batch's matches). */
+  async matching(
     accountId: string,
-    keys: { externalIds: string[]; whatsapp: string[]; telegram: string[]; max: string[] },
+    keys: { externalIds: string[]; addresses: ContactAddress[] },
     db: DataSource | EntityManager = this.ds,
   ): Promise<ContactRow[]> {
-    // One branch per unique index, so each is an index lookup.
-    return sqlRows<ContactRow>(
-      db,
-      `SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND external_id = ANY($2::text[])
-       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND whatsapp = ANY($3::text[])
-       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND telegram = ANY($4::text[])
-       UNION SELECT ${COLUMNS} FROM contacts WHERE account_id = $1 AND max = ANY($5::text[])`,
-      [accountId, keys.externalIds, keys.whatsapp, keys.telegram, keys.max],
+    const [, channels, kinds, values] = addressColumns([{ id: '', addresses: keys.addresses }]);
+    // Each branch an index lookup: the external id's, and the addresses' unique index.
+    return read(
+      await sqlRows<ContactRow>(
+        db,
+        `SELECT ${COLUMNS} FROM contacts c WHERE c.id IN (
+           SELECT id FROM contacts WHERE account_id = $1 AND external_id = ANY($2::text[])
+           UNION SELECT a.contact_id FROM unnest($3::text[], $4::text[], $5::text[]) AS x(channel, kind, value)
+             JOIN contact_addresses a ON a.account_id = $1 AND a.channel = x.channel AND a.kind = x.kind
+                                     AND a.value = x.value)`,
+        [accountId, keys.externalIds, channels, kinds, values],
+      ),
     );
   }
 
-  /** Writes an import batch: new contacts inserted, changed ones updated, each in one statement. */
+  /** Writes an import batch: new contacts inserted, changed ones updated, each in one statement, then their addresses. */
   async writeMany(
     em: EntityManager,
     accountId: string,
     inserts: (ContactValues & { id: string })[],
     updates: (ContactValues & { id: string })[],
   ): Promise<void> {
-    const recordset = `jsonb_to_recordset($1::jsonb) AS x(id uuid, external_id text, name text, whatsapp text, telegram text,
-        max text, time_zone text, language text, attributes jsonb, lists text[])`;
+    const recordset = `jsonb_to_recordset($1::jsonb) AS x(id uuid, external_id text, name text, time_zone text,
+        language text, attributes jsonb, lists text[])`;
+    const json = (rows: (ContactValues & { id: string })[]) =>
+      JSON.stringify(rows.map(({ addresses: _addresses, ...row }) => row));
     if (inserts.length) {
       await em.query(
-        `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, telegram, max, time_zone, language, attributes, lists)
-         SELECT x.id, $2, x.external_id, x.name, x.whatsapp, x.telegram, x.max, x.time_zone, x.language, x.attributes, x.lists
-           FROM ${recordset}`,
-        [JSON.stringify(inserts), accountId],
+        `INSERT INTO contacts (id, account_id, external_id, name, time_zone, language, attributes, lists)
+         SELECT x.id, $2, x.external_id, x.name, x.time_zone, x.language, x.attributes, x.lists FROM ${recordset}`,
+        [json(inserts), accountId],
       );
     }
     if (updates.length) {
       await em.query(
-        `UPDATE contacts c SET external_id = x.external_id, name = x.name, whatsapp = x.whatsapp, telegram = x.telegram,
-                max = x.max, time_zone = x.time_zone, language = x.language, attributes = x.attributes, lists = x.lists,
-                updated_at = now()
+        `UPDATE contacts c SET external_id = x.external_id, name = x.name, time_zone = x.time_zone,
+                language = x.language, attributes = x.attributes, lists = x.lists, updated_at = now()
            FROM ${recordset} WHERE c.id = x.id AND c.account_id = $2`,
-        [JSON.stringify(updates), accountId],
+        [json(updates), accountId],
       );
     }
+    await this.writeAddresses(em, accountId, [...inserts, ...updates]);
   }
 
   /** Every contact of the account in id order, a page at a time (the CSV export). */

@@ -5,6 +5,7 @@ import {
   CONSENT_STATES,
   ConsentAddress,
   ConsentChange,
+  ContactAddress,
   ConsentHistoryEntry,
   ConsentStateView,
   EXTERNAL_PREFIX,
@@ -27,6 +28,7 @@ import { GatewayConfig } from '../config';
 import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-account';
 import { finished, Readable } from 'node:stream';
 import { AttributeValue, ContactInput, parseContactInput } from './contact-fields';
+import { addressCapError, addressField, applyAddressSets, identitiesOf } from './contact-addresses';
 import { contactsCsv } from './contacts-export';
 import { ContactFilter, ContactRow, ContactsRepository, ContactValues } from './contacts.repository';
 
@@ -36,6 +38,8 @@ export interface ContactView {
   external_id: string | null;
   name: string | null;
   identities: Record<GatewaySendChannel, string | null>;
+  /** Every address of the contact, by channel and kind (the primary kind first). */
+  addresses: ContactAddress[];
   /** The contact's own, or the account's when it names none. */
   time_zone: string;
   language: string | null;
@@ -57,9 +61,7 @@ const HISTORY_LIMIT = 100;
 export const EMPTY_CONTACT: ContactValues = {
   external_id: null,
   name: null,
-  whatsapp: null,
-  telegram: null,
-  max: null,
+  addresses: [],
   time_zone: null,
   language: null,
   attributes: {},
@@ -75,19 +77,14 @@ export function mergeContact(base: ContactValues, input: ContactInput): ContactV
   if (input.language !== undefined) v.language = input.language;
   if (input.attributes !== undefined) v.attributes = input.attributes;
   if (input.lists !== undefined) v.lists = input.lists;
-  for (const channel of GATEWAY_SEND_CHANNELS) {
-    const id = input.identities?.[channel];
-    if (id !== undefined) v[channel] = id;
-  }
+  v.addresses = applyAddressSets(input.addresses ?? base.addresses, input.addressSets ?? []);
   return v;
 }
 
 export const valuesOf = (row: ContactRow): ContactValues => ({
   external_id: row.external_id,
   name: row.name,
-  whatsapp: row.whatsapp,
-  telegram: row.telegram,
-  max: row.max,
+  addresses: row.addresses,
   time_zone: row.time_zone,
   language: row.language,
   attributes: row.attributes,
@@ -101,17 +98,23 @@ export function sameContact(a: ContactValues, b: ContactValues): boolean {
   return canonical(a) === canonical(b);
 }
 
-/** The channel addresses of a contact (its identities). */
+/** The addresses of a contact as consent keys them (the kind named where it is not the channel's primary). */
 export const addressesOf = (v: ContactValues): ConsentAddress[] =>
-  GATEWAY_SEND_CHANNELS.filter((c) => v[c]).map((channel) => ({ channel, address: v[channel]! }));
+  v.addresses.map((a) => ({
+    channel: a.channel as GatewaySendChannel,
+    address: a.value,
+    ...(addressField(a.channel, a.kind) !== a.channel ? { kind: a.kind } : {}),
+  }));
 
-/** Which field a unique index of contacts guards. */
-const CONFLICT_FIELD: Record<string, string> = {
-  contacts_external_id: 'external_id',
-  contacts_whatsapp: 'identities.whatsapp',
-  contacts_telegram: 'identities.telegram',
-  contacts_max: 'identities.max',
-};
+/**
+ * What a unique index's violation says was taken: the external id, or the address its detail names
+ * (`Key (account_id, channel, kind, value)=(…, whatsapp, phone, …)`) as its identity field is named.
+ */
+function conflictField(constraint: string | undefined, detail: string | undefined): string {
+  if (constraint === 'contacts_external_id') return 'external_id';
+  const m = /=\([^,]*, ([^,]*), ([^,]*), /.exec(detail ?? '');
+  return constraint === 'contact_addresses_value' && m ? addressField(m[1], m[2]) : 'address';
+}
 
 /**
  * Contacts of a gateway account (docs/contacts.md): create, read, page, update, erase, and their
@@ -142,7 +145,8 @@ export class ContactsService {
       id: row.id,
       external_id: row.external_id,
       name: row.name,
-      identities: { whatsapp: row.whatsapp, telegram: row.telegram, max: row.max },
+      identities: identitiesOf(row.addresses),
+      addresses: row.addresses,
       time_zone: row.time_zone ?? account.timeZone ?? 'UTC',
       language: row.language,
       attributes: row.attributes,
@@ -153,14 +157,15 @@ export class ContactsService {
   }
 
   async create(account: AuthenticatedAccount, body: unknown): Promise<ContactRow> {
-    const input = parsed(body, account);
-    return this.conflictsNamed(() => this.contacts.insert(account.id, mergeContact(EMPTY_CONTACT, input)));
+    const values = withinCap(mergeContact(EMPTY_CONTACT, parsed(body, account)));
+    return this.conflictsNamed(() => this.contacts.insert(account.id, values));
   }
 
   async update(account: AuthenticatedAccount, ref: string, body: unknown): Promise<ContactRow> {
     const input = parsed(body, account);
     const row = await this.get(account, ref);
-    return this.conflictsNamed(() => this.contacts.update(row.id, mergeContact(valuesOf(row), input)));
+    const values = withinCap(mergeContact(valuesOf(row), input));
+    return this.conflictsNamed(() => this.contacts.update(row.id, values));
   }
 
   /** Erases the contact; its opt-outs stay with the api, keyed by a hash of each address. */
@@ -284,16 +289,22 @@ export class ContactsService {
       return await write();
     } catch (err) {
       if (!isPgError(err, PG_ERROR.uniqueViolation)) throw err;
-      const constraint = (err as { constraint?: string; driverError?: { constraint?: string } }).driverError
-        ?.constraint;
-      const field = CONFLICT_FIELD[constraint ?? ''] ?? 'body';
+      const pg = (err as { driverError?: { constraint?: string; detail?: string } }).driverError;
+      const field = conflictField(pg?.constraint, pg?.detail);
       throw new ConflictProblem(
         'contact-exists',
         'Contact exists',
-        `Another contact of the account has this ${field.replace('identities.', '')}.`,
+        `Another contact of the account has this ${field}.`,
       );
     }
   }
+}
+
+/** The values, or 422 when they hold more addresses than a contact may. */
+function withinCap(values: ContactValues): ContactValues {
+  const error = addressCapError(values.addresses);
+  if (error) throw new UnprocessableProblem('too-many-addresses', 'Too many addresses', `The ${error.message}.`);
+  return values;
 }
 
 function parsed(body: unknown, account: AuthenticatedAccount): ContactInput {

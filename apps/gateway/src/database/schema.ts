@@ -8,6 +8,7 @@ import { RateLimits1763980000000 } from './migrations/1763980000000-RateLimits';
 import { CoursePlatform1764000000004 } from './migrations/1764000000004-CoursePlatform';
 import { Contacts1764300000001 } from './migrations/1764300000001-Contacts';
 import { PhoneRegions1764400000000 } from './migrations/1764400000000-PhoneRegions';
+import { ContactAddresses1764500000000 } from './migrations/1764500000000-ContactAddresses';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
@@ -20,5 +21,6 @@ export const gatewaySchema: SchemaDefinition = {
     CoursePlatform1764000000004,
     Contacts1764300000001,
     PhoneRegions1764400000000,
+    ContactAddresses1764500000000,
   ],
 };

@@ -28,6 +28,7 @@ import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-acco
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
+import { identitiesOf } from '../contacts/contact-addresses';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn, templateAppIn } from './send-route';
 
@@ -147,7 +148,7 @@ export class GatewayMessagesService {
     if (errors.length) throw new ValidationProblem(errors);
     const contact = await this.contacts.get(account, dto.contact);
     const senders = await sendersOf(dto.channels!);
-    const route = contactRoute(contact, dto.channels!, senders);
+    const route = contactRoute(identitiesOf(contact.addresses), dto.channels!, senders);
     if (!route.length) {
       throw new UnprocessableProblem(
         'no-route',

@@ -1,4 +1,4 @@
-import { GatewaySendChannel } from '@app/contracts';
+import { ContactAddress, GatewaySendChannel } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 import { ContactView } from '../contacts.service';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
@@ -15,6 +15,21 @@ export class ContactIdentitiesDto implements Record<GatewaySendChannel, string |
   max: string | null;
 }
 
+/** One of a contact's addresses (docs/contacts.md#addresses). */
+export class ContactAddressDto implements ContactAddress {
+  @ApiProperty({ example: 'whatsapp' })
+  channel: string;
+
+  @ApiProperty({
+    example: 'user_id',
+    description: 'phone, user_id or username on WhatsApp; chat_id or username on Telegram; user_id on MAX',
+  })
+  kind: string;
+
+  @ApiProperty({ example: 'US.13491208655302741918' })
+  value: string;
+}
+
 export class ContactDto implements ContactView {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -27,6 +42,12 @@ export class ContactDto implements ContactView {
 
   @ApiProperty({ type: ContactIdentitiesDto })
   identities: ContactIdentitiesDto;
+
+  @ApiProperty({
+    type: [ContactAddressDto],
+    description: 'Every address, by channel and kind (the primary kind first)',
+  })
+  addresses: ContactAddressDto[];
 
   @ApiProperty({ example: 'Europe/Moscow', description: "The contact's own, or the account's when it names none" })
   time_zone: string;

@@ -63,7 +63,14 @@ describe('an import batch', () => {
     );
     expect(r.counts).toEqual({ rows: 3, created: 1, updated: 2, unchanged: 0, rejected: 0 });
     expect(r.inserts).toHaveLength(1);
-    expect(r.inserts[0]).toMatchObject({ external_id: 'crm-1', name: 'Anna', whatsapp: '79990001122', telegram: '42' });
+    expect(r.inserts[0]).toMatchObject({
+      external_id: 'crm-1',
+      name: 'Anna',
+      addresses: [
+        { channel: 'whatsapp', kind: 'phone', value: '79990001122' },
+        { channel: 'telegram', kind: 'chat_id', value: '42' },
+      ],
+    });
     expect(r.updates).toEqual([]);
   });
 
@@ -75,8 +82,16 @@ describe('an import batch', () => {
   });
 
   it('rejects a row whose identity belongs to another contact, or whose identities match two', () => {
-    const a = stored({ id: 'a', external_id: 'crm-a', whatsapp: '79990000001' });
-    const b = stored({ id: 'b', external_id: 'crm-b', telegram: '77' });
+    const a = stored({
+      id: 'a',
+      external_id: 'crm-a',
+      addresses: [{ channel: 'whatsapp', kind: 'phone', value: '79990000001' }],
+    });
+    const b = stored({
+      id: 'b',
+      external_id: 'crm-b',
+      addresses: [{ channel: 'telegram', kind: 'chat_id', value: '77' }],
+    });
     const r = resolveBatch(
       [row(1, ['crm-a', '', '', '77', '', '', '']), row(2, ['', '', '79990000001', '77', '', '', ''])],
       [a, b],
@@ -146,7 +161,10 @@ describe('an import batch', () => {
       ndjsonRow('{"external_id":"crm\\u0000-2","identities":{"whatsapp":"7999\\u00000001122"}}', 2),
       ndjsonRow('{"identities":{"telegram":"42"}}', 3),
     ]);
-    expect(batchKeys(rows)).toEqual({ externalIds: ['crm-1'], whatsapp: [], telegram: ['42'], max: [] });
+    expect(batchKeys(rows)).toEqual({
+      externalIds: ['crm-1'],
+      addresses: [{ channel: 'telegram', kind: 'chat_id', value: '42' }],
+    });
     expect(resolveParsed(rows, []).rejections.map((x) => [x.row, x.field])).toEqual([
       [2, 'external_id'],
       [2, 'identities.whatsapp'],

@@ -1,5 +1,6 @@
-import { CONSENT_STATES, ConsentChange, ConsentPurpose, GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { CONSENT_STATES, ConsentChange, ConsentPurpose, ContactAddress } from '@app/contracts';
 import { FieldError } from '@app/server';
+import { addressCapError, addressField, addressKey, namedAddresses } from '../contact-addresses';
 import { CONTACT_LIMITS, ContactInput, parseContactInput } from '../contact-fields';
 import { newContactId } from '../contacts.repository';
 import type { ContactRow, ContactValues } from '../contacts.repository';
@@ -26,7 +27,7 @@ export interface ParsedRow {
   externalId: string | null;
   input: ContactInput;
   consent: [ConsentPurpose, ConsentChange['state']][];
-  /** `channel:identity` of each identity the row gives. */
+  /** The addressKey of each address the row gives. */
   identities: string[];
   errors: FieldError[];
 }
@@ -48,9 +49,7 @@ export function parseRows(rows: ImportRow[], region: string | null = null): Pars
         errors.push({ field: `consent.${purpose}`, message: 'is not a purpose (marketing, all)' });
       } else consent.push([purpose, state as ConsentChange['state']]);
     }
-    const identities = GATEWAY_SEND_CHANNELS.filter((c) => input.identities?.[c]).map(
-      (c) => `${c}:${input.identities![c]}`,
-    );
+    const identities = namedAddresses(input.addresses, input.addressSets).map(addressKey);
     if (!errors.length && !input.external_id && !identities.length) {
       errors.push({ field: 'row', message: 'needs an external_id or an identity (whatsapp, telegram, max)' });
     }
@@ -65,20 +64,12 @@ const writtenExternalId = (v: unknown): string | null => (typeof v === 'string' 
  * The external ids and identities a batch may match: those of its valid rows only, as checked
  * (a value the checks refuse, a NUL say, never reaches a query).
  */
-export function batchKeys(rows: ParsedRow[]): {
-  externalIds: string[];
-  whatsapp: string[];
-  telegram: string[];
-  max: string[];
-} {
-  const keys = { externalIds: [] as string[], whatsapp: [] as string[], telegram: [] as string[], max: [] as string[] };
+export function batchKeys(rows: ParsedRow[]): { externalIds: string[]; addresses: ContactAddress[] } {
+  const keys = { externalIds: [] as string[], addresses: [] as ContactAddress[] };
   for (const r of rows) {
     if (r.errors.length) continue;
     if (r.input.external_id) keys.externalIds.push(r.input.external_id);
-    for (const c of GATEWAY_SEND_CHANNELS) {
-      const id = r.input.identities?.[c];
-      if (id) keys[c].push(id);
-    }
+    keys.addresses.push(...namedAddresses(r.input.addresses, r.input.addressSets));
   }
   return keys;
 }
@@ -99,12 +90,11 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
   const byIdentity = new Map<string, string>();
   const index = (c: Stored) => {
     if (c.external_id) byExternal.set(c.external_id, c.id);
-    for (const ch of GATEWAY_SEND_CHANNELS) if (c[ch]) byIdentity.set(`${ch}:${c[ch]}`, c.id);
+    for (const a of c.addresses) byIdentity.set(addressKey(a), c.id);
   };
   const unindex = (c: Stored) => {
     if (c.external_id && byExternal.get(c.external_id) === c.id) byExternal.delete(c.external_id);
-    for (const ch of GATEWAY_SEND_CHANNELS)
-      if (c[ch] && byIdentity.get(`${ch}:${c[ch]}`) === c.id) byIdentity.delete(`${ch}:${c[ch]}`);
+    for (const a of c.addresses) if (byIdentity.get(addressKey(a)) === c.id) byIdentity.delete(addressKey(a));
   };
   for (const row of existing) {
     const c = { ...valuesOf(row), id: row.id };
@@ -147,8 +137,10 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
       return holder !== undefined && holder !== id;
     });
     if (taken) {
-      const channel = taken.slice(0, taken.indexOf(':'));
-      reject(r, [{ field: `identities.${channel}`, message: 'belongs to another contact of the account' }]);
+      const [channel, kind] = taken.split('\n');
+      reject(r, [
+        { field: `identities.${addressField(channel, kind)}`, message: 'belongs to another contact of the account' },
+      ]);
       continue;
     }
     const base = id ? contacts.get(id)! : null;
@@ -166,6 +158,11 @@ export function resolveBatch(rows: ParsedRow[], existing: ContactRow[]): Resolve
       continue;
     }
     const merged = mergeContact(base ?? EMPTY_CONTACT, { ...input, ...(attributes ? { attributes } : {}) });
+    const capped = addressCapError(merged.addresses);
+    if (capped) {
+      reject(r, [capped]);
+      continue;
+    }
     const next: Stored = { ...merged, id: id ?? newContactId() };
     if (base) unindex(base);
     contacts.set(next.id, next);

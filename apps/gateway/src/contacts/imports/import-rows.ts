@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
-import { CONSENT_PURPOSES, ConsentPurpose, GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { CONSENT_PURPOSES, ConsentPurpose } from '@app/contracts';
 import { FieldError } from '@app/server';
+import { isAddressColumn } from '../contact-addresses';
 
 export type ImportFormat = 'csv' | 'ndjson';
 
@@ -23,7 +24,7 @@ export class ImportFileError extends Error {}
 /** Longest row, in characters: a contact is far smaller. */
 export const MAX_ROW_CHARS = 64 * 1024;
 
-const FIXED_COLUMNS = new Set(['external_id', 'name', ...GATEWAY_SEND_CHANNELS, 'time_zone', 'language', 'lists']);
+const FIXED_COLUMNS = new Set(['external_id', 'name', 'time_zone', 'language', 'lists']);
 /** Columns of an export that an import reads past (the platform assigns them). */
 const EXPORT_ONLY_COLUMNS = new Set(['id', 'created_at', 'updated_at']);
 const ATTRIBUTE_PREFIX = 'attr.';
@@ -37,6 +38,7 @@ export function checkCsvHeader(header: string[]): void {
   for (const column of header) {
     const known =
       FIXED_COLUMNS.has(column) ||
+      isAddressColumn(column) ||
       EXPORT_ONLY_COLUMNS.has(column) ||
       (column.startsWith(ATTRIBUTE_PREFIX) && column.length > ATTRIBUTE_PREFIX.length) ||
       (column.startsWith(CONSENT_PREFIX) &&
@@ -64,7 +66,7 @@ export function csvRow(header: string[], record: string[], row: number): ImportR
   header.forEach((column, i) => {
     const cell = record[i];
     if (cell === '' || EXPORT_ONLY_COLUMNS.has(column)) return;
-    if ((GATEWAY_SEND_CHANNELS as readonly string[]).includes(column)) identities[column] = cell;
+    if (isAddressColumn(column)) identities[column] = cell;
     else if (column.startsWith(ATTRIBUTE_PREFIX)) attributes[column.slice(ATTRIBUTE_PREFIX.length)] = cell;
     else if (column.startsWith(CONSENT_PREFIX)) consent[column.slice(CONSENT_PREFIX.length) as ConsentPurpose] = cell;
     else if (column === 'lists') contact.lists = cell.split(LIST_SEPARATOR).map((l) => l.trim());
