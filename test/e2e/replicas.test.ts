@@ -13,6 +13,7 @@ import { Platform, startPlatform } from '../support/platform';
 import { registerSandboxNumber } from '../support/sandbox';
 import { commitTemplateSend } from '../support/send-records';
 import { Endpoint } from '../support/webhook-endpoint';
+import { burstAcross, expectLimitedAcross, TokenRate } from '../support/replica-bursts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -27,6 +28,8 @@ interface StatusOrder {
   /** A wamid's events in EVENTS, in stream order: [type, app_id, user_id]. */
   events(wamid: string): Promise<unknown[][]>;
   inboundLastSeq(): Promise<number>;
+  /** An endpoint subscribed to these events of the connection's tenant. */
+  subscribe(events: string[]): Promise<Endpoint>;
 }
 
 const PRICE = 0.1;
@@ -34,8 +37,7 @@ const prices = Object.fromEntries(
   ['MARKETING', 'MARKETING_LITE', 'UTILITY', 'SERVICE', 'AUTHENTICATION'].map((c) => [c, PRICE]),
 );
 /** Per token: a burst of 200 requests, then 2 a second, counted across every api replica. */
-const RATE_PER_SECOND = 2;
-const RATE_BURST = 200;
+const RATE: TokenRate = { perSecond: 2, burst: 200 };
 
 /**
  * Every service run as two replicas (the api's and the gateway's behind a round-robin balancer, the
@@ -54,8 +56,8 @@ describe('two replicas of every service', () => {
       replicas: { api: 2, gateway: 2, queue: 2, webhooks: 2 },
       env: {
         MESSAGE_PRICES: JSON.stringify(prices),
-        RATE_LIMIT_PER_SECOND: String(RATE_PER_SECOND),
-        RATE_LIMIT_BURST: String(RATE_BURST),
+        RATE_LIMIT_PER_SECOND: String(RATE.perSecond),
+        RATE_LIMIT_BURST: String(RATE.burst),
         SANDBOX_STATUS_DELAY_MS: '50',
         WEBHOOK_POLL_INTERVAL_MS: '100',
         SETTLEMENT_INTERVAL_MS: '500',
@@ -285,39 +287,10 @@ describe('two replicas of every service', () => {
     expect((await send(user, app, late)).status).toBe(429);
   });
 
-  /**
-   * RATE_BURST + 100 requests of one token, eight at a time, each to the next replica directly (no
-   * balancer between): the answers of each replica and how long it took.
-   */
-  async function burstAcross(replicas: string[], path: string, auth: string) {
-    const statuses: number[][] = replicas.map(() => []);
-    const total = RATE_BURST + 100;
-    const started = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        for (let k = next++; k < total; k = next++) {
-          const res = await fetch(`${replicas[k % replicas.length]}${path}`, { headers: { authorization: auth } });
-          await res.arrayBuffer();
-          statuses[k % replicas.length].push(res.status);
-        }
-      }),
-    );
-    return { statuses, seconds: (Date.now() - started) / 1000 };
-  }
-  const expectLimitedAcross = ({ statuses, seconds }: { statuses: number[][]; seconds: number }) => {
-    const allowed = statuses.flat().filter((s) => s === 200).length;
-    expect(statuses.flat().filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    // Per process, each replica would allow its own burst: all 300 requests would pass.
-    expect(allowed).toBeGreaterThanOrEqual(RATE_BURST);
-    expect(allowed).toBeLessThanOrEqual(RATE_BURST + Math.ceil(seconds * RATE_PER_SECOND) + 1);
-    for (const mine of statuses) expect(mine).toContain(429);
-  };
-
   it("one token's rate limit is counted across both api replicas", async () => {
     const user = await factory.user('system');
     const replicas = platform.replicaUrls.api!.map((r) => r.url);
-    expectLimitedAcross(await burstAcross(replicas, `/api/v1/users/${user.userId}/balances`, user.auth));
+    expectLimitedAcross(RATE, await burstAcross(RATE, replicas, `/api/v1/users/${user.userId}/balances`, user.auth));
   });
 
   it("one account token's rate limit is counted across both gateway replicas", async () => {
@@ -327,13 +300,13 @@ describe('two replicas of every service', () => {
     const { token } = await new AccountsRepository(gatewayDb).createAccount('replicas', user.userId);
     await gatewayDb.destroy();
     const replicas = platform.replicaUrls.gateway!.map((r) => r.url);
-    expectLimitedAcross(await burstAcross(replicas, '/v1/connections', `Bearer ${token}`));
+    expectLimitedAcross(RATE, await burstAcross(RATE, replicas, '/v1/connections', `Bearer ${token}`));
   });
 
   /**
    * A new app on its own WhatsApp connection, and what a test of status order across the two gateway
    * replicas posts and reads: a signed status to one replica, the statuses of a wamid in EVENTS
-   * (type, app, user), and INBOUND's last sequence.
+   * (type, app, user), INBOUND's last sequence, and a subscriber of the app's tenant.
    */
   async function statusOrder(wabaId: string, phoneNumberId: string, run: (o: StatusOrder) => Promise<void>) {
     const user = await factory.user('system');
@@ -354,57 +327,57 @@ describe('two replicas of every service', () => {
             .filter((e) => (e.data as { provider_message_id?: string }).provider_message_id === wamid)
             .map((e) => [e.type, e.app_id, e.user_id]),
         inboundLastSeq: async () => (await jsm.streams.info(t.stream('inbound'))).state.last_seq,
+        subscribe: async (events) => {
+          const endpoint = await new Endpoint().open();
+          const sub = await call(platform.urls.api, user, 'POST', '/subscriptions', { url: endpoint.url(), events });
+          expect(sub.status).toBe(201);
+          endpoint.secret = sub.body.secret as string;
+          return endpoint;
+        },
       });
     } finally {
       await clients.drain();
     }
   }
 
-  it("a message's statuses keep the channel's order across gateway replicas, from a new connection's first callback", () =>
-    statusOrder('3900001', '4900001', async ({ first, second, owner, post, events, inboundLastSeq }) => {
-      const before = await inboundLastSeq();
-      // The second replica hears of the connection first; the first replica has never seen it when
-      // a message's `delivered` reaches it, and the `read` that the channel sends once that is
-      // answered goes to the second. Had the first replica left `delivered` waiting in INBOUND for
-      // its relay, the second would have stored `read` ahead of it.
-      await post(second, 'wamid.ORDER-0', 'sent', 1763700000);
-      await post(first, 'wamid.ORDER-1', 'delivered', 1763700001);
-      await post(second, 'wamid.ORDER-1', 'read', 1763700002);
-      expect(await events('wamid.ORDER-1')).toEqual([
-        ['message.delivered', ...owner],
-        ['message.read', ...owner],
-      ]);
-      expect(await inboundLastSeq()).toBe(before);
-    }));
-
-  it("a message's statuses keep the channel's order across gateway replicas while the api is away and one waits in INBOUND", () =>
-    statusOrder('3900002', '4900002', async ({ first, second, owner, post, events, inboundLastSeq }) => {
-      // The second replica knows the connection's owner; then the api goes away.
-      await post(second, 'wamid.AWAY-0', 'sent', 1763700100);
-      const before = await inboundLastSeq();
-      await platform.stopService('api', 0);
-      await platform.stopService('api', 1);
+  it("a subscriber never gets a message's status below one it was sent, though the gateway replicas store them out of order", () =>
+    statusOrder('3900002', '4900002', async ({ first, second, owner, post, events, inboundLastSeq, subscribe }) => {
+      const endpoint = await subscribe(['message.delivered', 'message.read']);
       try {
-        // The first replica cannot learn the owner: `delivered` waits in INBOUND for the relay.
-        // The second knows it, and sees that a status of the message waits there: `read` follows
-        // it there instead of going to EVENTS at once. Each replica's relay may take either.
-        await post(first, 'wamid.AWAY-1', 'delivered', 1763700101);
-        await post(second, 'wamid.AWAY-1', 'read', 1763700102);
-        expect(await inboundLastSeq()).toBe(before + 2);
+        // The second replica knows the connection's owner; then the api goes away.
+        await post(second, 'wamid.AWAY-0', 'sent', 1763700100);
+        const before = await inboundLastSeq();
+        await platform.stopService('api', 0);
+        await platform.stopService('api', 1);
+        try {
+          // The first replica cannot learn the owner: `delivered` waits in INBOUND for the relay.
+          // The second knows it: `read` reaches EVENTS, and the subscriber, at once.
+          await post(first, 'wamid.AWAY-1', 'delivered', 1763700101);
+          await post(second, 'wamid.AWAY-1', 'read', 1763700102);
+          expect(await inboundLastSeq()).toBe(before + 1);
+          await waitFor(() => endpoint.of('wamid.AWAY-1').length > 0, 30_000, '`read` at the subscriber', 100);
+        } finally {
+          await platform.startService('api', 0);
+          await platform.startService('api', 1);
+        }
+        // Once the api is back the relay publishes `delivered` after `read`: it ranks below what the
+        // subscriber has, and is not sent.
+        await waitFor(
+          async () => (await events('wamid.AWAY-1')).length === 2,
+          30_000,
+          'both statuses in EVENTS once the api is back',
+          200,
+        );
+        expect(await events('wamid.AWAY-1')).toEqual([
+          ['message.read', ...owner],
+          ['message.delivered', ...owner],
+        ]);
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(endpoint.rejected).toEqual([]);
+        expect(endpoint.of('wamid.AWAY-1').map((e) => e.type)).toEqual(['message.read']);
       } finally {
-        await platform.startService('api', 0);
-        await platform.startService('api', 1);
+        await endpoint.close();
       }
-      await waitFor(
-        async () => (await events('wamid.AWAY-1')).length === 2,
-        30_000,
-        'both statuses relayed once the api is back',
-        200,
-      );
-      expect(await events('wamid.AWAY-1')).toEqual([
-        ['message.delivered', ...owner],
-        ['message.read', ...owner],
-      ]);
     }));
 
   it("a subscriber gets each message's events in lifecycle order from two webhooks replicas", async () => {
