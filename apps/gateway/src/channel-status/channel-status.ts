@@ -1,6 +1,6 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import { CHANNELS } from '@app/contracts';
-import { ReadinessProvider } from '@app/server';
+import { Clock, ReadinessProvider } from '@app/server';
 import { ConnectionsModule } from '../connections/connections.module';
 import { ConnectionsRepository } from '../connections/connections.repository';
 
@@ -20,14 +20,17 @@ export class ChannelStatus {
   private relayError = '';
   private counts: Record<string, Record<string, number>> = {};
 
-  constructor(private readonly connections: ConnectionsRepository) {}
+  constructor(
+    private readonly connections: ConnectionsRepository,
+    private readonly clock: Clock,
+  ) {}
 
   relayed(): void {
-    this.lastRelayed = Date.now();
+    this.lastRelayed = this.clock.nowMs();
   }
 
   relayFailed(err: unknown): void {
-    this.lastRelayFailure = Date.now();
+    this.lastRelayFailure = this.clock.nowMs();
     // A short reason, never a driver's text with addresses in it.
     this.relayError =
       err instanceof Error && err.name === 'RpcProblemError' ? 'owner lookup unavailable' : 'relay failed';
@@ -38,7 +41,7 @@ export class ChannelStatus {
   }
 
   details(): Record<string, unknown> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const relayFailing = this.lastRelayFailure > this.lastRelayed && now - this.lastRelayFailure < RECENT_MS;
     const channels = Object.fromEntries(
       CHANNELS.map((channel) => {
@@ -60,7 +63,7 @@ export class ChannelStatus {
 }
 
 @Global()
-@Module({ imports: [ConnectionsModule], providers: [ChannelStatus], exports: [ChannelStatus] })
+@Module({ imports: [ConnectionsModule], providers: [Clock, ChannelStatus], exports: [ChannelStatus] })
 export class ChannelStatusModule {}
 
 export const CHANNELS_READINESS = Symbol('CHANNELS_READINESS');
