@@ -101,7 +101,9 @@ const VALUE_COLUMNS = ['external_id', 'name', 'time_zone', 'language'] as const;
 
 /** Rows as read: addresses in answer order. */
 const read = <T extends { addresses: ContactAddress[] }>(rows: T[]): T[] => {
-  for (const r of rows) r.addresses = sortAddresses(r.addresses);
+  // Fields in one order (jsonb keeps its own), so a contact compares equal to its values as merged.
+  for (const r of rows)
+    r.addresses = sortAddresses(r.addresses.map(({ channel, kind, value }) => ({ channel, kind, value })));
   return rows;
 };
 
