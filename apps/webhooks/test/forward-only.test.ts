@@ -43,6 +43,19 @@ describe('deliveries: statuses fanned out forward only', () => {
     ]);
   });
 
+  it("sends a message's deliveries in the order they were fanned out, not their stream order", async () => {
+    const user = randomUUID();
+    await addSubscription(store.ds, user);
+    // Another replica fanned out the later stream position first.
+    const read = statusEvent(user, 'm1', 'message.read');
+    const deliveredEvent = statusEvent(user, 'm1', 'message.delivered');
+    await store.deliveries.fanOut([deliveredEvent]);
+    await store.deliveries.fanOut([read]);
+    const claim = () => store.deliveries.claim({ max: 10, perSubscription: 10, perTenant: 10, leaseMs: 60_000 });
+    expect((await claim()).map((d) => d.event_type)).toEqual(['message.delivered']);
+    expect(await claim()).toEqual([]);
+  });
+
   it('keeps a message forward only for a tenant without subscriptions, and apart from other tenants', async () => {
     const [quiet, other] = [randomUUID(), randomUUID()];
     await store.deliveries.fanOut([statusEvent(quiet, 'm1', 'message.read')]);

@@ -64,11 +64,16 @@ export interface AttemptOutcome {
 
 const PENDING_AND_FREE = `d.status = 'PENDING' AND d.next_attempt_at <= now()
                 AND (d.locked_until IS NULL OR d.locked_until <= now())`;
-/** No earlier event of the same message is still pending (in flight or waiting for a retry). */
+/**
+ * No event of the same message fanned out earlier is still pending (in flight or waiting for a
+ * retry). Fan-out order (`seq`), not stream order: one message's fan-outs take turns on its rank
+ * row, so its deliveries' `seq` rises with their status's rank even when two replicas fanned out
+ * a later stream position first.
+ */
 const FIRST_OF_ITS_KEY = `(d.order_key IS NULL OR NOT EXISTS (
                   SELECT 1 FROM deliveries e
                    WHERE e.subscription_id = d.subscription_id AND e.order_key = d.order_key
-                     AND e.status = 'PENDING' AND (e.stream_seq, e.seq) < (d.stream_seq, d.seq)))`;
+                     AND e.status = 'PENDING' AND e.seq < d.seq))`;
 
 /** Which held deliveries to end (see `failHeld`). */
 interface HeldPick {
