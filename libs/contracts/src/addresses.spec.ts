@@ -1,4 +1,5 @@
-import { addressKindOf, addressKindsOf, maskMiddle, readAddress, WHATSAPP_ADDRESSES } from './addresses';
+import { maskMiddle, readAddress, WHATSAPP_ADDRESSES } from './addresses';
+import { addressKindOf, addressKindsOf } from './channels';
 
 describe('address kinds', () => {
   const canonical = (channel: string, kind: string, value: string, defaultRegion?: string) =>

@@ -92,32 +92,6 @@ export const MAX_ADDRESSES: readonly AddressKind[] = [
   },
 ];
 
-const KINDS: Readonly<Record<string, readonly AddressKind[]>> = {
-  whatsapp: WHATSAPP_ADDRESSES,
-  telegram: TELEGRAM_ADDRESSES,
-  max: MAX_ADDRESSES,
-};
-
-/** The channels a contact can have addresses on, in the order answers and exports list them. */
-export function addressChannels(): readonly string[] {
-  return Object.keys(KINDS);
-}
-
-/** The address kinds of a channel, its primary one (what sends reach by default) first; none for others. */
-export function addressKindsOf(channel: string): readonly AddressKind[] {
-  return Object.prototype.hasOwnProperty.call(KINDS, channel) ? KINDS[channel] : [];
-}
-
-/** A channel's kind by name, or undefined. */
-export function addressKindOf(channel: string, kind: string): AddressKind | undefined {
-  return addressKindsOf(channel).find((k) => k.kind === kind);
-}
-
-/** The kind of a channel's address by which its people are reached by default (the phone on WhatsApp). */
-export function primaryAddressKind(channel: string): AddressKind | undefined {
-  return addressKindsOf(channel)[0];
-}
-
 /** An address as a contact keeps it. */
 export interface ContactAddress {
   channel: string;

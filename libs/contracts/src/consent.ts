@@ -1,5 +1,4 @@
-import type { GatewaySendChannel } from './channels';
-import { primaryAddressKind } from './addresses';
+import { GatewaySendChannel, primaryAddressKind } from './channels';
 
 /**
  * Consent of one business (the api user) to message one channel address (docs/consent.md), kept

@@ -1,3 +1,4 @@
+import { MAX_ADDRESSES } from '../addresses';
 import { BOT_API_TIMEOUT_SETTING } from './bot-settings';
 import type { ChannelRegistration } from './registration';
 
@@ -10,6 +11,7 @@ export const MAX_CHANNEL = {
   receipts: false,
   pricing: 'channel_table',
   pacing: { settings: { rate: 'ratePerBot', campaignRate: 'campaignRate' } },
+  addresses: MAX_ADDRESSES,
   settings: {
     apiUrl: {
       env: 'MAX_API_URL',

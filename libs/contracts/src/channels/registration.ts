@@ -1,3 +1,5 @@
+import type { AddressKind } from '../addresses';
+
 /** The services that read a channel's settings from their environment. */
 export type ChannelService = 'api' | 'gateway' | 'queue';
 
@@ -61,15 +63,6 @@ export type ChannelSettingValues<S extends ChannelSettings> = {
   readonly [K in keyof S]: S[K] extends NumberSetting ? number : string;
 };
 
-/** How one address kind of a channel is read and shown (a phone number, a chat id, a @username). */
-export interface ChannelAddressKind {
-  readonly kind: string;
-  /** The canonical spelling of a value, or null when it is not an address of this kind. */
-  canonical(value: string, ctx?: { defaultRegion?: string }): string | null;
-  /** The value as logs and reports show it. */
-  mask(value: string): string;
-}
-
 /**
  * The pace of one sender of the channel, as keys of its `settings`: the queue's rate (whose default
  * is the channel's documented send rate and the campaign rate's default), burst and recipient
@@ -105,7 +98,7 @@ export interface ChannelRegistration<S extends ChannelSettings = ChannelSettings
   /** The environment variables each service reads for the channel, declared once with their defaults. */
   readonly settings: S;
   /** Its address kinds, the primary first; absent for a channel nobody is addressed on. */
-  readonly addresses?: readonly ChannelAddressKind[];
+  readonly addresses?: readonly AddressKind[];
 }
 
 /** The value of a per-service setting field in one service. */

@@ -1,3 +1,4 @@
+import type { AddressKind } from '../addresses';
 import { COURSE_CHANNEL } from './course';
 import { MAX_CHANNEL } from './max';
 import type { ChannelRegistration, ChannelService, ChannelSetting, NumberSetting } from './registration';
@@ -118,6 +119,29 @@ export const RECEIPTLESS_CHANNELS: readonly string[] = channelNames(isReceiptles
 
 export function isChannel(value: unknown): value is Channel {
   return isRegisteredChannel(value);
+}
+
+/** The channels a contact can have addresses on (those registered with address kinds), in the order answers and exports list them. */
+export function addressChannels(): readonly string[] {
+  return [...registrations.values()].filter((r) => (r.addresses?.length ?? 0) > 0).map((r) => r.name);
+}
+
+/**
+ * The address kinds of a channel as its registration declares them, its primary one (what sends
+ * reach by default) first; none for a channel without addresses or a name no channel registered.
+ */
+export function addressKindsOf(channel: string): readonly AddressKind[] {
+  return registrations.get(channel)?.addresses ?? [];
+}
+
+/** A channel's kind by name, or undefined. */
+export function addressKindOf(channel: string, kind: string): AddressKind | undefined {
+  return addressKindsOf(channel).find((k) => k.kind === kind);
+}
+
+/** The kind of a channel's address by which its people are reached by default (the phone on WhatsApp). */
+export function primaryAddressKind(channel: string): AddressKind | undefined {
+  return addressKindsOf(channel)[0];
 }
 
 /** The setting of a channel's pacing role, or undefined when the channel does not set that role. */

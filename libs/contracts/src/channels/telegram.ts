@@ -1,3 +1,4 @@
+import { TELEGRAM_ADDRESSES } from '../addresses';
 import { BOT_API_TIMEOUT_SETTING } from './bot-settings';
 import type { ChannelRegistration } from './registration';
 
@@ -12,6 +13,7 @@ export const TELEGRAM_CHANNEL = {
   pacing: {
     settings: { rate: 'ratePerBot', recipientIntervalMs: 'chatIntervalMs', campaignRate: 'campaignRate' },
   },
+  addresses: TELEGRAM_ADDRESSES,
   settings: {
     apiUrl: {
       env: 'TELEGRAM_API_URL',

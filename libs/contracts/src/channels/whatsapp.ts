@@ -1,3 +1,4 @@
+import { WHATSAPP_ADDRESSES } from '../addresses';
 import type { ChannelRegistration } from './registration';
 
 /** WhatsApp Business (the Cloud API): template sends paced per number, priced by template category, with receipts. */
@@ -16,6 +17,7 @@ export const WHATSAPP_CHANNEL = {
       campaignRate: 'campaignRate',
     },
   },
+  addresses: WHATSAPP_ADDRESSES,
   settings: {
     graphUrl: {
       env: 'WHATSAPP_GRAPH_URL',
