@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
+import { primaryAddressKind } from '@app/contracts';
 import { createDataSource } from '@app/database';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
+import { Identities } from '../src/contacts/contact-fields';
 import { ContactsRepository } from '../src/contacts/contacts.repository';
 import { EMPTY_CONTACT } from '../src/contacts/contacts.service';
 import { gatewaySchema } from '../src/database/schema';
@@ -62,7 +64,15 @@ describe('gateway campaigns', () => {
     expect(res.status).toBe(201);
     return res.body;
   };
-  const contact = (v: Partial<typeof EMPTY_CONTACT>) => contacts.insert(accountId, { ...EMPTY_CONTACT, ...v });
+  /** A contact with these fields, and its primary address on each channel given (`whatsapp`: its phone). */
+  const contact = ({ whatsapp, telegram, max, ...v }: Partial<typeof EMPTY_CONTACT> & Identities) =>
+    contacts.insert(accountId, {
+      ...EMPTY_CONTACT,
+      ...v,
+      addresses: Object.entries({ whatsapp, telegram, max })
+        .filter((e): e is [string, string] => !!e[1])
+        .map(([channel, value]) => ({ channel, kind: primaryAddressKind(channel)!.kind, value })),
+    });
   const loaded = (id: string) => api.state.loaded.get(id) ?? [];
 
   beforeAll(async () => {
@@ -423,12 +433,17 @@ describe('gateway campaigns', () => {
   it('loads a large audience in pages bounded by count and size, starts over after an interrupted launch, and reports it as JSON and CSV', async () => {
     const tag = 'big';
     await db.query(
-      `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, lists, attributes)
-       SELECT gen_random_uuid(), $1, CASE WHEN i = 7 THEN '=HYPERLINK("x")' ELSE 'big-' || i END,
-              repeat('n', 200), (79100000000 + i)::text, ARRAY[$2], '{}'::jsonb
-         FROM generate_series(1, 2500) AS i`,
+      `WITH c AS (
+         INSERT INTO contacts (id, account_id, external_id, name, lists, attributes)
+         SELECT gen_random_uuid(), $1, CASE WHEN i = 7 THEN '=HYPERLINK("x")' ELSE 'big-' || i END,
+                repeat('n', 200), ARRAY[$2], jsonb_build_object('i', i)
+           FROM generate_series(1, 2500) AS i
+         RETURNING id, attributes)
+       INSERT INTO contact_addresses (account_id, contact_id, channel, kind, value)
+       SELECT $1, id, 'whatsapp', 'phone', (79100000000 + (attributes ->> 'i')::int)::text FROM c`,
       [accountId, tag],
     );
+    await db.query(`UPDATE contacts SET attributes = '{}' WHERE account_id = $1 AND $2 = ANY(lists)`, [accountId, tag]);
     // About 700 bytes a recipient: pages are cut by size (512 KiB) before they reach 1,000 recipients.
     const c = await create({
       audience: { list: tag },
