@@ -1,4 +1,6 @@
+import { CONSENT_RPC } from '@app/contracts';
 import { createDataSource } from '@app/database';
+import { RpcClient } from '@app/messaging';
 import { DataSource } from 'typeorm';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
@@ -10,7 +12,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /**
  * Contacts stored with an identity column per channel become address rows: every identity is a
- * row, the contact reads as it did, and the opt-outs recorded for its addresses keep applying.
+ * row, the contact reads as it did, and the opt-outs recorded while they were columns keep refusing
+ * the sends and campaign recipients they refused (and only those).
  */
 describe('contact addresses migration', () => {
   let platform: Platform;
@@ -18,6 +21,8 @@ describe('contact addresses migration', () => {
   let db: DataSource;
   let token: string;
   let accountId: string;
+  let userId: string;
+  let rpc: RpcClient;
   const migration = new ContactAddresses1764500000000();
 
   const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
@@ -48,17 +53,27 @@ describe('contact addresses migration', () => {
       env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
     });
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
-    const user = await factory.user('system');
+    const user = await factory.user('system', { balance: 10 });
+    userId = user.userId;
+    const app = await factory.activeApp(userId, { message_limit: 'TIER_UNLIMITED' });
+    await factory.sendableTemplate(app.id, { name: 'promo', category: 'MARKETING', body: 'Hello {{1}}' });
+    rpc = new RpcClient({
+      url: platform.infra.natsUrl,
+      prefix: platform.infra.prefix,
+      name: 'addresses-migration-test',
+    });
     db = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
     await db.initialize();
     const account = await new AccountsRepository(db).createAccount('migrated', user.userId);
     token = account.token;
     [{ id: accountId }] = await db.query(`SELECT id FROM accounts ORDER BY created_at DESC LIMIT 1`);
+    expect((await call('/v1/connections', { body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
     // The schema as it was before addresses were rows.
     await migrate('down');
   });
 
   afterAll(async () => {
+    await rpc?.onApplicationShutdown();
     await db?.destroy();
     await factory?.close();
     await platform?.stop();
@@ -100,44 +115,70 @@ describe('contact addresses migration', () => {
     expect((await call('/v1/contacts', { body: { identities: { whatsapp: '+79990005502' } } })).status).toBe(409);
   });
 
-  it('keeps applying opt-outs recorded for the identity columns after the migration', async () => {
+  it('keeps applying opt-outs recorded before the migration: the send and the campaign estimate refuse that contact only', async () => {
     await migrate('down');
     await db.query(
-      `INSERT INTO contacts (id, account_id, external_id, whatsapp, telegram) VALUES
-         (gen_random_uuid(), $1, 'old-4', '79990005504', '5504')`,
+      `INSERT INTO contacts (id, account_id, external_id, name, whatsapp, telegram) VALUES
+         (gen_random_uuid(), $1, 'old-4', 'Dana', '79990005504', '5504'),
+         (gen_random_uuid(), $1, 'old-5', 'Egor', '79990005505', NULL)`,
       [accountId],
     );
-    // The opt-out goes through the api's consent (over NATS) under the key the phone column always had.
-    await migrate('up');
-    const out = await call('/v1/contacts/ext:old-4/consent', {
-      method: 'PUT',
-      body: { channel: 'whatsapp', purpose: 'marketing', state: 'opted_out' },
+    // Recorded through the api's consent as the gateway recorded a contact's opt-out while its phone was a column.
+    const recorded = await rpc.call(CONSENT_RPC.apply, {
+      user_id: userId,
+      changes: [
+        { channel: 'whatsapp', address: '79990005504', purpose: 'marketing', state: 'opted_out', source: 'api' },
+      ],
     });
-    expect(out.status).toBe(200);
-    await migrate('down');
-    expect((await db.query(`SELECT whatsapp, telegram FROM contacts WHERE external_id = 'old-4'`))[0]).toEqual({
-      whatsapp: '79990005504',
-      telegram: '5504',
-    });
+    expect(recorded.outcomes).toEqual([{ changed: true }]);
     await migrate('up');
-    const consent = await call('/v1/contacts/ext:old-4/consent');
-    const state = (channel: string) =>
-      (consent.body.states as Json[]).find((s) => s.channel === channel && s.purpose === 'marketing')?.state;
-    expect(state('whatsapp')).toBe('opted_out');
-    expect(state('telegram')).toBe('unknown');
+
+    const send = (contact: string) =>
+      call('/v1/messages', { body: { contact, channels: ['whatsapp'], template: 'promo', params: ['Ann'] } });
+    const refused = await send('ext:old-4');
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      type: '/problems/recipient-opted-out',
+      channel: 'whatsapp',
+      purpose: 'marketing',
+    });
+    expect((await send('ext:old-5')).status).toBe(202);
+
+    const campaign = await call('/v1/campaigns', {
+      body: {
+        name: 'Migrated audience',
+        template: 'promo',
+        params: ['{{contact.name}}'],
+        audience: { contact_ids: ['ext:old-4', 'ext:old-5'] },
+        channels: ['whatsapp'],
+      },
+    });
+    expect(campaign.status).toBe(201);
+    const estimate = await call(`/v1/campaigns/${campaign.body.id}/estimate`, { method: 'POST' });
+    expect(estimate.status).toBe(200);
+    expect(estimate.body).toMatchObject({
+      audience: 2,
+      recipients: 1,
+      excluded: { opted_out: 1, no_identity: 0 },
+      channels: { whatsapp: { recipients: 1 } },
+    });
+
     // A user id added beside the phone is another address: the phone's opt-out is not its.
     const added = await call('/v1/contacts/ext:old-4', {
       method: 'PATCH',
       body: { identities: { 'whatsapp:user_id': 'RU.5504' } },
     });
     expect(added.status).toBe(200);
-    const after = await call('/v1/contacts/ext:old-4/consent');
+    const consent = await call('/v1/contacts/ext:old-4/consent');
     expect(
-      (after.body.states as Json[]).filter((s) => s.purpose === 'marketing').map((s) => [s.address, s.kind, s.state]),
+      (consent.body.states as Json[])
+        .filter((s) => s.purpose === 'marketing')
+        .map((s) => [s.channel, s.address, s.kind, s.state]),
     ).toEqual(
       expect.arrayContaining([
-        ['79990005504', undefined, 'opted_out'],
-        ['RU.5504', 'user_id', 'unknown'],
+        ['whatsapp', '79990005504', undefined, 'opted_out'],
+        ['whatsapp', 'RU.5504', 'user_id', 'unknown'],
+        ['telegram', '5504', undefined, 'unknown'],
       ]),
     );
   });
