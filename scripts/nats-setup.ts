@@ -1,4 +1,5 @@
 // pnpm nats:setup: creates or updates every stream and consumer (a deploy step, idempotent).
+import { loadChannelModules } from '@app/config';
 import { Topology } from '@app/contracts';
 import { DEFAULT_TOPOLOGY_OPTIONS, NatsAuth, NatsClients, setupTopology, TopologyOptions } from '@app/messaging';
 
@@ -27,6 +28,8 @@ export async function setupNats(
 if (require.main === module) {
   const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const replicas = Number(process.env.NATS_STREAM_REPLICAS ?? '1');
+  // The channels CHANNEL_MODULES adds get their consumers too, as every registered channel does.
+  loadChannelModules(process.env);
   setupNats(url, process.env.NATS_PREFIX ?? '', { replicas })
     .then((lines) => process.stdout.write(`${lines.join('\n')}\n`))
     .catch((err: unknown) => {

@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { loadConfig } from '@app/config';
+import { loadChannelModules, loadConfig } from '@app/config';
 import { migrateSchema } from '@app/database';
 import { listen } from '@app/server';
 import { startTestInfra, TestInfra, TestInfraOptions } from '@app/testing';
@@ -99,6 +99,8 @@ export async function startPlatform(opts: {
   topology?: TestInfraOptions['topology'];
   replicas?: Replicas;
 }): Promise<Platform> {
+  // As the stack's NATS setup step does: channels CHANNEL_MODULES adds get their consumers too.
+  loadChannelModules({ ...process.env, ...opts.env });
   const infra = await startTestInfra({ suite: opts.suite, topology: opts.topology });
   for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
   const { urls, adminUrls, env, replicaPorts } = await platformEnv(infra, opts.env, opts.replicas);

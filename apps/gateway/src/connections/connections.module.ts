@@ -23,8 +23,8 @@ import { ConnectionsService } from './connections.service';
     },
     {
       provide: BotChannels,
-      useFactory: (c: GatewayConfig, box: CredentialsBox, targets: TargetPolicy) => new BotChannels(c, box, targets),
-      inject: [GatewayConfig, CredentialsBox, TargetPolicy],
+      useFactory: (c: GatewayConfig, box: CredentialsBox) => new BotChannels(c, box),
+      inject: [GatewayConfig, CredentialsBox],
     },
   ],
   exports: [ConnectionsRepository, BotChannels, CredentialsBox, TargetPolicy],

@@ -9,6 +9,7 @@ import { CoursePlatform1764000000004 } from './migrations/1764000000004-CoursePl
 import { Contacts1764300000001 } from './migrations/1764300000001-Contacts';
 import { PhoneRegions1764400000000 } from './migrations/1764400000000-PhoneRegions';
 import { ContactAddresses1764500000000 } from './migrations/1764500000000-ContactAddresses';
+import { RegisteredChannels1764600000000 } from './migrations/1764600000000-RegisteredChannels';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
@@ -22,5 +23,6 @@ export const gatewaySchema: SchemaDefinition = {
     Contacts1764300000001,
     PhoneRegions1764400000000,
     ContactAddresses1764500000000,
+    RegisteredChannels1764600000000,
   ],
 };

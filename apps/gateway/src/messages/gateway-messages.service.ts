@@ -33,17 +33,27 @@ import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gatewa
 import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn, templateAppIn } from './send-route';
 
 /**
- * Who a message can go to on each channel: the recipient as sent from how it is written, or null.
- * WhatsApp sends reach a phone; Telegram a chat id or a public channel's @username; MAX an id.
+ * How the built-in channels word a recipient they cannot read. WhatsApp sends reach a phone (not
+ * its other address kinds); Telegram a chat id or a public channel's @username; MAX an id.
  */
-const RECIPIENTS: Record<GatewaySendChannel, { kinds: readonly AddressKind[]; message: string }> = {
+const RECIPIENT_WORDING: Readonly<Record<string, { kinds?: readonly AddressKind[]; message: string }>> = {
   whatsapp: { kinds: [WHATSAPP_PHONE], message: `to ${PHONE_MESSAGE}` },
-  telegram: {
-    kinds: addressKindsOf('telegram'),
-    message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)',
-  },
-  max: { kinds: addressKindsOf('max'), message: 'to must be a MAX user or chat id (an integer)' },
+  telegram: { message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)' },
+  max: { message: 'to must be a MAX user or chat id (an integer)' },
 };
+
+/**
+ * Who a message can go to on a channel: the address kinds `to` is read by (its registration's, so
+ * a channel added at start is read by its own) and what a value none of them takes is told.
+ */
+function recipientRule(channel: string): { kinds: readonly AddressKind[]; message: string } {
+  const kinds = addressKindsOf(channel);
+  const wording = Object.hasOwn(RECIPIENT_WORDING, channel) ? RECIPIENT_WORDING[channel] : undefined;
+  return {
+    kinds: wording?.kinds ?? kinds,
+    message: wording?.message ?? `to ${kinds.map((k) => k.message).join(', or ')}`,
+  };
+}
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
 const SEND_RPC_TIMEOUT_MS = 10_000;
@@ -132,7 +142,7 @@ export class GatewayMessagesService {
         ...(dto.channels !== undefined ? [{ field: 'channels', message: 'channels go with contact' }] : []),
       ];
       if (errors.length) throw new ValidationProblem(errors);
-      const rule = RECIPIENTS[dto.channel!];
+      const rule = recipientRule(dto.channel!);
       const to = readAddress(rule.kinds, dto.to!, account.defaultRegion)?.value ?? null;
       if (to === null) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
       const senders = await sendersOf([dto.channel!]);

@@ -11,7 +11,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { CHANNELS, IsRegisteredChannel } from '@app/contracts';
+import { CHANNELS, connectsWithBot, IsRegisteredChannel, isRegisteredChannel } from '@app/contracts';
 import { ConnectionChannel } from '../connection.entity';
 
 /** `POST /v1/connections`: a WhatsApp app to link, a bot token to connect, or a course platform. */
@@ -28,9 +28,9 @@ export class CreateConnectionDto {
   @Max(2_147_483_647)
   app_id?: number;
 
-  /** telegram, max: the bot's token, checked with the channel; never returned. */
+  /** telegram, max (each channel that connects with a bot): the bot's token, checked with the channel; never returned. */
   @ApiPropertyOptional({ writeOnly: true })
-  @ValidateIf((o: CreateConnectionDto) => o.channel === 'telegram' || o.channel === 'max')
+  @ValidateIf((o: CreateConnectionDto) => isRegisteredChannel(o.channel, connectsWithBot))
   @IsString()
   @MaxLength(256)
   @Matches(/^[A-Za-z0-9:_-]{8,256}$/, {
