@@ -3,7 +3,7 @@ import { EventEnvelope, EventType, newEventId, Topology } from '@app/contracts';
 import { NatsClients, publishDurable } from '@app/messaging';
 import { waitFor, eventsHandledBy } from '@app/testing';
 import { DataSource } from 'typeorm';
-import { ReceiptReconciler } from '../../apps/api/src/messages/receipt-reconciler';
+import { ReceiptReconciler } from '../../apps/api/src/statuses/receipt-reconciler';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';

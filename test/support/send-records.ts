@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { MessageCategory, newMessageId, OutboundMessage, priorityOf, Topology } from '@app/contracts';
-import { SendTransaction } from '../../apps/api/src/messages/send-transaction';
+import { SendTransaction } from '../../apps/api/src/sending/send-transaction';
 import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 
 /**

@@ -15,7 +15,8 @@ import { TemplatesModule } from './templates/templates.module';
 import { AppSignalsModule } from './app-signals/app-signals.module';
 import { BillingModule } from './billing/billing.module';
 import { ConversationsModule } from './conversations/conversations.module';
-import { MessagesModule } from './messages/messages.module';
+import { SendingModule } from './sending';
+import { StatusesModule } from './statuses/statuses.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { HousekeepingModule } from './housekeeping/housekeeping.module';
 import { RateLimitModule } from './rate-limit';
@@ -46,7 +47,8 @@ export class ApiModule {
         HousekeepingModule,
         BillingModule,
         ConversationsModule,
-        MessagesModule,
+        SendingModule,
+        StatusesModule,
         CampaignsModule,
         UsersModule,
       ],

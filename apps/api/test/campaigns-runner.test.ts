@@ -7,7 +7,7 @@ import { CampaignsService } from '../src/campaigns/campaigns.service';
 import { MessagePrices } from '../src/billing/message-prices';
 import { ApiConfig } from '../src/config';
 import { ConsentService } from '../src/consent/consent.service';
-import { GatewaySendsService } from '../src/messages/gateway-sends';
+import { GatewaySendsService } from '../src/sending';
 import { campaignRunnerFixture } from './support/campaign-runner-fixture';
 
 /**

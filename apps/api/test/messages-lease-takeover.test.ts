@@ -1,6 +1,6 @@
 import { waitFor } from '@app/testing';
 import { IdempotencyRepository } from '../src/idempotency/idempotency.repository';
-import { SendRecord, SendTransaction } from '../src/messages/send-transaction';
+import { SendRecord, SendTransaction } from '../src/sending/send-transaction';
 import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';

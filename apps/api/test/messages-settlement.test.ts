@@ -3,7 +3,7 @@ import { DeliveryStateStore, NatsClients } from '@app/messaging';
 import { pgWire } from '@app/testing';
 import { metricsRegistry } from '@app/server';
 import { AppEntity } from '../src/wa-apps/app.entity';
-import { ReceiptReconciler } from '../src/messages/receipt-reconciler';
+import { ReceiptReconciler } from '../src/statuses/receipt-reconciler';
 import { BalancesRepository } from '../src/billing/balances.repository';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';

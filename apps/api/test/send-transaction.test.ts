@@ -9,8 +9,8 @@ import { IdempotencyRepository } from '../src/idempotency/idempotency.repository
 import { apiSchema } from '../src/database/schema';
 import { MessagesRepository } from '../src/messages/messages.repository';
 import { OutboxRepository } from '../src/outbox';
-import { SendOutcome, SendRecord, SendTransaction } from '../src/messages/send-transaction';
-import { TierWindowRepository } from '../src/messages/tier-window';
+import { SendOutcome, SendRecord, SendTransaction } from '../src/sending/send-transaction';
+import { TierWindowRepository } from '../src/sending/tier-window';
 import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PeriodicService } from '@app/server';
 import { ApiConfig } from '../config';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
-import { TierWindowRepository } from '../messages/tier-window';
+import { TierWindowRepository } from '../sending';
 import { RateLimitRepository } from '@app/database';
 
 export interface Swept {

@@ -2,18 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
-import { TemplateEntity } from '../templates/template.entity';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
-import type { SendableTemplate } from './template-message';
-import {
-  BatchedLookup,
-  EntityRows,
-  returnedRows,
-  sqlRows,
-  statementIn,
-  transactionCommittedByLast,
-} from '@app/database';
+import { EntityRows, returnedRows, sqlRows, statementIn, transactionCommittedByLast } from '@app/database';
 import {
   CountedMove,
   countStatusMove,
@@ -46,12 +37,10 @@ export interface TimelineStep {
   occurredAt: number;
 }
 
-const templateKey = (appId: number, name: string) => `${appId} ${name}`;
-
 /** How `recordEvents` names a message's status. */
 export const stepKey = (s: { messageId: string; status: string }) => `${s.messageId} ${s.status}`;
 
-/** The only place that queries messages and message_events (and reads templates for sending). */
+/** The only place that queries messages and message_events. */
 @Injectable()
 export class MessagesRepository {
   /** Messages by id, read without the query builder (every group of status events reads its messages). */
@@ -74,47 +63,6 @@ export class MessagesRepository {
   transactionCommittedByLast<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return transactionCommittedByLast(this.ds, work);
   }
-
-  /**
-   * The app's templates of this name, every language and status (read-only look at templates).
-   * Plain SQL, and the lookups of concurrent sends share one query: it runs on every template send.
-   */
-  findTemplates(appId: number, name: string): Promise<SendableTemplate[]> {
-    return this.templatesByName.all({ appId, name });
-  }
-
-  private readonly templatesByName = new BatchedLookup<
-    { appId: number; name: string },
-    SendableTemplate & { key: string }
-  >({
-    queryKey: (q) => templateKey(q.appId, q.name),
-    rowKey: (t) => t.key,
-    load: async (queries) => {
-      const rows: (Pick<
-        TemplateEntity,
-        'id' | 'name' | 'language' | 'category' | 'type' | 'status' | 'header' | 'body' | 'footer' | 'buttons'
-      > & { app_id: number })[] = await this.ds.query(
-        `SELECT t.app_id, t.id, t.name, t.language, t.category, t.type, t.status, t.header, t.body, t.footer, t.buttons
-           FROM templates t JOIN unnest($1::integer[], $2::text[]) AS q(app_id, name)
-             ON t.app_id = q.app_id AND t.name = q.name
-          ORDER BY t.id`,
-        [queries.map((q) => q.appId), queries.map((q) => q.name)],
-      );
-      return rows.map((t) => ({
-        key: templateKey(t.app_id, t.name),
-        id: t.id,
-        name: t.name,
-        language: t.language,
-        category: t.category,
-        type: t.type,
-        status: t.status,
-        header: t.header ? { text: t.header.text } : null,
-        body: { text: t.body.text },
-        footer: t.footer ? { text: t.footer.text } : null,
-        buttons: (t.buttons ?? []).map((b) => ({ type: b.type, text: b.text, url: b.url })),
-      }));
-    },
-  });
 
   /**
    * Records accepted messages, QUEUED, the first step of their timelines and their count in the

@@ -6,7 +6,7 @@ import { BillingService, toUnits, Units } from '../billing/billing.service';
 import { ApiConfig } from '../config';
 import { keyTakenOver } from '../idempotency/idempotency.service';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
-import { MessagesRepository, QueuedMessage } from './messages.repository';
+import { MessagesRepository, QueuedMessage } from '../messages/messages.repository';
 import { OutboxEntry, OutboxRepository } from '../outbox';
 import { TierGate, TierWindowRepository } from './tier-window';
 

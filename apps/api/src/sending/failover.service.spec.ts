@@ -1,8 +1,8 @@
 import { ServiceUnavailableProblem, UnprocessableProblem } from '@app/server';
 import { FailoverRepository } from './failover.repository';
 import { FailoverService, RouteAttempt } from './failover.service';
-import { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { MessageEntity } from '../messages/message.entity';
+import { MessagesRepository } from '../messages/messages.repository';
 import { MessagesService } from './messages.service';
 
 const step = (channel: 'whatsapp' | 'telegram' | 'max'): RouteAttempt => ({

@@ -31,10 +31,11 @@ import { ConversationsService } from '../conversations/conversations.service';
 import { ConsentService } from '../consent/consent.service';
 import type { KeyLease } from '../idempotency/idempotency.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
-import { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { MessageEntity } from '../messages/message.entity';
+import { MessagesRepository } from '../messages/messages.repository';
 import { Outbox } from '../outbox';
 import { SendTransaction } from './send-transaction';
+import { SendableTemplatesRepository } from './sendable-templates.repository';
 import { chooseTemplate, resolveTemplate } from './template-message';
 
 /** What the status endpoint shows about a message: the report, with its kind; never its content. */
@@ -59,6 +60,7 @@ export class MessagesService {
   constructor(
     private readonly apps: WaAppsService,
     private readonly messages: MessagesRepository,
+    private readonly templates: SendableTemplatesRepository,
     private readonly sends: SendTransaction,
     private readonly outbox: Outbox,
     private readonly prices: MessagePrices,
@@ -201,7 +203,7 @@ export class MessagesService {
   /** The category and outbound content of a send, after the template or window rules. */
   private async prepare(app: AppEntity, dto: SendMessageDto): Promise<PreparedSend> {
     if (dto.type === 'TEMPLATE' && dto.template) {
-      const chosen = chooseTemplate(await this.messages.findTemplates(app.id, dto.template.name), dto.template);
+      const chosen = chooseTemplate(await this.templates.findTemplates(app.id, dto.template.name), dto.template);
       if (Array.isArray(chosen)) throw new ValidationProblem(chosen);
       const resolved = resolveTemplate(chosen, dto.template, {
         requested: dto.is_mm_lite === true,

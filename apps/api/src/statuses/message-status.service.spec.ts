@@ -3,10 +3,10 @@ import { EventEnvelope, EventType } from '@app/contracts';
 import { BillingService, CaptureRequest } from '../billing/billing.service';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
-import { FailoverService } from './failover.service';
-import { MessageEntity } from './message.entity';
+import { FailoverService } from '../sending';
+import { MessageEntity } from '../messages/message.entity';
 import { MessageStatusService, UNMATCHED_RETRY_SECONDS } from './message-status.service';
-import { MessagesRepository } from './messages.repository';
+import { MessagesRepository } from '../messages/messages.repository';
 
 const NOW = 1_800_000_000;
 

@@ -5,10 +5,11 @@ import { WaAppsService } from '../wa-apps/wa-apps.service';
 import { MessagePrices } from '../billing/message-prices';
 import { ConsentService } from '../consent/consent.service';
 import { ConversationsService } from '../conversations/conversations.service';
-import { MessagesRepository } from './messages.repository';
+import { MessagesRepository } from '../messages/messages.repository';
 import { MessagesService } from './messages.service';
 import { Outbox } from '../outbox';
 import { SendRecord, SendTransaction } from './send-transaction';
+import { SendableTemplatesRepository } from './sendable-templates.repository';
 
 const app = {
   id: 7,
@@ -45,6 +46,8 @@ function setup(
     transaction: jest.fn(async (work: (em: unknown) => Promise<unknown>) => work(em)),
     advance: jest.fn().mockResolvedValue(true),
     recordEvent: jest.fn().mockResolvedValue(true),
+  };
+  const templates = {
     findTemplates: jest.fn().mockResolvedValue([
       {
         id: 3,
@@ -63,6 +66,7 @@ function setup(
   const service = new MessagesService(
     { getOwnedApp: jest.fn().mockResolvedValue({ ...app, ...opts.app }) } as unknown as WaAppsService,
     messages as unknown as MessagesRepository,
+    templates as unknown as SendableTemplatesRepository,
     sends as unknown as SendTransaction,
     outbox as unknown as Outbox,
     { priceOf: () => 0.02 } as unknown as MessagePrices,

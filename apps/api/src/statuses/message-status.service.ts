@@ -15,9 +15,9 @@ import { BillingService, CaptureRequest, fromUnits } from '../billing/billing.se
 import type { Charge } from '../billing/charges';
 import { EventHandlersRegistry } from '../events';
 import { CallbackOwnership } from './callback-ownership';
-import { FailoverService } from './failover.service';
-import { MessageEntity } from './message.entity';
-import { MessagesRepository, StatusStep, stepKey } from './messages.repository';
+import { FailoverService } from '../sending';
+import { MessageEntity } from '../messages/message.entity';
+import { MessagesRepository, StatusStep, stepKey } from '../messages/messages.repository';
 import { observeMessageStatus } from './message.metrics';
 
 const STATUS_OF: Partial<Record<EventType, MessageStatus>> = {
@@ -199,7 +199,7 @@ export class MessageStatusService implements OnModuleInit {
     const failed: { message: MessageEntity; code: string | null }[] = [];
     for (const s of steps) {
       if (!recorded.delete(stepKey(s))) continue;
-      observeMessageStatus(s.message, s.status, s.failure?.code);
+      observeMessageStatus(s.message, s.status, this.clock.nowMs(), s.failure?.code);
       if (s.status === 'FAILED') failed.push({ message: s.message, code: s.failure?.code ?? null });
     }
     // A send over a failover route moves on to its next channel, or keeps nothing more to try.

@@ -3,11 +3,10 @@ import { EventEnvelope, MessageStatusData, newEventId, Topology } from '@app/con
 import { PeriodicService, Clock } from '@app/server';
 import { BillingService } from '../billing/billing.service';
 import { ApiConfig } from '../config';
-import { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
-import { FailoverService } from './failover.service';
+import { MessageEntity } from '../messages/message.entity';
+import { MessagesRepository } from '../messages/messages.repository';
 import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
-import { SendWithdrawal } from './send-withdrawal';
+import { FailoverService, SendWithdrawal } from '../sending';
 
 export const NO_RECEIPT = 'no_receipt';
 const BATCH = 100;

@@ -16,9 +16,10 @@ import { IdempotencyService, KeyLease } from '../idempotency/idempotency.service
 import { createHash } from 'node:crypto';
 import { AppEntity } from '../wa-apps/app.entity';
 import { AttemptWrite, FailoverService, RouteAttempt } from './failover.service';
-import { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { MessageEntity } from '../messages/message.entity';
+import { MessagesRepository } from '../messages/messages.repository';
 import { MessagesService } from './messages.service';
+import { SendableTemplatesRepository } from './sendable-templates.repository';
 import {
   chooseTemplate,
   renderTemplate,
@@ -84,6 +85,7 @@ export class GatewaySendsService {
   constructor(
     private readonly sends: MessagesService,
     private readonly messages: MessagesRepository,
+    private readonly templates: SendableTemplatesRepository,
     private readonly idempotency: IdempotencyService,
     private readonly failover: FailoverService,
   ) {}
@@ -122,7 +124,7 @@ export class GatewaySendsService {
    * gateway's field errors (`template`, `language`) when there is none to send.
    */
   async templateOf(app: AppEntity, name: string, language: string | null | undefined): Promise<SendableTemplate> {
-    const chosen = chooseTemplate(await this.messages.findTemplates(app.id, name), {
+    const chosen = chooseTemplate(await this.templates.findTemplates(app.id, name), {
       name,
       language: language ?? undefined,
     });

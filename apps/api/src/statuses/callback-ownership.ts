@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEnvelope } from '@app/contracts';
 import { AppEntity } from '../wa-apps/app.entity';
 import { WaAppsRepository } from '../wa-apps/wa-apps.repository';
-import { MessageEntity } from './message.entity';
+import { MessageEntity } from '../messages/message.entity';
 
 /**
  * Which status events may settle a message. The queue's own reports name no connection; a channel

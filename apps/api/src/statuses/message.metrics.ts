@@ -16,14 +16,15 @@ const channelErrors = counter('channel_errors_total', 'Messages the channel fail
 
 /**
  * Called once per message and status (when the status first enters the timeline), so replicas and
- * redelivered events never count twice.
+ * redelivered events never count twice. `nowMs` is when the status was recorded (the Clock's time).
  */
 export function observeMessageStatus(
   message: { channel: Channel; createdAt: Date },
   status: MessageStatus,
+  nowMs: number,
   errorCode?: string | null,
 ): void {
-  const seconds = Math.max(0, (Date.now() - message.createdAt.getTime()) / 1000);
+  const seconds = Math.max(0, (nowMs - message.createdAt.getTime()) / 1000);
   statusLatency.labels(message.channel, status).observe(seconds);
   if (status === 'FAILED') channelErrors.labels(message.channel, errorCode ?? 'unknown').inc();
 }

@@ -4,8 +4,8 @@ import { Channel, MessageAttempt, MessageReport, OutboundMessage, unixSeconds } 
 import { ProblemError } from '@app/server';
 import type { KeyLease } from '../idempotency/idempotency.service';
 import { FailoverRepository } from './failover.repository';
-import { MessageEntity } from './message.entity';
-import { MessagesRepository } from './messages.repository';
+import { MessageEntity } from '../messages/message.entity';
+import { MessagesRepository } from '../messages/messages.repository';
 import { MessagesService, PreparedSend } from './messages.service';
 
 /** One channel of a send over a failover route, ready to accept. */
