@@ -35,14 +35,27 @@ export function sortAddresses(addresses: ContactAddress[]): ContactAddress[] {
     .map((x) => x.a);
 }
 
+/** The first of `addresses` of a channel's kind (as answers list them), or null where it has none. */
+export const firstAddress = (addresses: ContactAddress[], channel: string, kind: string): string | null =>
+  addresses.find((a) => a.channel === channel && a.kind === kind)?.value ?? null;
+
 /** Each channel's primary address (the `identities` of answers: its phone on WhatsApp, ...): the first of its primary kind, null where it has none. */
 export function identitiesOf(addresses: ContactAddress[]): Record<GatewaySendChannel, string | null> {
   const out: Record<string, string | null> = {};
-  for (const channel of addressChannels()) {
-    const primary = addressKindsOf(channel)[0].kind;
-    out[channel] = addresses.find((a) => a.channel === channel && a.kind === primary)?.value ?? null;
-  }
+  for (const channel of addressChannels())
+    out[channel] = firstAddress(addresses, channel, addressKindsOf(channel)[0].kind);
   return out as Record<GatewaySendChannel, string | null>;
+}
+
+/**
+ * One column per kind of address of every channel with addresses, as registered (primary first):
+ * named as imports read them (`whatsapp`, `whatsapp:user_id`, ...), so a channel added at start
+ * brings its columns with it.
+ */
+export function addressColumns(): { channel: string; kind: string; column: string }[] {
+  return addressChannels().flatMap((channel) =>
+    addressKindsOf(channel).map(({ kind }) => ({ channel, kind, column: addressField(channel, kind) })),
+  );
 }
 
 /** `addresses` with each set applied, in order: a kind's old addresses replaced by the new one (or removed). */
