@@ -1,7 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
 import {
+  CampaignRecipient,
   createApiClient,
   createGatewayClient,
   GatewayClient,
@@ -172,6 +176,50 @@ describe('a client app on the TypeScript SDK', () => {
     const listed: MessageReport[] = [];
     for await (const m of gateway.messages({ channel: 'telegram', limit: '1' })) listed.push(m);
     expect(listed.map((m) => m.id).sort()).toEqual(accepted.map((a) => a.id).sort());
+  });
+
+  it('answers every time as integer Unix seconds: a contact, its import, a campaign, its estimate and report', async () => {
+    /** Each field as the SDK's types say it: a whole number of seconds, and about now. */
+    const expectNow = (label: string, values: Record<string, number | null | undefined>) => {
+      const now = Date.now() / 1000;
+      for (const [field, v] of Object.entries(values)) {
+        const ok = Number.isInteger(v) && Math.abs((v as number) - now) < 300;
+        expect({ [`${label}.${field}`]: ok ? 'Unix seconds of now' : v }).toEqual({
+          [`${label}.${field}`]: 'Unix seconds of now',
+        });
+      }
+    };
+    const file = join(mkdtempSync(join(tmpdir(), 'sdk-times-')), 'contacts.ndjson');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ external_id: 'clock-1', name: 'Ana', identities: { telegram: '424299' }, lists: ['clock'] })}\n`,
+    );
+    const started = await gateway.contacts.importFile(file);
+    const imported = await gateway.contacts.waitForImport(started.id, { intervalMs: 300 });
+    expect(imported).toMatchObject({ state: 'completed', created: 1, rejected: 0 });
+    expectNow('import', { created_at: imported.created_at, finished_at: imported.finished_at });
+    const contact = await gateway.contacts.get('ext:clock-1');
+    expectNow('contact', { created_at: contact.created_at, updated_at: contact.updated_at });
+
+    const draft = await gateway.campaigns.create({
+      name: 'Clock',
+      template,
+      params: ['{{contact.name}}', 'C-1'],
+      audience: { list: 'clock' },
+      channels: ['telegram'],
+    });
+    const estimate = await gateway.campaigns.estimate(draft.id);
+    expect(estimate.recipients).toBe(1);
+    expectNow('estimate.time', { finish_at: estimate.time.finish_at });
+    await gateway.campaigns.launch(draft.id);
+    const done = await gateway.campaigns.waitForEnd(draft.id, { intervalMs: 300 });
+    expect(done).toMatchObject({ state: 'completed', estimated_finish_at: null });
+    const { created_at, updated_at, launched_at, started_at, completed_at } = done;
+    expectNow('campaign', { created_at, updated_at, launched_at, started_at, completed_at });
+    const recipients: CampaignRecipient[] = [];
+    for await (const r of gateway.campaigns.recipients(draft.id)) recipients.push(r);
+    expect(recipients).toMatchObject([{ external_id: 'clock-1', next_attempt_at: null }]);
+    expectNow('recipient', { queued_at: recipients[0].queued_at, updated_at: recipients[0].updated_at });
   });
 
   it('serves the gateway document the SDK is generated from, and its docs page', async () => {

@@ -214,6 +214,10 @@ describe('contact imports', () => {
       'id,external_id,name,whatsapp,telegram,max,time_zone,language,lists,attr.plan,attr.tier,created_at,updated_at',
     );
     expect(rows.length).toBeGreaterThan(1000);
+    // Times are Unix seconds, as in every answer of the gateway.
+    const now = Date.now() / 1000;
+    for (const t of rows[1].split(',').slice(-2).map(Number)) expect(Math.abs(t - now)).toBeLessThan(600);
+    expect(rows[1]).toMatch(/,\d{10},\d{10}$/);
     const back = await importFile(exported.text);
     expect(back).toMatchObject({ state: 'completed', rows_read: rows.length - 1, created: 0, updated: 0, rejected: 0 });
   });

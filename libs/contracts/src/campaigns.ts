@@ -122,13 +122,13 @@ export interface CampaignView extends CampaignDefinition {
   money: { currency: string | null; held: number; spent: number; committed: number };
   /** Messages accepted per second over the last minute. */
   current_rate: number;
-  /** ISO 8601: when the pending recipients should all be sent at the current pace; null when not running. */
-  estimated_finish_at: string | null;
-  created_at: string;
-  updated_at: string;
-  launched_at: string | null;
-  started_at: string | null;
-  completed_at: string | null;
+  /** Unix seconds, like every time below: when the pending recipients should all be sent at the current pace; null when not running. */
+  estimated_finish_at: number | null;
+  created_at: number;
+  updated_at: number;
+  launched_at: number | null;
+  started_at: number | null;
+  completed_at: number | null;
 }
 
 export interface CampaignRef {
@@ -242,11 +242,11 @@ export interface CampaignRecipientView {
   channel: GatewaySendChannel | null;
   message_id: string | null;
   failure_code: string | null;
-  /** ISO 8601. */
-  queued_at: string | null;
-  updated_at: string | null;
+  /** Unix seconds, like the two below. */
+  queued_at: number | null;
+  updated_at: number | null;
   /** When a pending recipient is due (quiet hours, the tier). */
-  next_attempt_at: string | null;
+  next_attempt_at: number | null;
 }
 
 export interface ListCampaignRecipientsResult {

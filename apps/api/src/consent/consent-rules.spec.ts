@@ -47,7 +47,7 @@ describe('consent rules', () => {
     expect(consentRefusal('telegram', 'MARKETING', [out('marketing', 'keyword')], false)?.extensions).toEqual({
       channel: 'telegram',
       purpose: 'marketing',
-      since: since.toISOString(),
+      since: Date.parse('2026-11-20T10:00:00Z') / 1000,
       source: 'keyword',
     });
     expect(consentRefusal('telegram', 'MARKETING_LITE', [out('marketing', 'keyword')], false)?.slug).toBe(

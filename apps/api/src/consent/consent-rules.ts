@@ -5,6 +5,7 @@ import {
   ConsentState,
   MessageCategory,
   priorityOf,
+  unixSeconds,
 } from '@app/contracts';
 import { ProblemError, UnprocessableProblem } from '@app/server';
 
@@ -89,6 +90,6 @@ function optedOut(channel: string, r: RecordedConsent): ProblemError {
     'recipient-opted-out',
     'Recipient opted out',
     `The recipient opted out of ${what} on ${channel} since ${r.since.toISOString()}${why}; nothing was charged.`,
-    { channel, purpose: r.purpose, since: r.since.toISOString(), source: r.source },
+    { channel, purpose: r.purpose, since: unixSeconds(r.since), source: r.source },
   );
 }

@@ -1,4 +1,4 @@
-import { CampaignQuote, ChannelPacing, GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
+import { CampaignQuote, ChannelPacing, GATEWAY_SEND_CHANNELS, GatewaySendChannel, unixSeconds } from '@app/contracts';
 
 export const ESTIMATE_LIMITS = ['tier', 'pacing', 'rate', 'quiet_hours'] as const;
 export type EstimateLimit = (typeof ESTIMATE_LIMITS)[number];
@@ -35,7 +35,8 @@ export interface CampaignEstimate {
     /** How many recipients, in audience order, the budget covers (null without a budget). */
     budget_covered_recipients: number | null;
   };
-  time: { seconds: number; finish_at: string; limited_by: EstimateLimit };
+  /** finish_at: Unix seconds */
+  time: { seconds: number; finish_at: number; limited_by: EstimateLimit };
   limits: EstimateLimitView[];
   warnings: string[];
 }
@@ -111,7 +112,7 @@ export function estimateTime(input: TimeEstimateInput): TimeEstimate {
   return {
     time: {
       seconds,
-      finish_at: new Date(from.getTime() + seconds * 1000).toISOString(),
+      finish_at: unixSeconds(from) + seconds,
       limited_by: slowest?.limit ?? 'pacing',
     },
     limits: limits.map((l) => ({ ...l, seconds: Math.ceil(l.seconds) })),

@@ -310,8 +310,8 @@ function recipientLine(r: CampaignRecipientView): string[] {
     r.channel ?? '',
     r.message_id ?? '',
     r.failure_code ?? '',
-    r.queued_at ?? '',
-    r.updated_at ?? '',
-    r.next_attempt_at ?? '',
+    String(r.queued_at ?? ''),
+    String(r.updated_at ?? ''),
+    String(r.next_attempt_at ?? ''),
   ];
 }

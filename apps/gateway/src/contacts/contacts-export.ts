@@ -1,14 +1,14 @@
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { addressColumns, firstAddress } from './contact-addresses';
+import { GATEWAY_SEND_CHANNELS, unixSeconds } from '@app/contracts';
+import { identitiesOf } from './contact-addresses';
 import { CONTACT_LIMITS } from './contact-fields';
 import { ContactFilter, ContactRow, ContactsRepository } from './contacts.repository';
 import { LIST_SEPARATOR } from './imports/import-rows';
 
 /**
- * Free text starting with = + - @ gets a leading ' so a spreadsheet does not run it as a formula.
- * Addresses are written as stored, so that they import back: their kinds allow no formula (a
- * negative chat id, a Telegram @username of letters, digits and _ only); ids and times never start so.
+ * Free text starting with = + - @ gets a leading ' so a spreadsheet does not run it as a formula
+ * (identities, ids and times never start so, except a negative chat id, which is left as it is).
  */
 export const spreadsheetSafe = (v: string): string => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 
@@ -26,7 +26,8 @@ const EXPORT_ATTRIBUTE_KEYS = CONTACT_LIMITS.attributes * 4;
 
 /**
  * The account's contacts as CSV, streamed a page at a time (never all in memory), in the import's
- * columns (so an export imports back unchanged) with `id`, `created_at` and `updated_at` first.
+ * columns (so an export imports back unchanged) with `id` first and `created_at` and `updated_at`
+ * (Unix seconds, as every time the gateway answers) last.
  */
 export async function contactsCsv(
   contacts: ContactsRepository,
@@ -35,13 +36,11 @@ export async function contactsCsv(
   accountZone: string,
 ): Promise<Readable> {
   const keys = await contacts.attributeKeys(accountId, EXPORT_ATTRIBUTE_KEYS);
-  // A column per kind of address, holding the contact's first of that kind (as `identities` does).
-  const addresses = addressColumns();
   const columns = [
     'id',
     'external_id',
     'name',
-    ...addresses.map((a) => a.column),
+    ...GATEWAY_SEND_CHANNELS,
     'time_zone',
     'language',
     'lists',
@@ -53,13 +52,13 @@ export async function contactsCsv(
     c.id,
     spreadsheetSafe(c.external_id ?? ''),
     spreadsheetSafe(c.name ?? ''),
-    ...addresses.map((a) => firstAddress(c.addresses, a.channel, a.kind) ?? ''),
+    ...GATEWAY_SEND_CHANNELS.map((ch) => identitiesOf(c.addresses)[ch] ?? ''),
     c.time_zone ?? accountZone,
     c.language ?? '',
     spreadsheetSafe(c.lists.join(LIST_SEPARATOR)),
     ...keys.map((k) => (Object.hasOwn(c.attributes, k) ? spreadsheetSafe(String(c.attributes[k])) : '')),
-    new Date(c.created_at).toISOString(),
-    new Date(c.updated_at).toISOString(),
+    String(unixSeconds(new Date(c.created_at))),
+    String(unixSeconds(new Date(c.updated_at))),
   ];
   async function* lines(): AsyncGenerator<string[]> {
     for await (const page of contacts.all(accountId, filter)) for (const c of page) yield line(c);

@@ -12,6 +12,7 @@ import {
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
   isUuid,
+  unixSeconds,
 } from '@app/contracts';
 import { isPgError, PG_ERROR } from '@app/database';
 import { RpcClient } from '@app/messaging';
@@ -45,8 +46,10 @@ export interface ContactView {
   language: string | null;
   attributes: Record<string, AttributeValue>;
   lists: string[];
-  created_at: string;
-  updated_at: string;
+  /** Unix seconds */
+  created_at: number;
+  /** Unix seconds */
+  updated_at: number;
 }
 
 export interface ContactConsentView {
@@ -151,8 +154,8 @@ export class ContactsService {
       language: row.language,
       attributes: row.attributes,
       lists: row.lists,
-      created_at: new Date(row.created_at).toISOString(),
-      updated_at: new Date(row.updated_at).toISOString(),
+      created_at: unixSeconds(new Date(row.created_at)),
+      updated_at: unixSeconds(new Date(row.updated_at)),
     };
   }
 

@@ -40,7 +40,8 @@ export interface CourseStatusEvent {
   event_id: string;
   student: string;
   status: string;
-  at: string;
+  /** Unix seconds: when the channel reported the status. */
+  at: number;
   reason?: string;
 }
 
@@ -148,7 +149,7 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
       event_id: link.event_id,
       student: link.student,
       status,
-      at: new Date(at * 1000).toISOString(),
+      at,
       ...(status === 'failed' && data.error ? { reason: `${data.error.title} (${data.error.code})` } : {}),
     };
     const queued = await this.course.enqueueStatus({

@@ -110,4 +110,26 @@ describe("the gateway's OpenAPI document", () => {
       'text/csv': { schema: { type: 'string' } },
     });
   });
+  it('answers every time as integer Unix seconds: no date-time anywhere, every *_at, at and since an integer', () => {
+    const dateTimes: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${path}/${i}`));
+      else if (node && typeof node === 'object') {
+        if ((node as SchemaObject).format === 'date-time') dateTimes.push(path);
+        for (const [k, v] of Object.entries(node)) walk(v, `${path}/${k}`);
+      }
+    };
+    walk(document, '');
+    expect(dateTimes).toEqual([]);
+    const notInteger: string[] = [];
+    for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+      // A campaign's schedule is the definition as the business wrote it, not a time the gateway tells.
+      if (name === 'CampaignScheduleDto') continue;
+      for (const [field, property] of Object.entries((schema as SchemaObject).properties ?? {})) {
+        const isTime = /(^|_)at$/.test(field) || field === 'since';
+        if (isTime && (property as SchemaObject).type !== 'integer') notInteger.push(`${name}.${field}`);
+      }
+    }
+    expect(notInteger).toEqual([]);
+  });
 });

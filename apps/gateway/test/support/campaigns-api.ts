@@ -19,6 +19,7 @@ import {
   LoadCampaignRequest,
   RpcReply,
   UpdateCampaignRequest,
+  unixSeconds,
 } from '@app/contracts';
 import { PrefixedServerNats, rpcAnswer } from '@app/messaging';
 import { ConflictProblem, ForbiddenProblem, NotFoundProblem, ProblemError, rpcProblemOf } from '@app/server';
@@ -72,7 +73,7 @@ class CampaignsApiController {
   @MessagePattern(CAMPAIGNS_RPC.create)
   create(@Payload() req: CreateCampaignRequest): Promise<RpcReply<CampaignView>> {
     return rpcAnswer(() => {
-      const now = new Date().toISOString();
+      const now = unixSeconds();
       const id = uuidv7();
       const campaign = {
         ...req.definition,
@@ -131,7 +132,7 @@ class CampaignsApiController {
         rate: rate ?? null,
         budget: budget ?? null,
         ...required,
-        updated_at: new Date().toISOString(),
+        updated_at: unixSeconds(),
       };
       this.s.campaigns.set(c.id, updated);
       return view(updated);
@@ -197,7 +198,7 @@ class CampaignsApiController {
       const loaded = this.s.loaded.get(c.id) ?? [];
       if (loaded.length !== req.total) throw new ConflictProblem('campaign-incomplete', 'Campaign incomplete');
       const skipped = loaded.filter((r) => r.skip).length;
-      const now = new Date().toISOString();
+      const now = unixSeconds();
       const launched = {
         ...c,
         state: 'running' as const,

@@ -563,27 +563,36 @@ export interface components {
       channels: ('whatsapp' | 'telegram' | 'max')[];
       /** @description Recipients by the channel that carried their message */
       channels_used: components['schemas']['CampaignChannelsUsedDto'];
-      /** Format: date-time */
-      completed_at: string | null;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      completed_at: number | null;
       counts: components['schemas']['CampaignCountsDto'];
-      /** Format: date-time */
-      created_at: string;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      created_at: number;
       /**
        * @description Messages accepted per second over the last minute
        * @example 12.5
        */
       current_rate: number;
       /**
-       * Format: date-time
-       * @description At the current pace; null when not running
+       * @description Unix seconds: at the current pace; null when not running
+       * @example 1763700000
        */
-      estimated_finish_at: string | null;
+      estimated_finish_at: number | null;
       /** Format: uuid */
       id: string;
       /** @example en */
       language?: string | null;
-      /** Format: date-time */
-      launched_at: string | null;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      launched_at: number | null;
       /** @description Media templates: an https URL */
       media_url?: string | null;
       money: components['schemas']['CampaignMoneyDto'];
@@ -610,8 +619,11 @@ export interface components {
        */
       recipients: number;
       schedule?: components['schemas']['CampaignScheduleDto'] | null;
-      /** Format: date-time */
-      started_at: string | null;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      started_at: number | null;
       /** @enum {string} */
       state: 'draft' | 'scheduled' | 'running' | 'paused' | 'completed' | 'cancelled';
       /**
@@ -619,8 +631,11 @@ export interface components {
        * @example sale_announcement
        */
       template: string;
-      /** Format: date-time */
-      updated_at: string;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      updated_at: number;
     };
     CampaignEstimateDto: {
       /**
@@ -780,12 +795,15 @@ export interface components {
       failure_code: string | null;
       message_id: string | null;
       /**
-       * Format: date-time
-       * @description When a pending recipient is due
+       * @description Unix seconds: when a pending recipient is due
+       * @example 1763700000
        */
-      next_attempt_at: string | null;
-      /** Format: date-time */
-      queued_at: string | null;
+      next_attempt_at: number | null;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      queued_at: number | null;
       /**
        * @description Audience order, from 1
        * @example 1
@@ -804,8 +822,11 @@ export interface components {
         | null;
       /** @enum {string} */
       status: 'pending' | 'skipped' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
-      /** Format: date-time */
-      updated_at: string | null;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      updated_at: number | null;
     };
     CampaignRecipientPageDto: {
       data: components['schemas']['CampaignRecipientDto'][];
@@ -817,16 +838,19 @@ export interface components {
        * @description Recipients not sent by then are skipped as end_by_passed
        * @example 2026-12-02T21:00:00+03:00
        */
-      end_by?: string | null;
+      end_by?: (string | number) | null;
       /**
-       * @description ISO 8601 with a zone; absent: at launch
+       * @description ISO 8601 with a zone, or Unix seconds; absent: at launch
        * @example 2026-12-01T09:00:00+03:00
        */
-      start_at?: string | null;
+      start_at?: (string | number) | null;
     };
     CampaignTimeEstimateDto: {
-      /** Format: date-time */
-      finish_at: string;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      finish_at: number;
       /**
        * @example pacing
        * @enum {string}
@@ -853,7 +877,10 @@ export interface components {
       bot?: components['schemas']['ConnectionBotDto'];
       /** @enum {string} */
       channel: 'whatsapp' | 'telegram' | 'max' | 'course';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       /** @example /messaging/events */
       events_path?: string;
@@ -865,11 +892,17 @@ export interface components {
       secret?: string;
       /** @enum {string} */
       state: 'active' | 'failing' | 'disconnected';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       updated_at: number;
     };
     ConsentHistoryEntryDto: {
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       at: number;
       /** @enum {string} */
       channel: 'whatsapp' | 'telegram' | 'max';
@@ -907,7 +940,10 @@ export interface components {
       channel: 'whatsapp' | 'telegram' | 'max';
       /** @enum {string} */
       purpose: 'marketing' | 'all';
-      /** @description Unix seconds; null when never set */
+      /**
+       * @description Unix seconds: null when never set
+       * @example 1763700000
+       */
       since: number | null;
       /**
        * @description Where the last change came from
@@ -916,6 +952,17 @@ export interface components {
       source: 'api' | 'import' | 'keyword' | 'channel' | null;
       /** @enum {string} */
       state: 'opted_in' | 'opted_out' | 'unknown';
+    };
+    ContactAddressDto: {
+      /** @example whatsapp */
+      channel: string;
+      /**
+       * @description phone, user_id or username on WhatsApp; chat_id or username on Telegram; user_id on MAX
+       * @example user_id
+       */
+      kind: string;
+      /** @example US.13491208655302741918 */
+      value: string;
     };
     ContactBodyDto: {
       /**
@@ -962,6 +1009,8 @@ export interface components {
       states: components['schemas']['ConsentStateDto'][];
     };
     ContactDto: {
+      /** @description Every address, by channel and kind (the primary kind first) */
+      addresses: components['schemas']['ContactAddressDto'][];
       /**
        * @example {
        *       "plan": "pro",
@@ -971,8 +1020,11 @@ export interface components {
       attributes: {
         [key: string]: string | number;
       };
-      /** Format: date-time */
-      created_at: string;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      created_at: number;
       /**
        * @description The business's own id
        * @example crm-1042
@@ -996,8 +1048,11 @@ export interface components {
        * @example Europe/Moscow
        */
       time_zone: string;
-      /** Format: date-time */
-      updated_at: string;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      updated_at: number;
     };
     ContactIdentitiesBodyDto: {
       /** @description A MAX user id */
@@ -1029,12 +1084,18 @@ export interface components {
       consent_refused: number;
       /** @example 990 */
       created: number;
-      /** Format: date-time */
-      created_at: string;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      created_at: number;
       /** @description Why a failed import stopped */
       failure: string | null;
-      /** Format: date-time */
-      finished_at: string | null;
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
+      finished_at: number | null;
       /** @enum {string} */
       format: 'csv' | 'ndjson';
       /** Format: uuid */
@@ -1067,10 +1128,16 @@ export interface components {
       /** Format: uuid */
       id: string;
       message_ids: string[];
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       processed_at: number | null;
       reason: string | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       received_at: number;
       /** @enum {string} */
       status: 'received' | 'processed' | 'rule_failed' | 'ignored';
@@ -1087,7 +1154,10 @@ export interface components {
       channel: 'whatsapp' | 'telegram' | 'max';
       /** Format: uuid */
       connection_id: string;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       /** @example payment */
       event_type: string;
@@ -1171,12 +1241,18 @@ export interface components {
     MessageAttemptDto: {
       /** @enum {string} */
       channel: 'whatsapp' | 'telegram' | 'max';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       failure: components['schemas']['MessageFailureDto'] | null;
       /** @enum {string} */
       status: 'QUEUED' | 'SENT' | 'DELIVERED' | 'READ' | 'FAILED';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       updated_at: number;
     };
     MessageFailureDto: {
@@ -1213,7 +1289,10 @@ export interface components {
        * @example 0
        */
       charged: number | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       /** @example USD */
       currency: string;
@@ -1238,7 +1317,10 @@ export interface components {
        * @example 4242**
        */
       to: string | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       updated_at: number;
     };
     MessageReportPageDto: {

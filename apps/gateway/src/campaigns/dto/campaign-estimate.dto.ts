@@ -7,6 +7,7 @@ import {
   EstimateLimit,
   EstimateLimitView,
 } from '../campaign-estimate';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 export class CampaignExcludedDto implements Record<EstimateExclusion, number> {
   @ApiProperty({ example: 10, description: 'Consent refuses every channel of the route' })
@@ -75,8 +76,8 @@ export class CampaignTimeEstimateDto {
   @ApiProperty({ example: 7 })
   seconds: number;
 
-  @ApiProperty({ format: 'date-time' })
-  finish_at: string;
+  @ApiUnixSeconds()
+  finish_at: number;
 
   @ApiProperty({ enum: ESTIMATE_LIMITS, example: 'pacing' })
   limited_by: EstimateLimit;

@@ -9,6 +9,7 @@ import {
   ListCampaignRecipientsResult,
 } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 export class CampaignRecipientDto implements CampaignRecipientView {
   @ApiProperty({ example: 1, description: 'Audience order, from 1' })
@@ -35,14 +36,14 @@ export class CampaignRecipientDto implements CampaignRecipientView {
   @ApiProperty({ type: String, nullable: true })
   failure_code: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  queued_at: string | null;
+  @ApiUnixSeconds({ nullable: true })
+  queued_at: number | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  updated_at: string | null;
+  @ApiUnixSeconds({ nullable: true })
+  updated_at: number | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a pending recipient is due' })
-  next_attempt_at: string | null;
+  @ApiUnixSeconds({ nullable: true, description: 'when a pending recipient is due' })
+  next_attempt_at: number | null;
 }
 
 export class CampaignRecipientPageDto implements ListCampaignRecipientsResult {

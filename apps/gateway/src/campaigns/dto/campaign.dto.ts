@@ -12,6 +12,7 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CampaignAudienceDto, CampaignDefinitionDto } from './campaign-definition.dto';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 /** Recipients per status (a recipient's status is its message's, the last attempt's over a failover route). */
 export class CampaignCountsDto implements CampaignCounts {
@@ -96,28 +97,23 @@ export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
   @ApiProperty({ example: 12.5, description: 'Messages accepted per second over the last minute' })
   current_rate: number;
 
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'At the current pace; null when not running',
-  })
-  estimated_finish_at: string | null;
+  @ApiUnixSeconds({ nullable: true, description: 'at the current pace; null when not running' })
+  estimated_finish_at: number | null;
 
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
+  @ApiUnixSeconds()
+  created_at: number;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at: string;
+  @ApiUnixSeconds()
+  updated_at: number;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  launched_at: string | null;
+  @ApiUnixSeconds({ nullable: true })
+  launched_at: number | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  started_at: string | null;
+  @ApiUnixSeconds({ nullable: true })
+  started_at: number | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  completed_at: string | null;
+  @ApiUnixSeconds({ nullable: true })
+  completed_at: number | null;
 }
 
 export class CampaignPageDto implements ListCampaignsResult {

@@ -12,6 +12,7 @@ import {
 } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 import { ContactConsentView } from '../contacts.service';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 /** One purpose's consent on one channel address of a contact. */
 export class ConsentStateDto implements ConsentStateView {
@@ -30,7 +31,7 @@ export class ConsentStateDto implements ConsentStateView {
   @ApiProperty({ enum: CONSENT_SOURCES, nullable: true, description: 'Where the last change came from' })
   source: ConsentSource | null;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'Unix seconds; null when never set' })
+  @ApiUnixSeconds({ nullable: true, description: 'null when never set' })
   since: number | null;
 }
 
@@ -51,7 +52,7 @@ export class ConsentHistoryEntryDto implements ConsentHistoryEntry {
   @ApiProperty({ type: String, nullable: true })
   evidence: string | null;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   at: number;
 }
 

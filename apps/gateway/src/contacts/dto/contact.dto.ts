@@ -2,6 +2,7 @@ import { ContactAddress, GatewaySendChannel } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 import { ContactView } from '../contacts.service';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 /** A contact's identity on each channel: WhatsApp phone, Telegram chat id, MAX user id. */
 export class ContactIdentitiesDto implements Record<GatewaySendChannel, string | null> {
@@ -65,11 +66,11 @@ export class ContactDto implements ContactView {
   @ApiProperty({ type: [String], example: ['customers'] })
   lists: string[];
 
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
+  @ApiUnixSeconds()
+  created_at: number;
 
-  @ApiProperty({ format: 'date-time' })
-  updated_at: string;
+  @ApiUnixSeconds()
+  updated_at: number;
 }
 
 export class ContactPageDto {

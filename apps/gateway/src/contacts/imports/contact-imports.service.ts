@@ -4,7 +4,7 @@ import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApplyConsentResult, CONSENT_RPC, ConsentChange, isUuid } from '@app/contracts';
+import { ApplyConsentResult, CONSENT_RPC, ConsentChange, isUuid, unixSeconds } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import {
   ForbiddenProblem,
@@ -41,8 +41,10 @@ const CONSENT_TRIES = 3;
  * consent column the consent rules refused, listed among `rejections`), with a page of rejected rows.
  */
 export type ImportView = Omit<ImportRecord, 'account_id' | 'created_at' | 'finished_at'> & {
-  created_at: string;
-  finished_at: string | null;
+  /** Unix seconds */
+  created_at: number;
+  /** Unix seconds */
+  finished_at: number | null;
   /** Rejected rows in order: the row's number, the field and why. */
   rejections: Rejection[];
   /** Pass as `after_row` for the next page of rejections; null on the last. */
@@ -225,8 +227,8 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
       rejected: record.rejected,
       consent_refused: record.consent_refused,
       failure: record.failure,
-      created_at: new Date(record.created_at).toISOString(),
-      finished_at: record.finished_at ? new Date(record.finished_at).toISOString() : null,
+      created_at: unixSeconds(new Date(record.created_at)),
+      finished_at: record.finished_at ? unixSeconds(new Date(record.finished_at)) : null,
       rejections: page,
       // A row may have several rejections: the next page starts after the last whole row shown.
       next_after_row: rejections.length > REJECTIONS_PAGE ? lastWholeRow(page, rejections[REJECTIONS_PAGE]) : null,

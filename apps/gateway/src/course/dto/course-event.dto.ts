@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { COURSE_EVENT_STATUSES } from '../course.repository';
 import { CourseEventView } from '../course.service';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 /** A course event as its account sees it: what happened to it, never the event's body. */
 export class CourseEventDto implements CourseEventView {
@@ -26,10 +27,10 @@ export class CourseEventDto implements CourseEventView {
   @ApiProperty({ type: [String] })
   message_ids: string[];
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   received_at: number;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'Unix seconds' })
+  @ApiUnixSeconds({ nullable: true })
   processed_at: number | null;
 }
 

@@ -1,6 +1,7 @@
 import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 import { CourseRuleView } from '../course.service';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 export class CourseRuleDto implements CourseRuleView {
   @ApiProperty({ format: 'uuid' })
@@ -27,6 +28,6 @@ export class CourseRuleDto implements CourseRuleView {
   @ApiProperty({ type: [String], example: ['user.first_name'] })
   params: string[];
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   created_at: number;
 }

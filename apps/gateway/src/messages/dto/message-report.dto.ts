@@ -10,6 +10,7 @@ import { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from '@a
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { GatewayMessageReport } from '../gateway-messages.service';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
+import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
 /** One attempt of a message sent over a failover route. */
 export class MessageAttemptDto implements MessageAttempt {
@@ -22,10 +23,10 @@ export class MessageAttemptDto implements MessageAttempt {
   @ApiProperty({ type: MessageFailureDto, nullable: true })
   failure: MessageFailureDto | null;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   created_at: number;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   updated_at: number;
 }
 
@@ -55,10 +56,10 @@ export class MessageReportDto extends MessageChargeDto implements GatewayMessage
   @ApiProperty({ example: 'USD' })
   currency: string;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   created_at: number;
 
-  @ApiProperty({ description: 'Unix seconds' })
+  @ApiUnixSeconds()
   updated_at: number;
 
   @ApiProperty({ type: MessageFailureDto, nullable: true })

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ImportState, Rejection } from '../contact-imports.repository';
 import { ImportView } from '../contact-imports.service';
 import { ImportFormat } from '../import-rows';
+import { ApiUnixSeconds } from '../../../openapi/unix-seconds.decorator';
 
 /** A rejected row of an import. */
 export class ImportRejectionDto implements Rejection {
@@ -61,11 +62,11 @@ export class ContactImportDto implements ImportView {
   @ApiProperty({ type: String, nullable: true, description: 'Why a failed import stopped' })
   failure: string | null;
 
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
+  @ApiUnixSeconds()
+  created_at: number;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  finished_at: string | null;
+  @ApiUnixSeconds({ nullable: true })
+  finished_at: number | null;
 
   @ApiProperty({ type: [ImportRejectionDto], description: 'Rejected rows in order, a page at a time' })
   rejections: ImportRejectionDto[];
