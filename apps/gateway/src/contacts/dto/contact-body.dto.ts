@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CONSENT_PURPOSES, CONSENT_STATES, ConsentPurpose, ConsentState, GATEWAY_SEND_CHANNELS } from '@app/contracts';
+import { MAX_CONTACT_ADDRESSES } from '../contact-addresses';
 import { CONTACT_LIMITS } from '../contact-fields';
+import { ContactAddressDto } from './contact.dto';
 
 /**
  * The request bodies of the contact and consent routes as the OpenAPI document shows them. The
@@ -8,12 +10,17 @@ import { CONTACT_LIMITS } from '../contact-fields';
  * settings), naming every bad field in a 400; these classes only describe what they take.
  */
 
+/**
+ * Each channel's primary address by the channel's name; another kind of address is set by
+ * `<channel>:<kind>` (`whatsapp:user_id`, `whatsapp:username`, `telegram:username`) the same way.
+ */
 export class ContactIdentitiesBodyDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    example: '79990001122',
-    description: 'A phone number: 8 to 15 digits, no plus or spaces, not starting with 0; null clears it',
+    example: '+7 999 000-11-22',
+    description:
+      "A phone number, international or (with the account's region) national, kept as international digits; null clears it",
   })
   whatsapp?: string | null;
 
@@ -40,9 +47,18 @@ export class ContactBodyDto {
 
   @ApiPropertyOptional({
     type: ContactIdentitiesBodyDto,
-    description: `Its identity on each channel (${GATEWAY_SEND_CHANNELS.join(', ')}), each unique in the account (409 when taken)`,
+    description:
+      `Its primary address on each channel (${GATEWAY_SEND_CHANNELS.join(', ')}), or another kind as ` +
+      '`<channel>:<kind>`: each replaces the addresses of its kind (null removes them); each address is unique in the account (409 when taken)',
   })
   identities?: ContactIdentitiesBodyDto;
+
+  @ApiPropertyOptional({
+    type: [ContactAddressDto],
+    maxItems: MAX_CONTACT_ADDRESSES,
+    description: `Every address of the contact, replacing all it had (applied before identities); at most ${MAX_CONTACT_ADDRESSES} in all, each unique in the account (409 when taken)`,
+  })
+  addresses?: ContactAddressDto[];
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'Europe/Moscow', description: 'An IANA time zone' })
   time_zone?: string | null;
