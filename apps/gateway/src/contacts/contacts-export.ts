@@ -1,14 +1,15 @@
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import { GATEWAY_SEND_CHANNELS, unixSeconds } from '@app/contracts';
-import { identitiesOf } from './contact-addresses';
+import { unixSeconds } from '@app/contracts';
+import { addressColumns, firstAddress } from './contact-addresses';
 import { CONTACT_LIMITS } from './contact-fields';
 import { ContactFilter, ContactRow, ContactsRepository } from './contacts.repository';
 import { LIST_SEPARATOR } from './imports/import-rows';
 
 /**
- * Free text starting with = + - @ gets a leading ' so a spreadsheet does not run it as a formula
- * (identities, ids and times never start so, except a negative chat id, which is left as it is).
+ * Free text starting with = + - @ gets a leading ' so a spreadsheet does not run it as a formula.
+ * Addresses are written as stored, so that they import back: their kinds allow no formula (a
+ * negative chat id, a Telegram @username of letters, digits and _ only); ids and times never start so.
  */
 export const spreadsheetSafe = (v: string): string => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 
@@ -36,11 +37,13 @@ export async function contactsCsv(
   accountZone: string,
 ): Promise<Readable> {
   const keys = await contacts.attributeKeys(accountId, EXPORT_ATTRIBUTE_KEYS);
+  // A column per kind of address, holding the contact's first of that kind (as `identities` does).
+  const addresses = addressColumns();
   const columns = [
     'id',
     'external_id',
     'name',
-    ...GATEWAY_SEND_CHANNELS,
+    ...addresses.map((a) => a.column),
     'time_zone',
     'language',
     'lists',
@@ -52,7 +55,7 @@ export async function contactsCsv(
     c.id,
     spreadsheetSafe(c.external_id ?? ''),
     spreadsheetSafe(c.name ?? ''),
-    ...GATEWAY_SEND_CHANNELS.map((ch) => identitiesOf(c.addresses)[ch] ?? ''),
+    ...addresses.map((a) => firstAddress(c.addresses, a.channel, a.kind) ?? ''),
     c.time_zone ?? accountZone,
     c.language ?? '',
     spreadsheetSafe(c.lists.join(LIST_SEPARATOR)),
