@@ -35,11 +35,8 @@ import { Clock, FieldError, ForbiddenProblem, NotFoundProblem, ProblemError, Val
 import { BalancesRepository } from '../billing/balances.repository';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
-import { GatewaySendsService, resolvedSend } from '../messages/gateway-sends';
-import { MessagesService } from '../messages/messages.service';
 import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
-import type { SendableTemplate } from '../messages/template-message';
-import { TierWindowRepository } from '../messages/tier-window';
+import { GatewaySendsService, MessagesService, resolvedSend, SendableTemplate, TierWindowRepository } from '../sending';
 import type { AppEntity } from '../wa-apps/app.entity';
 import { checkDefinition, isTimeZone, tierLabel } from './campaign-rules';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';

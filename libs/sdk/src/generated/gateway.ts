@@ -965,6 +965,8 @@ export interface components {
       value: string;
     };
     ContactBodyDto: {
+      /** @description Every address of the contact, replacing all it had (applied before identities); at most 20 in all, each unique in the account (409 when taken) */
+      addresses?: components['schemas']['ContactAddressDto'][];
       /**
        * @description At most 50 keys of letters, digits, _ . - (the whole set is replaced)
        * @example {
@@ -980,7 +982,7 @@ export interface components {
        * @example crm-1042
        */
       external_id?: string | null;
-      /** @description Its identity on each channel (whatsapp, telegram, max), each unique in the account (409 when taken) */
+      /** @description Its primary address on each channel (whatsapp, telegram, max), or another kind as `<channel>:<kind>`: each replaces the addresses of its kind (null removes them); each address is unique in the account (409 when taken) */
       identities?: components['schemas']['ContactIdentitiesBodyDto'];
       /**
        * @description A language code such as en or pt_BR
@@ -1063,8 +1065,8 @@ export interface components {
        */
       telegram?: string | null;
       /**
-       * @description A phone number: 8 to 15 digits, no plus or spaces, not starting with 0; null clears it
-       * @example 79990001122
+       * @description A phone number, international or (with the account's region) national, kept as international digits; null clears it
+       * @example +7 999 000-11-22
        */
       whatsapp?: string | null;
     };
