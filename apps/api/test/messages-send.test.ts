@@ -1,65 +1,26 @@
-import { EventEnvelope, newEventId, OutboundMessage, Topology, unixSeconds } from '@app/contracts';
-import { NatsClients, publishDurable, pullNoWait } from '@app/messaging';
+import { EventEnvelope, newEventId, Topology, unixSeconds } from '@app/contracts';
+import { NatsClients, publishDurable } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { AppEntity } from '../src/wa-apps/app.entity';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
-import { Platform, startPlatform } from '../../../test/support/platform';
-import { client, errorFields, expectProblem } from './support/http';
+import { errorFields, expectProblem } from './support/http';
+import { SendSuite, startSendSuite } from './support/send-suite';
 
 /** Sending: every validation rule at its edge and every status code of POST /v1/wa/apps/{appId}/messages. */
 describe('POST /v1/wa/apps/{appId}/messages', () => {
-  let platform: Platform;
-  let factory: ApiFactory;
-  let nats: NatsClients;
-  let topology: Topology;
-  let sys: TestUser;
-  let app: AppEntity;
-  let call: ReturnType<typeof client>;
   const recipient = '79990001122';
-
-  const send = (
-    body: unknown,
-    opts: { auth?: string; appId?: number | string; headers?: Record<string, string> } = {},
-  ) =>
-    call('POST', `/v1/wa/apps/${opts.appId ?? app.id}/messages`, {
-      auth: opts.auth ?? sys.auth,
-      body,
-      headers: opts.headers,
-    });
+  let suite: SendSuite;
+  let factory: ApiFactory, nats: NatsClients, topology: Topology, sys: TestUser, app: AppEntity;
+  let call: SendSuite['call'], send: SendSuite['send'], drain: SendSuite['drain'];
   const text = (body: string, phone = recipient) => ({ phone, type: 'TEXT', text: { body } });
-
-  /** Takes (and acks) everything queued on a priority stream for WhatsApp. */
-  const drain = async (priority: 'service' | 'marketing'): Promise<{ msgId?: string; body: OutboundMessage }[]> => {
-    const pulled = await pullNoWait(
-      nats.nc,
-      topology.outboundStream(priority),
-      topology.outboundConsumer(priority, 'whatsapp'),
-      1000,
-    );
-    for (const m of pulled) await m.ack();
-    return pulled.map((m) => ({ msgId: m.msgId, body: m.json<OutboundMessage>() }));
-  };
+  const template = (t: Record<string, unknown>, phone = recipient) => ({ phone, type: 'TEMPLATE', template: t });
 
   beforeAll(async () => {
-    platform = await startPlatform({
-      suite: 'messages-send',
-      services: ['api'],
-      env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
-    });
-    topology = platform.infra.topology;
-    nats = await NatsClients.connect({ url: platform.infra.natsUrl, name: 'messages-send-test' });
-    factory = await ApiFactory.connect(platform.infra.databaseUrl);
-    sys = await factory.user('system', { balance: 100 });
-    app = await factory.activeApp(sys.userId, { message_limit: 'TIER_UNLIMITED' });
-    await factory.openConversation(app.id, recipient);
-    call = client(`${platform.urls.api}/api`);
+    suite = await startSendSuite('messages-send', recipient);
+    ({ factory, nats, topology, sys, app, call, send, drain } = suite);
   });
 
-  afterAll(async () => {
-    await nats?.drain();
-    await factory?.close();
-    await platform?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   describe('free-form kinds', () => {
     it('TEXT: 201 with the message id, queued on the service stream with its content and sender', async () => {
@@ -227,18 +188,12 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
         ],
       });
       await drain('service');
-      const res = await send({
-        phone: '4915112345678',
-        type: 'TEMPLATE',
-        template: {
-          name: 'order_ready',
-          components: {
-            header: { values: ['A-1'] },
-            body: { values: ['Ann', 42] },
-            buttons: [{ type: 'URL', values: ['A-1'] }],
-          },
-        },
-      });
+      const components = {
+        header: { values: ['A-1'] },
+        body: { values: ['Ann', 42] },
+        buttons: [{ type: 'URL', values: ['A-1'] }],
+      };
+      const res = await send(template({ name: 'order_ready', components }, '4915112345678'));
       expect(res.status).toBe(201);
       const [queued] = await drain('service');
       expect(queued.body).toMatchObject({ kind: 'TEMPLATE', category: 'UTILITY', priority: 'service' });
@@ -258,11 +213,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
 
     it('values: 30 characters pass, 31 do not; objects are not values', async () => {
       await factory.sendableTemplate(app.id, { name: 'one_var', body: 'Code {{1}}' });
-      const tpl = (values: unknown[]) => ({
-        phone: recipient,
-        type: 'TEMPLATE',
-        template: { name: 'one_var', components: { body: { values } } },
-      });
+      const tpl = (values: unknown[]) => template({ name: 'one_var', components: { body: { values } } });
       expect((await send(tpl(['y'.repeat(30)]))).status).toBe(201);
       expect(errorFields(await send(tpl(['y'.repeat(31)])))).toEqual(['template.components.body.values']);
       expect(errorFields(await send(tpl([{ a: 1 }])))).toEqual(['template.components.body.values']);
@@ -273,22 +224,16 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
       const body = Array.from({ length: 10 }, (_, i) => `{{${i + 1}}}`).join(' ');
       await factory.sendableTemplate(app.id, { name: 'ten_vars', body });
       const values = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
-      const tpl = (n: number) => ({
-        phone: recipient,
-        type: 'TEMPLATE',
-        template: { name: 'ten_vars', components: { body: { values: values(n) } } },
-      });
+      const tpl = (n: number) => template({ name: 'ten_vars', components: { body: { values: values(n) } } });
       expect((await send(tpl(10))).status).toBe(201);
       expect(errorFields(await send(tpl(11)))).toEqual(['template.components.body.values']);
     });
 
     it('the number of values must equal the variables of each component', async () => {
       await factory.sendableTemplate(app.id, { name: 'two_vars', header: 'Hi {{1}}', body: 'A {{1}} B {{2}}' });
-      const res = await send({
-        phone: recipient,
-        type: 'TEMPLATE',
-        template: { name: 'two_vars', components: { header: { values: [] }, body: { values: ['only one'] } } },
-      });
+      const res = await send(
+        template({ name: 'two_vars', components: { header: { values: [] }, body: { values: ['only one'] } } }),
+      );
       expectProblem(res, 400, '/problems/validation-error');
       expect(errorFields(res)).toEqual(['template.components.header.values', 'template.components.body.values']);
     });
@@ -297,7 +242,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
       await factory.sendableTemplate(app.id, { name: 'pending_tpl', status: 'PENDING', body: 'Hi' });
       await factory.sendableTemplate(app.id, { name: 'rejected_tpl', status: 'REJECTED', body: 'Hi' });
       for (const name of ['no_such_template', 'pending_tpl', 'rejected_tpl']) {
-        const res = await send({ phone: recipient, type: 'TEMPLATE', template: { name } });
+        const res = await send(template({ name }));
         expectProblem(res, 400);
         expect(errorFields(res)).toEqual(['template.name']);
       }
@@ -306,7 +251,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
     it('a template of another app is not found in this one', async () => {
       const other = await factory.activeApp(sys.userId);
       await factory.sendableTemplate(other.id, { name: 'other_apps', body: 'Hi' });
-      const res = await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'other_apps' } });
+      const res = await send(template({ name: 'other_apps' }));
       expect(errorFields(res)).toEqual(['template.name']);
     });
 
@@ -318,33 +263,15 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
         body: 'Sale',
       });
       await factory.sendableTemplate(app.id, { name: 'plain_text', body: 'Hi' });
-      expect(
-        errorFields(await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'promo_image' } })),
-      ).toEqual(['template.url']);
-      expect(
-        errorFields(
-          await send({
-            phone: recipient,
-            type: 'TEMPLATE',
-            template: { name: 'promo_image', url: 'http://e.com/a.jpg' },
-          }),
-        ),
-      ).toEqual(['template.url']);
-      expect(
-        errorFields(
-          await send({
-            phone: recipient,
-            type: 'TEMPLATE',
-            template: { name: 'plain_text', url: 'https://e.com/a.jpg' },
-          }),
-        ),
-      ).toEqual(['template.url']);
+      expect(errorFields(await send(template({ name: 'promo_image' })))).toEqual(['template.url']);
+      expect(errorFields(await send(template({ name: 'promo_image', url: 'http://e.com/a.jpg' })))).toEqual([
+        'template.url',
+      ]);
+      expect(errorFields(await send(template({ name: 'plain_text', url: 'https://e.com/a.jpg' })))).toEqual([
+        'template.url',
+      ]);
       await drain('marketing');
-      const ok = await send({
-        phone: recipient,
-        type: 'TEMPLATE',
-        template: { name: 'promo_image', url: 'https://cdn.example.com/sale.jpg' },
-      });
+      const ok = await send(template({ name: 'promo_image', url: 'https://cdn.example.com/sale.jpg' }));
       expect(ok.status).toBe(201);
       const [queued] = await drain('marketing');
       expect(queued.body).toMatchObject({ priority: 'marketing', category: 'MARKETING' });
@@ -356,11 +283,9 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
     it('a name in several languages needs template.language', async () => {
       await factory.sendableTemplate(app.id, { name: 'greeting', language: 'en', body: 'Hello' });
       await factory.sendableTemplate(app.id, { name: 'greeting', language: 'pt_BR', body: 'Olá' });
-      expect(errorFields(await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'greeting' } }))).toEqual([
-        'template.language',
-      ]);
+      expect(errorFields(await send(template({ name: 'greeting' })))).toEqual(['template.language']);
       await drain('service');
-      const res = await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'greeting', language: 'pt_BR' } });
+      const res = await send(template({ name: 'greeting', language: 'pt_BR' }));
       expect(res.status).toBe(201);
       const [queued] = await drain('service');
       expect(queued.body.content).toMatchObject({ template: { language: 'pt_BR', rendered_text: 'Olá' } });
@@ -371,7 +296,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
       await factory.sendableTemplate(lite.id, { name: 'lite_promo', category: 'MARKETING', body: 'Sale' });
       await factory.sendableTemplate(app.id, { name: 'lite_promo', category: 'MARKETING', body: 'Sale' });
       await drain('marketing');
-      const body = { phone: recipient, type: 'TEMPLATE', is_mm_lite: true, template: { name: 'lite_promo' } };
+      const body = { ...template({ name: 'lite_promo' }), is_mm_lite: true };
       expect((await send(body, { appId: lite.id })).status).toBe(201);
       expect((await send(body)).status).toBe(201);
       const queued = await drain('marketing');
@@ -389,7 +314,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
     it('a SERVICE template is sent, priced and held as UTILITY, never as the free SERVICE conversation', async () => {
       await factory.sendableTemplate(app.id, { name: 'service_tpl', category: 'SERVICE', body: 'Your order shipped' });
       await drain('service');
-      const res = await send({ phone: recipient, type: 'TEMPLATE', template: { name: 'service_tpl' } });
+      const res = await send(template({ name: 'service_tpl' }));
       expect(res.status).toBe(201);
       const [queued] = await drain('service');
       expect(queued.body.category).toBe('UTILITY');
@@ -466,13 +391,10 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
       const poor = await factory.user('system', { balance: 0.01 });
       const poorApp = await factory.activeApp(poor.userId, { message_limit: 'TIER_UNLIMITED' });
       await factory.sendableTemplate(poorApp.id, { name: 'util', category: 'UTILITY', body: 'Hi' });
-      const res = await send(
-        { phone: recipient, type: 'TEMPLATE', template: { name: 'util' } },
-        {
-          auth: poor.auth,
-          appId: poorApp.id,
-        },
-      );
+      const res = await send(template({ name: 'util' }), {
+        auth: poor.auth,
+        appId: poorApp.id,
+      });
       expectProblem(res, 422, '/problems/insufficient-balance');
       const [balance] = await factory.dataSource.query(`SELECT available, held FROM balances WHERE user_id = $1`, [
         poor.userId,
@@ -483,7 +405,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
     it('429 messaging-tier-exceeded past the unique recipients of TIER_50; a repeat recipient still passes', async () => {
       const tiered = await factory.activeApp(sys.userId, { message_limit: 'TIER_50' });
       await factory.sendableTemplate(tiered.id, { name: 'tier_tpl', body: 'Hi' });
-      const tpl = (phone: string) => ({ phone, type: 'TEMPLATE', template: { name: 'tier_tpl' } });
+      const tpl = (phone: string) => template({ name: 'tier_tpl' }, phone);
       const phones = Array.from({ length: 50 }, (_, i) => `4470000${String(i).padStart(4, '0')}`);
       for (const phone of phones) expect((await send(tpl(phone), { appId: tiered.id })).status).toBe(201);
       const over = await send(tpl('447000009999'), { appId: tiered.id });
@@ -542,7 +464,7 @@ describe('POST /v1/wa/apps/{appId}/messages', () => {
       await factory.sendableTemplate(app.id, { name: 'util_unconfirmed', category: 'UTILITY', body: 'Hi' });
       const jsm = await nats.jsm();
       await jsm.streams.delete(topology.outboundStream('service'));
-      const body = { phone: recipient, type: 'TEMPLATE', template: { name: 'util_unconfirmed' } };
+      const body = template({ name: 'util_unconfirmed' });
       const headers = { 'idempotency-key': 'unconfirmed-1' };
       const first = await call('POST', `/v1/wa/apps/${app.id}/messages`, { auth: sys.auth, body, headers });
       expect(first.status).toBe(201);
