@@ -270,25 +270,13 @@ export function buildAsyncApiDocument(): Json {
     headers: msgIdHeader('The open id.'),
     payload: { $ref: '#/components/schemas/PixelOpen' },
   };
-  const inbound: { address: string; message: string; description: string; parameters?: Json }[] = [
+  const inbound: { address: string; message: string; description: string }[] = [
     // Only WhatsApp callbacks wait for their owner: bot updates name their connection and go to EVENTS at once.
     {
       address: t.inboundSubject('whatsapp'),
       message: 'InboundCallback',
       description:
-        'Verified WhatsApp callbacks waiting for their owner: inbound messages, reactions, template updates.',
-    },
-    {
-      address: t.inboundStatusWildcard('whatsapp').replace(/\*$/, '{key}'),
-      message: 'InboundCallback',
-      description:
-        "Verified WhatsApp message statuses waiting for their owner, or behind an earlier status of their message that waits. Every gateway replica also listens to these subjects (core NATS): a message with a status waiting here has its later statuses follow it, whichever replica takes them, and the relay publishes a message's statuses in stream order (it asks the stream, $JS.API.STREAM.MSG.GET, for the earlier ones under the subject).",
-      parameters: {
-        key: {
-          description:
-            "The message's ordering key: the first 22 characters of the base64url SHA-256 of the status's data.message_id.",
-        },
-      },
+        'Verified WhatsApp callbacks waiting for their owner: inbound messages, reactions, template updates, and statuses of connections whose owner the gateway does not remember yet.',
     },
     {
       address: t.inboundSignalSubject('whatsapp'),

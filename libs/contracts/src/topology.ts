@@ -85,27 +85,6 @@ export class Topology {
     return this.subject('inbound', channel);
   }
 
-  /**
-   * A channel status waiting in INBOUND, under its message's ordering token (a subject token: no
-   * dots or wildcards), so that every gateway replica can see which messages have one waiting there.
-   */
-  inboundStatusSubject(channel: Channel, token: string): string {
-    if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new Error(`invalid ordering token "${token}"`);
-    return this.subject('inbound', channel, 'status', token);
-  }
-
-  /** Every status of a channel waiting in INBOUND, whatever its message. */
-  inboundStatusWildcard(channel: Channel): string {
-    return this.subject('inbound', channel, 'status', '*');
-  }
-
-  /** The ordering token of a channel's status subject (inboundStatusSubject); undefined for any other subject. */
-  inboundStatusTokenOf(channel: Channel, subject: string): string | undefined {
-    const prefix = this.inboundStatusWildcard(channel).slice(0, -1);
-    const token = subject.startsWith(prefix) ? subject.slice(prefix.length) : '';
-    return token && !token.includes('.') ? token : undefined;
-  }
-
   /** Opens of the gateway's tracking pixel waiting to be recorded (on the INBOUND stream, relayed by the same consumer). */
   pixelOpenSubject(): string {
     return this.subject('inbound', 'pixel');

@@ -170,17 +170,12 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
         publish: [
           ...events('gateway'),
           ...t.streamSubjects('inbound'),
-          // Where INBOUND ends, for a callback's events to know what the relay has yet to take, and
-          // which of a message's statuses wait there (by subject), for them to keep their order.
-          streamInfo('inbound'),
-          `$JS.API.STREAM.MSG.GET.${t.stream('inbound')}`,
           ...rpcSubjects(t, APPS_RPC),
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
           ...rpcSubjects(t, CONSENT_RPC),
           ...rpcSubjects(t, CAMPAIGNS_RPC),
         ],
-        // The relay listens on its stream's subjects to wake up when a callback arrives; every
-        // replica, to see which messages have a status waiting there.
+        // The relay listens on its stream's subjects to wake up when a callback arrives.
         subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...t.streamSubjects('inbound')],
       },
       eventConsumerRights(t, 'gateway'),
