@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ClaimedDelivery } from '../src/delivery/deliveries.repository';
+import { ClaimedDelivery } from '../src/delivery/delivery-claims.repository';
 import { addSubscription, streamEvents, useDeliveriesStore } from './support/store';
 
 /**
@@ -10,13 +10,13 @@ import { addSubscription, streamEvents, useDeliveriesStore } from './support/sto
  */
 describe('deliveries: claiming within windows and tenant limits', () => {
   const store = useDeliveriesStore('webhooks-claim');
-  const events = (userId: string, n: number) => store.deliveries.fanOut(streamEvents(userId, n));
+  const events = (userId: string, n: number) => store.fanOut.fanOut(streamEvents(userId, n));
 
   const claim = (perSubscription: number, perTenant: number, leaseMs = 60_000) =>
-    store.deliveries.claim({ max: 100, perSubscription, perTenant, leaseMs });
+    store.claims.claim({ max: 100, perSubscription, perTenant, leaseMs });
 
   const settle = (claimed: ClaimedDelivery[]) =>
-    store.deliveries.settleSucceeded(
+    store.claims.settleSucceeded(
       claimed.map((d) => ({
         status: 'SUCCEEDED' as const,
         nextAttemptAt: null,

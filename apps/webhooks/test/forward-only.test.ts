@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sqlRows } from '@app/database';
-import { DeliveriesRepository } from '../src/delivery/deliveries.repository';
+import { FanOutRepository } from '../src/delivery/fan-out.repository';
 import { addSubscription, statusEvent, useDeliveriesStore } from './support/store';
 
 /**
@@ -23,13 +23,13 @@ describe('deliveries: statuses fanned out forward only', () => {
   it('does not send a status that arrives after a later one of its message, in later batches or the same', async () => {
     const user = randomUUID();
     const sub = await addSubscription(store.ds, user);
-    await store.deliveries.fanOut([statusEvent(user, 'm1', 'message.sent'), statusEvent(user, 'm1', 'message.read')]);
+    await store.fanOut.fanOut([statusEvent(user, 'm1', 'message.sent'), statusEvent(user, 'm1', 'message.read')]);
     const late = [statusEvent(user, 'm1', 'message.delivered'), statusEvent(user, 'm1', 'message.failed')];
-    expect(await store.deliveries.fanOut(late)).toEqual([
+    expect(await store.fanOut.fanOut(late)).toEqual([
       { ready: 0, toRelease: 0 },
       { ready: 0, toRelease: 0 },
     ]);
-    await store.deliveries.fanOut([
+    await store.fanOut.fanOut([
       statusEvent(user, 'm2', 'message.delivered'),
       statusEvent(user, 'm2', 'message.sent'),
       statusEvent(user, 'm2', 'message.failed'),
@@ -49,19 +49,19 @@ describe('deliveries: statuses fanned out forward only', () => {
     // Another replica fanned out the later stream position first.
     const read = statusEvent(user, 'm1', 'message.read');
     const deliveredEvent = statusEvent(user, 'm1', 'message.delivered');
-    await store.deliveries.fanOut([deliveredEvent]);
-    await store.deliveries.fanOut([read]);
-    const claim = () => store.deliveries.claim({ max: 10, perSubscription: 10, perTenant: 10, leaseMs: 60_000 });
+    await store.fanOut.fanOut([deliveredEvent]);
+    await store.fanOut.fanOut([read]);
+    const claim = () => store.claims.claim({ max: 10, perSubscription: 10, perTenant: 10, leaseMs: 60_000 });
     expect((await claim()).map((d) => d.event_type)).toEqual(['message.delivered']);
     expect(await claim()).toEqual([]);
   });
 
   it('keeps a message forward only for a tenant without subscriptions, and apart from other tenants', async () => {
     const [quiet, other] = [randomUUID(), randomUUID()];
-    await store.deliveries.fanOut([statusEvent(quiet, 'm1', 'message.read')]);
+    await store.fanOut.fanOut([statusEvent(quiet, 'm1', 'message.read')]);
     const sub = await addSubscription(store.ds, quiet);
     const otherSub = await addSubscription(store.ds, other);
-    await store.deliveries.fanOut([
+    await store.fanOut.fanOut([
       statusEvent(quiet, 'm1', 'message.delivered'),
       statusEvent(other, 'm1', 'message.sent'),
     ]);
@@ -72,11 +72,11 @@ describe('deliveries: statuses fanned out forward only', () => {
   it('keeps two replicas fanning out the same messages at once forward only', async () => {
     const user = randomUUID();
     const sub = await addSubscription(store.ds, user);
-    const [one, two] = [new DeliveriesRepository(store.ds), new DeliveriesRepository(store.ds)];
+    const [one, two] = [new FanOutRepository(store.ds), new FanOutRepository(store.ds)];
     const messages = Array.from({ length: 40 }, (_, i) => `m${i}`);
     for (let round = 0; round < 5; round++) {
       const ids = messages.map((m) => `${m}-${round}`);
-      await store.deliveries.fanOut(ids.map((m) => statusEvent(user, m, 'message.sent')));
+      await store.fanOut.fanOut(ids.map((m) => statusEvent(user, m, 'message.sent')));
       // Each message's `delivered` is earlier in the stream; the replicas commit in either order.
       const earlier = ids.map((m) => statusEvent(user, m, 'message.delivered'));
       const later = ids.map((m) => statusEvent(user, m, 'message.read'));

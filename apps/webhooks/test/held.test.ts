@@ -33,31 +33,31 @@ describe('deliveries: held behind a parked endpoint', () => {
     const parked = await addSubscription(store.ds, user, later);
     const batch = streamEvents(user, 5, 'message:m1');
     // Only the healthy subscription's deliveries are ready to send.
-    expect(await store.deliveries.fanOut(batch)).toEqual(batch.map(() => ({ ready: 1, toRelease: 0 })));
+    expect(await store.fanOut.fanOut(batch)).toEqual(batch.map(() => ({ ready: 1, toRelease: 0 })));
     expect(await stored(healthy)).toHaveLength(5);
     expect(await stored(parked)).toEqual([]);
     expect(await heldCount(parked)).toBe(5);
 
-    const listed = await store.deliveries.listDeliveries(parked, 50);
+    const listed = await store.history.listDeliveries(parked, 50);
     expect(listed.map((d) => d.eventId)).toEqual(batch.map((e) => e.eventId).reverse());
     expect(listed.every((d) => d.status === 'PENDING' && d.attempts === 0)).toBe(true);
     expect(listed[0].nextAttemptAt).toEqual(later);
-    expect(await store.deliveries.listDeliveries(parked, 50, 'FAILED')).toEqual([]);
-    expect(await store.deliveries.findForSubscription(parked, listed[0].id)).toMatchObject({
+    expect(await store.history.listDeliveries(parked, 50, 'FAILED')).toEqual([]);
+    expect(await store.history.findForSubscription(parked, listed[0].id)).toMatchObject({
       held: true,
       delivery: { id: listed[0].id, status: 'PENDING' },
     });
 
     // Still parked: nothing moves (its probe is not due).
-    expect(await store.deliveries.releaseHeld(1000)).toBe(0);
+    expect(await store.held.release(1000)).toBe(0);
     await unpark(parked);
     // Events that come after the endpoint answered again but before the held ones moved wait
     // behind them, so one message's events never overtake each other.
     const after = streamEvents(user, 2, 'message:m1');
-    expect(await store.deliveries.fanOut(after)).toEqual(after.map(() => ({ ready: 1, toRelease: 1 })));
+    expect(await store.fanOut.fanOut(after)).toEqual(after.map(() => ({ ready: 1, toRelease: 1 })));
     expect(await heldCount(parked)).toBe(7);
-    expect(await store.deliveries.releaseHeld(1000)).toBe(7);
-    expect(await store.deliveries.releaseHeld(1000)).toBe(0);
+    expect(await store.held.release(1000)).toBe(7);
+    expect(await store.held.release(1000)).toBe(0);
     const moved = await stored(parked);
     expect(moved.map((d) => d.event_id)).toEqual([...batch, ...after].map((e) => e.eventId));
     expect(moved.every((d) => d.status === 'PENDING')).toBe(true);
@@ -66,8 +66,8 @@ describe('deliveries: held behind a parked endpoint', () => {
     );
 
     // Nothing held any more: new events go straight in line, and a redelivered event adds nothing.
-    expect(await store.deliveries.fanOut(streamEvents(user, 1))).toEqual([{ ready: 2, toRelease: 0 }]);
-    expect(await store.deliveries.fanOut(batch)).toEqual(batch.map(() => ({ ready: 0, toRelease: 0 })));
+    expect(await store.fanOut.fanOut(streamEvents(user, 1))).toEqual([{ ready: 2, toRelease: 0 }]);
+    expect(await store.fanOut.fanOut(batch)).toEqual(batch.map(() => ({ ready: 0, toRelease: 0 })));
     expect(await stored(parked)).toHaveLength(8);
     expect(await heldCount(parked)).toBe(0);
   });
@@ -76,14 +76,14 @@ describe('deliveries: held behind a parked endpoint', () => {
     const user = randomUUID();
     const sub = await addSubscription(store.ds, user, later);
     const batch = streamEvents(user, 3);
-    await store.deliveries.fanOut(batch);
-    expect(await store.deliveries.releaseHeld(1000)).toBe(0);
+    await store.fanOut.fanOut(batch);
+    expect(await store.held.release(1000)).toBe(0);
     await sqlRows(store.ds, `UPDATE subscriptions SET parked_until = now() - interval '1 second' WHERE id = $1`, [sub]);
-    expect(await store.deliveries.releaseHeld(1000)).toBe(1);
+    expect(await store.held.release(1000)).toBe(1);
     // The moved one is the probe's candidate: nothing more moves until it has been tried.
-    expect(await store.deliveries.releaseHeld(1000)).toBe(0);
+    expect(await store.held.release(1000)).toBe(0);
     expect((await stored(sub)).map((d) => d.event_id)).toEqual([batch[0].eventId]);
-    const [probe] = await store.deliveries.claim({ max: 10, perSubscription: 32, perTenant: 64, leaseMs: 60_000 });
+    const [probe] = await store.claims.claim({ max: 10, perSubscription: 32, perTenant: 64, leaseMs: 60_000 });
     expect(probe).toMatchObject({ event_id: batch[0].eventId, probing: true });
   });
 
@@ -91,8 +91,8 @@ describe('deliveries: held behind a parked endpoint', () => {
     const user = randomUUID();
     const disabled = await addSubscription(store.ds, user, later);
     const expiring = await addSubscription(store.ds, user, later);
-    await store.deliveries.fanOut(streamEvents(user, 3));
-    await store.ds.transaction((em) => store.deliveries.failPending(em, disabled, 'subscription disabled: gone'));
+    await store.fanOut.fanOut(streamEvents(user, 3));
+    await store.ds.transaction((em) => store.housekeeping.failPending(em, disabled, 'subscription disabled: gone'));
     expect((await stored(disabled)).map((d) => [d.status, d.last_error])).toEqual([
       ['FAILED', 'subscription disabled: gone'],
       ['FAILED', 'subscription disabled: gone'],
@@ -107,7 +107,7 @@ describe('deliveries: held behind a parked endpoint', () => {
         WHERE subscription_id = $1 AND stream_seq < (SELECT max(stream_seq) FROM held_deliveries WHERE subscription_id = $1)`,
       [expiring],
     );
-    expect(await store.deliveries.expireParked(3_600_000, 'kept failing')).toBe(2);
+    expect(await store.housekeeping.expireParked(3_600_000, 'kept failing')).toBe(2);
     expect((await stored(expiring)).map((d) => [d.status, d.last_error])).toEqual([
       ['FAILED', 'kept failing'],
       ['FAILED', 'kept failing'],
@@ -120,7 +120,7 @@ describe('deliveries: held behind a parked endpoint', () => {
       `UPDATE subscriptions SET status = 'DISABLED', disabled_reason = 'by the user' WHERE id = $1`,
       [expiring],
     );
-    expect(await store.deliveries.failStranded()).toBe(1);
+    expect(await store.housekeeping.failStranded()).toBe(1);
     expect((await stored(expiring)).map((d) => d.last_error)).toContain('subscription disabled: by the user');
     expect(await heldCount(expiring)).toBe(0);
   });

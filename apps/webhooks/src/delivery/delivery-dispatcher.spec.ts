@@ -4,7 +4,9 @@ import { WebhooksConfig } from '../config';
 import type { SubscriptionEntity } from '../subscriptions/subscription.entity';
 import type { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import type { Clock } from '@app/server';
-import type { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import type { AttemptOutcome, ClaimedDelivery, DeliveryClaimsRepository } from './delivery-claims.repository';
+import type { DeliveryHousekeepingRepository } from './delivery-housekeeping.repository';
+import type { HeldDeliveriesRepository } from './held-deliveries.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import type { EndpointNotices } from './endpoint-notices';
 import type { WebhookResponse, WebhookSender } from './webhook-sender';
@@ -49,12 +51,12 @@ function setup(response: WebhookResponse, sub: Partial<SubscriptionEntity> = {},
   const em = {};
   const settled: AttemptOutcome[] = [];
   const succeeded: AttemptOutcome[] = [];
-  const deliveries = {
+  const claims = {
     settle: jest.fn(async (_em: unknown, outcomes: AttemptOutcome[]) => void settled.push(...outcomes)),
     settleSucceeded: jest.fn(async (outcomes: AttemptOutcome[]) => void succeeded.push(...outcomes)),
     release: jest.fn(async () => undefined),
-    failPending: jest.fn(async () => undefined),
   };
+  const housekeeping = { failPending: jest.fn(async () => undefined) };
   const subscriptions = {
     openSecrets: jest.fn((_row: unknown, inGrace: boolean) => (inGrace ? ['whsec_new', 'whsec_old'] : ['whsec_new'])),
     transaction: jest.fn(async (work: (em: unknown) => Promise<unknown>) => work(em)),
@@ -72,13 +74,15 @@ function setup(response: WebhookResponse, sub: Partial<SubscriptionEntity> = {},
   } as Clock;
   const dispatcher = new DeliveryDispatcher(
     config,
-    deliveries as unknown as DeliveriesRepository,
+    claims as unknown as DeliveryClaimsRepository,
+    {} as HeldDeliveriesRepository,
+    housekeeping as unknown as DeliveryHousekeepingRepository,
     subscriptions as unknown as SubscriptionsRepository,
     sender as unknown as WebhookSender,
     notices as unknown as EndpointNotices,
     clock,
   );
-  return { dispatcher, deliveries, subscriptions, sender, notices, settled, succeeded };
+  return { dispatcher, claims, housekeeping, subscriptions, sender, notices, settled, succeeded };
 }
 
 const at = (ms: number) => new Date(NOW.getTime() + ms);
@@ -145,7 +149,7 @@ describe('delivery dispatcher rules', () => {
       'the endpoint answered 410 Gone',
       expect.stringMatching(/^evt_/),
     );
-    expect(t.deliveries.failPending).toHaveBeenCalledWith(
+    expect(t.housekeeping.failPending).toHaveBeenCalledWith(
       {},
       's1',
       'subscription disabled: the endpoint answered 410 Gone',
@@ -181,7 +185,7 @@ describe('delivery dispatcher rules', () => {
   it('hands a delivery back untouched when the attempt was cut short by shutdown', async () => {
     const t = setup(answered(null, { aborted: true }));
     await t.dispatcher.attempt(delivery());
-    expect(t.deliveries.release).toHaveBeenCalledWith('d1');
+    expect(t.claims.release).toHaveBeenCalledWith('d1');
     expect(t.settled).toEqual([]);
     expect(t.succeeded).toEqual([]);
   });

@@ -5,8 +5,10 @@ import { contextFrom, inSpan, SpanKind } from '@app/messaging';
 import { PeriodicJob, Clock } from '@app/server';
 import { WebhooksConfig } from '../config';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
-import { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import { AttemptOutcome, ClaimedDelivery, DeliveryClaimsRepository } from './delivery-claims.repository';
+import { DeliveryHousekeepingRepository } from './delivery-housekeeping.repository';
 import { EndpointNotices } from './endpoint-notices';
+import { HeldDeliveriesRepository } from './held-deliveries.repository';
 import { judge, Verdict } from './retry-policy';
 import { webhookMetrics } from './webhook-metrics';
 import { WebhookResponse, WebhookSender } from './webhook-sender';
@@ -42,7 +44,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   private readonly leaseMs: number;
   private running = false;
   private loop?: Promise<void>;
-  private readonly housekeeping: PeriodicJob<void>;
+  private readonly housekeepingJob: PeriodicJob<void>;
   private wakeUp?: () => void;
   private wakeRequested = false;
   private nextRelease = 0;
@@ -52,7 +54,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     private readonly config: WebhooksConfig,
-    private readonly deliveries: DeliveriesRepository,
+    private readonly claims: DeliveryClaimsRepository,
+    private readonly held: HeldDeliveriesRepository,
+    private readonly housekeeping: DeliveryHousekeepingRepository,
     private readonly subscriptions: SubscriptionsRepository,
     private readonly sender: WebhookSender,
     private readonly notices: EndpointNotices,
@@ -62,10 +66,10 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     this.leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
     this.successes = new GroupCommit<AttemptOutcome, void>(async (_key, outcomes) => {
       // An endpoint that proved itself gets its held events in line at once.
-      if ((await this.deliveries.settleSucceeded(outcomes)) > 0) this.requestRelease();
+      if ((await this.claims.settleSucceeded(outcomes)) > 0) this.requestRelease();
       return [];
     }, 500);
-    this.housekeeping = new PeriodicJob(
+    this.housekeepingJob = new PeriodicJob(
       'webhooks housekeeping',
       config.WEBHOOK_HOUSEKEEPING_INTERVAL_MS,
       () => this.keepHouse(),
@@ -76,8 +80,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   onApplicationBootstrap(): void {
     this.running = true;
     this.loop = this.run();
-    this.housekeeping.start();
-    void this.housekeeping.run();
+    this.housekeepingJob.start();
+    void this.housekeepingJob.run();
   }
 
   /** Stops taking work, cuts attempts in flight short and hands their deliveries back. */
@@ -87,7 +91,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     this.wake();
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
-    await this.housekeeping.stop();
+    await this.housekeepingJob.stop();
     this.sender.close();
   }
 
@@ -111,7 +115,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       await this.releaseHeld();
       if (free > 0) {
         try {
-          claimed = await this.deliveries.claim({
+          claimed = await this.claims.claim({
             max: free,
             perSubscription: this.config.WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION,
             perTenant: this.config.WEBHOOK_CONCURRENCY_PER_TENANT,
@@ -146,7 +150,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     if (now < this.nextRelease) return;
     this.nextRelease = now + this.config.WEBHOOK_POLL_INTERVAL_MS;
     try {
-      if ((await this.deliveries.releaseHeld(RELEASE_PER_SUBSCRIPTION)) > 0) this.nextRelease = 0;
+      if ((await this.held.release(RELEASE_PER_SUBSCRIPTION)) > 0) this.nextRelease = 0;
     } catch (err) {
       if (this.running) this.logger.error({ err: String(err) }, 'releasing held deliveries failed');
     }
@@ -209,7 +213,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
             this.stopping.signal,
           );
     if (response.aborted) {
-      await this.deliveries.release(d.id).catch(() => undefined);
+      await this.claims.release(d.id).catch(() => undefined);
       return null;
     }
     const verdict: Verdict = d.payload === null ? { kind: 'exhausted' } : judge(response, d.retry_index, this.schedule);
@@ -266,7 +270,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       const now = this.clock.now();
       const retry = verdict.kind === 'retry' && sub.status === 'ACTIVE';
       const nextAttemptAt = retry ? new Date(now.getTime() + verdict.delayMs) : null;
-      await this.deliveries.settle(em, [{ record, status: retry ? 'PENDING' : 'FAILED', nextAttemptAt }]);
+      await this.claims.settle(em, [{ record, status: retry ? 'PENDING' : 'FAILED', nextAttemptAt }]);
       if (sub.status !== 'ACTIVE') return false;
       let reason: string | null = null;
       if (verdict.kind === 'gone') {
@@ -279,7 +283,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       }
       if (reason) {
         await this.subscriptions.disable(em, sub.id, reason, newEventId());
-        await this.deliveries.failPending(em, sub.id, `subscription disabled: ${reason}`);
+        await this.housekeeping.failPending(em, sub.id, `subscription disabled: ${reason}`);
         return true;
       }
       // A Retry-After is the endpoint's own word on when to come back; otherwise the schedule.
@@ -298,18 +302,18 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
    */
   private async keepHouse(): Promise<void> {
     try {
-      const backlog = await this.deliveries.retryBacklog();
+      const backlog = await this.housekeeping.retryBacklog();
       const gauge = webhookMetrics.backlog();
       gauge.reset();
       for (const row of backlog) gauge.labels(row.subscription_id).set(Number(row.n));
       await this.notices.flush();
       const span = this.schedule.reduce((a, b) => a + b, 0);
-      await this.deliveries.expireParked(
+      await this.housekeeping.expireParked(
         span,
         `the endpoint kept failing its probes for longer than the retry schedule allows (${formatDuration(2 * span)})`,
       );
-      await this.deliveries.failStranded();
-      await this.deliveries.purgePayloads(this.config.WEBHOOK_PAYLOAD_RETENTION_MS);
+      await this.housekeeping.failStranded();
+      await this.housekeeping.purgePayloads(this.config.WEBHOOK_PAYLOAD_RETENTION_MS);
       while ((await this.subscriptions.reseal()) > 0);
     } catch (err) {
       if (this.running) this.logger.warn({ err: String(err) }, 'housekeeping failed');

@@ -3,10 +3,14 @@ import { Module } from '@nestjs/common';
 import { WebhooksConfig } from '../config';
 import { SecretCipher } from '../subscriptions/secret-cipher';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
-import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryClaimsRepository } from './delivery-claims.repository';
+import { DeliveryHistoryRepository } from './delivery-history.repository';
+import { DeliveryHousekeepingRepository } from './delivery-housekeeping.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { EndpointNotices } from './endpoint-notices';
 import { FanOutConsumer } from './events.consumer';
+import { FanOutRepository } from './fan-out.repository';
+import { HeldDeliveriesRepository } from './held-deliveries.repository';
 import { TargetPolicy } from '@app/egress';
 import { webhookTargets } from './target-policy';
 import { WebhookSender } from './webhook-sender';
@@ -15,7 +19,11 @@ import { WebhookSender } from './webhook-sender';
 @Module({
   providers: [
     SubscriptionsRepository,
-    DeliveriesRepository,
+    FanOutRepository,
+    DeliveryClaimsRepository,
+    HeldDeliveriesRepository,
+    DeliveryHousekeepingRepository,
+    DeliveryHistoryRepository,
     EndpointNotices,
     DeliveryDispatcher,
     FanOutConsumer,
@@ -29,6 +37,14 @@ import { WebhookSender } from './webhook-sender';
         new WebhookSender(policy, c.WEBHOOK_TIMEOUT_MS, clock, c.WEBHOOK_CONCURRENCY),
     },
   ],
-  exports: [SubscriptionsRepository, DeliveriesRepository, DeliveryDispatcher, TargetPolicy, Clock],
+  exports: [
+    SubscriptionsRepository,
+    FanOutRepository,
+    DeliveryHousekeepingRepository,
+    DeliveryHistoryRepository,
+    DeliveryDispatcher,
+    TargetPolicy,
+    Clock,
+  ],
 })
 export class DeliveryModule {}

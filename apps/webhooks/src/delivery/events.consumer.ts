@@ -11,7 +11,7 @@ import {
   Settlement,
   EVENTS_LINGER_MS,
 } from '@app/messaging';
-import { DeliveriesRepository, FannedOut, FanOutEvent } from './deliveries.repository';
+import { FannedOut, FanOutEvent, FanOutRepository } from './fan-out.repository';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 
 /** The body subscribers receive: the envelope without the routing-only tenant id, in a fixed key order. */
@@ -75,7 +75,7 @@ export class FanOutConsumer implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly clients: NatsClients,
     private readonly topology: Topology,
-    deliveries: DeliveriesRepository,
+    deliveries: FanOutRepository,
     private readonly dispatcher: DeliveryDispatcher,
   ) {
     this.fanOut = new GroupCommit((_key, events) => deliveries.fanOut(events), 500);

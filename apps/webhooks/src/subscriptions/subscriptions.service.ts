@@ -25,11 +25,13 @@ import {
 } from '@app/contracts';
 import { Clock, ConflictProblem, FieldError, NotFoundProblem, ValidationProblem } from '@app/server';
 import { WebhooksConfig } from '../config';
-import { DeliveriesRepository } from '../delivery/deliveries.repository';
 import { DeliveryAttemptEntity } from '../delivery/delivery-attempt.entity';
 import { DeliveryDispatcher } from '../delivery/delivery-dispatcher';
+import { DeliveryHistoryRepository } from '../delivery/delivery-history.repository';
+import { DeliveryHousekeepingRepository } from '../delivery/delivery-housekeeping.repository';
 import { DeliveryEntity } from '../delivery/delivery.entity';
 import { webhookBody } from '../delivery/events.consumer';
+import { FanOutRepository } from '../delivery/fan-out.repository';
 import { TargetPolicy } from '@app/egress';
 import { newSigningSecret } from './subscription-secret';
 import { SubscriptionEntity } from './subscription.entity';
@@ -92,7 +94,9 @@ export class SubscriptionStoreService {
   constructor(
     private readonly config: WebhooksConfig,
     private readonly subscriptions: SubscriptionsRepository,
-    private readonly deliveries: DeliveriesRepository,
+    private readonly history: DeliveryHistoryRepository,
+    private readonly fanOut: FanOutRepository,
+    private readonly housekeeping: DeliveryHousekeepingRepository,
     private readonly policy: TargetPolicy,
     private readonly dispatcher: DeliveryDispatcher,
     private readonly clock: Clock,
@@ -151,7 +155,7 @@ export class SubscriptionStoreService {
       if (req.enabled === false && sub.status === 'ACTIVE') {
         // Turned off by its owner: no endpoint.disabled event, they know.
         await this.subscriptions.disable(em, sub.id, 'disabled by the user', null);
-        await this.deliveries.failPending(em, sub.id, 'subscription disabled by the user');
+        await this.housekeeping.failPending(em, sub.id, 'subscription disabled by the user');
       }
     });
     if (enabled) this.dispatcher.wake();
@@ -198,7 +202,7 @@ export class SubscriptionStoreService {
         timestamp: unixSeconds(now),
       },
     };
-    const deliveryId = await this.deliveries.insertOne(sub.id, {
+    const deliveryId = await this.fanOut.insertOne(sub.id, {
       eventId: event.id,
       type: event.type,
       createdAt: now,
@@ -210,7 +214,7 @@ export class SubscriptionStoreService {
 
   async listAttempts(req: ListAttemptsRequest): Promise<AttemptView[]> {
     await this.owned(req);
-    const rows = await this.deliveries.listAttempts(req.subscription_id, this.limit(req.limit));
+    const rows = await this.history.listAttempts(req.subscription_id, this.limit(req.limit));
     return rows.map(toAttemptView);
   }
 
@@ -221,18 +225,18 @@ export class SubscriptionStoreService {
         { field: 'status', message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` },
       ]);
     }
-    const rows = await this.deliveries.listDeliveries(req.subscription_id, this.limit(req.limit), req.status);
+    const rows = await this.history.listDeliveries(req.subscription_id, this.limit(req.limit), req.status);
     return rows.map(toDeliveryView);
   }
 
   async resend(req: ResendRequest): Promise<ResendView> {
     const sub = await this.owned(req);
-    const found = isUuid(req.delivery_id) ? await this.deliveries.findForSubscription(sub.id, req.delivery_id) : null;
+    const found = isUuid(req.delivery_id) ? await this.history.findForSubscription(sub.id, req.delivery_id) : null;
     if (!found) throw new NotFoundProblem('delivery');
     this.requireActive(sub);
     const { delivery, held } = found;
     // A held delivery is already in line: it goes once the endpoint answers its probe.
-    if (!held && !(await this.deliveries.requeue(delivery.id))) {
+    if (!held && !(await this.history.requeue(delivery.id))) {
       throw new ConflictProblem(
         'delivery-expired',
         'Delivery expired',

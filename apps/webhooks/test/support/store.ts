@@ -3,16 +3,24 @@ import { DataSource } from 'typeorm';
 import { createDataSource, migrateSchema, sqlRows } from '@app/database';
 import { startTestInfra, TestInfra } from '@app/testing';
 import { webhooksSchema } from '../../src/database/schema';
-import { DeliveriesRepository, FanOutEvent } from '../../src/delivery/deliveries.repository';
+import { DeliveryClaimsRepository } from '../../src/delivery/delivery-claims.repository';
+import { DeliveryHistoryRepository } from '../../src/delivery/delivery-history.repository';
+import { DeliveryHousekeepingRepository } from '../../src/delivery/delivery-housekeeping.repository';
+import { FanOutEvent, FanOutRepository } from '../../src/delivery/fan-out.repository';
+import { HeldDeliveriesRepository } from '../../src/delivery/held-deliveries.repository';
 
 /** What a suite of the deliveries store works with; filled in by `beforeAll`. */
 export interface StoreSuite {
   ds: DataSource;
-  deliveries: DeliveriesRepository;
+  fanOut: FanOutRepository;
+  claims: DeliveryClaimsRepository;
+  held: HeldDeliveriesRepository;
+  housekeeping: DeliveryHousekeepingRepository;
+  history: DeliveryHistoryRepository;
 }
 
 /**
- * The webhooks schema in the suite's own database, with the repository over it. Every case starts
+ * The webhooks schema in the suite's own database, with the delivery repositories over it. Every case starts
  * from empty tables (the claim looks at every tenant).
  */
 export function useDeliveriesStore(suite: string): StoreSuite {
@@ -23,7 +31,11 @@ export function useDeliveriesStore(suite: string): StoreSuite {
     await migrateSchema(infra.databaseUrl, webhooksSchema);
     store.ds = createDataSource(infra.databaseUrl, webhooksSchema, 4);
     await store.ds.initialize();
-    store.deliveries = new DeliveriesRepository(store.ds);
+    store.fanOut = new FanOutRepository(store.ds);
+    store.claims = new DeliveryClaimsRepository(store.ds);
+    store.held = new HeldDeliveriesRepository(store.ds);
+    store.housekeeping = new DeliveryHousekeepingRepository(store.ds, store.held);
+    store.history = new DeliveryHistoryRepository(store.ds, store.held);
   });
   beforeEach(() => sqlRows(store.ds, 'TRUNCATE subscriptions CASCADE'));
   afterAll(async () => {
