@@ -198,23 +198,24 @@ describe('gateway campaigns', () => {
     expect([unlinked.status, unlinked.body.type]).toEqual([422, '/problems/account-not-linked']);
   });
 
-  it('holds the public limits: a budget above 1,000,000,000 or a zone-less time is named, Unix seconds are taken', async () => {
+  it('holds the public limits: a budget above 1,000,000,000 or a zone-less time is named; either form answers in seconds', async () => {
     const res = await call('/v1/campaigns', {
       body: definition({ budget: 1e9 + 1, schedule: { start_at: '2026-12-01T09:00:00', end_by: 'soon' } }),
     });
     expect([res.status, res.body.type]).toEqual([400, '/problems/validation-error']);
     expect(fields(res)).toEqual(['budget', 'schedule.end_by', 'schedule.start_at']);
     const atLimit = await call('/v1/campaigns', {
-      body: definition({
-        budget: 1e9,
-        schedule: { start_at: 1_796_104_800, end_by: '2026-12-02T09:00:00.123456789Z' },
-      }),
+      body: definition({ budget: 1e9, schedule: { start_at: '2026-12-01T09:00:00+03:00', end_by: 1_796_202_000 } }),
     });
-    expect(atLimit.status).toBe(201);
-    expect(atLimit.body.budget).toBe(1e9);
-    // The definition goes on to the api with the instant the Unix seconds name.
-    const startAt = atLimit.body.schedule.start_at;
-    expect(typeof startAt === 'number' ? startAt : Date.parse(startAt) / 1000).toBe(1_796_104_800);
+    expect([atLimit.status, atLimit.body.budget]).toEqual([201, 1e9]);
+    const seconds = { start_at: 1_796_104_800, end_by: 1_796_202_000 };
+    expect(atLimit.body.schedule).toEqual(seconds);
+    expect((await call(`/v1/campaigns/${atLimit.body.id}`)).body.schedule).toEqual(seconds);
+    const listed = (await call('/v1/campaigns?limit=1')).body.data[0];
+    expect([listed.id, listed.schedule]).toEqual([atLimit.body.id, seconds]);
+    const patch = { schedule: { end_by: '2026-12-02T09:00:00.123456789Z' } };
+    const patched = await call(`/v1/campaigns/${atLimit.body.id}`, { method: 'PATCH', body: patch });
+    expect(patched.body.schedule).toEqual({ end_by: 1_796_202_000 });
   });
 
   it('answers a body that is no definition with a 4xx problem, never a 500', async () => {

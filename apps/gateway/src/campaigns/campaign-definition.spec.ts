@@ -1,5 +1,6 @@
 import { ValidationProblem } from '@app/server';
-import { mergeDefinition, parseCampaignDefinition } from './campaign-definition';
+import { CampaignDefinition } from '@app/contracts';
+import { campaignAnswer, mergeDefinition, parseCampaignDefinition } from './campaign-definition';
 
 const valid = {
   name: 'November sale',
@@ -154,5 +155,21 @@ describe('mergeDefinition', () => {
     });
     expect(() => mergeDefinition(stored, { name: null, audience: null })).toThrow(ValidationProblem);
     expect(mergeDefinition(stored, { colour: null })).toMatchObject({ colour: null });
+  });
+});
+
+describe('campaignAnswer', () => {
+  const campaign = (schedule: CampaignDefinition['schedule']) => ({ ...valid, schedule }) as CampaignDefinition;
+
+  it('answers the schedule in Unix seconds whichever form it was written in, absent and null kept', () => {
+    const iso = campaign({ start_at: '2026-12-01T09:00:00+03:00', end_by: '2026-12-02T09:00:00.999999999Z' });
+    expect(campaignAnswer(iso).schedule).toEqual({ start_at: 1_796_104_800, end_by: 1_796_202_000 });
+    expect(campaignAnswer(campaign({ start_at: 1_796_104_800, end_by: null })).schedule).toEqual({
+      start_at: 1_796_104_800,
+      end_by: null,
+    });
+    expect(campaignAnswer(campaign({ end_by: '2026-12-02T09:00Z' })).schedule).toEqual({ end_by: 1_796_202_000 });
+    expect(campaignAnswer(campaign(null)).schedule).toBeNull();
+    expect(campaignAnswer(iso)).toMatchObject({ name: 'November sale', audience: { list: 'customers' } });
   });
 });

@@ -1,4 +1,10 @@
-import { CAMPAIGN_LIMITS, campaignDefinitionErrors, CampaignDefinition } from '@app/contracts';
+import {
+  CAMPAIGN_LIMITS,
+  campaignDefinitionErrors,
+  CampaignDefinition,
+  campaignInstant,
+  unixSeconds,
+} from '@app/contracts';
 import { FieldError, findUnboundedInput, INPUT_LIMITS, ValidationProblem } from '@app/server';
 import { CONTACT_LIMITS } from '../contacts/contact-fields';
 
@@ -76,6 +82,21 @@ export function storedDefinition(view: CampaignDefinition): Record<string, unkno
   const out: Record<string, unknown> = {};
   for (const key of FIELDS) if (view[key] !== undefined) out[key] = view[key];
   return out;
+}
+
+/**
+ * A campaign as the gateway answers it: its schedule's times as Unix seconds like every time it
+ * answers, whichever form the business wrote them in (the api keeps them as written); an absent or
+ * null time stays so.
+ */
+export function campaignAnswer<T extends CampaignDefinition>(view: T): T {
+  if (!view.schedule) return view;
+  const schedule = { ...view.schedule };
+  for (const key of ['start_at', 'end_by'] as const) {
+    const at = campaignInstant(schedule[key]);
+    if (at) schedule[key] = unixSeconds(at);
+  }
+  return { ...view, schedule };
 }
 
 /**

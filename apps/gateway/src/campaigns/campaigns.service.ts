@@ -24,7 +24,7 @@ import { ConnectionsRepository } from '../connections/connections.repository';
 import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
 import { templateAppOf } from '../messages/send-route';
 import { CampaignAudienceResolver } from './campaign-audience';
-import { mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
+import { campaignAnswer, mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
 import { CampaignEstimate, estimateTime, EstimateTally } from './campaign-estimate';
 
 /** Most routes asked of consent per call (the api's bound). */
@@ -107,38 +107,53 @@ export class CampaignsService {
   async create(account: AuthenticatedAccount, body: unknown): Promise<CampaignView> {
     const definition = this.parse(body);
     const userId = billedUser(account);
-    return this.rpc.call(CAMPAIGNS_RPC.create, { account_id: account.id, user_id: userId, definition }, WRITE);
+    const view = await this.rpc.call(
+      CAMPAIGNS_RPC.create,
+      { account_id: account.id, user_id: userId, definition },
+      WRITE,
+    );
+    return campaignAnswer(view);
   }
 
-  get(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+  async get(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+    return campaignAnswer(await this.stored(account, id));
+  }
+
+  /** The campaign as the api keeps it, its schedule as written: what an estimate, launch or change reads. */
+  private stored(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
     return this.rpc.call(CAMPAIGNS_RPC.get, refOf(account, id), READ);
   }
 
-  list(
+  async list(
     account: AuthenticatedAccount,
     q: { state?: CampaignState; cursor?: string; limit: number },
   ): Promise<ListCampaignsResult> {
-    return this.rpc.call(
+    const page = await this.rpc.call(
       CAMPAIGNS_RPC.list,
       { account_id: account.id, ...(q.state ? { state: q.state } : {}), cursor: q.cursor ?? null, limit: q.limit },
       READ,
     );
+    return { ...page, data: page.data.map(campaignAnswer) };
   }
 
   /** Merges the changes into the draft's stored definition and checks the result whole. */
   async update(account: AuthenticatedAccount, id: string, patch: unknown): Promise<CampaignView> {
-    const stored = await this.get(account, id);
+    const stored = await this.stored(account, id);
     if (stored.state !== 'draft') throw notDraft(stored.state);
     const definition = this.parse(mergeDefinition(storedDefinition(stored), patch));
-    return this.rpc.call(CAMPAIGNS_RPC.update, { ...refOf(account, id), definition }, WRITE);
+    return campaignAnswer(await this.rpc.call(CAMPAIGNS_RPC.update, { ...refOf(account, id), definition }, WRITE));
   }
 
   async remove(account: AuthenticatedAccount, id: string): Promise<void> {
     await this.rpc.call(CAMPAIGNS_RPC.delete, refOf(account, id), WRITE);
   }
 
-  transition(account: AuthenticatedAccount, id: string, to: 'pause' | 'resume' | 'cancel'): Promise<CampaignView> {
-    return this.rpc.call(CAMPAIGNS_RPC[to], refOf(account, id), WRITE);
+  async transition(
+    account: AuthenticatedAccount,
+    id: string,
+    to: 'pause' | 'resume' | 'cancel',
+  ): Promise<CampaignView> {
+    return campaignAnswer(await this.rpc.call(CAMPAIGNS_RPC[to], refOf(account, id), WRITE));
   }
 
   /**
@@ -150,7 +165,7 @@ export class CampaignsService {
   }
 
   private async estimateNow(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
-    const campaign = await this.get(account, id);
+    const campaign = await this.stored(account, id);
     const userId = billedUser(account);
     const templateAppId = await templateAppOf(this.connections, account.id);
     const quote = await this.rpc.call(
@@ -210,7 +225,7 @@ export class CampaignsService {
   }
 
   private async launchNow(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
-    const campaign = await this.get(account, id);
+    const campaign = await this.stored(account, id);
     if (campaign.state !== 'draft') {
       throw new ConflictProblem(
         'campaign-state',
@@ -241,11 +256,12 @@ export class CampaignsService {
     }
     // The first page goes even when empty: it resets what an earlier launch left.
     if (page.length || first) await load();
-    return this.rpc.call(
+    const view = await this.rpc.call(
       CAMPAIGNS_RPC.launch,
       { ...refOf(account, id), template_app_id: templateAppId, total },
       LAUNCH,
     );
+    return campaignAnswer(view);
   }
 
   recipients(account: AuthenticatedAccount, id: string, q: RecipientsQuery): Promise<ListCampaignRecipientsResult> {

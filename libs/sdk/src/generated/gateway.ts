@@ -618,7 +618,7 @@ export interface components {
        * @example 300
        */
       recipients: number;
-      schedule?: components['schemas']['CampaignScheduleDto'] | null;
+      schedule?: components['schemas']['CampaignScheduleAnswerDto'] | null;
       /**
        * @description Unix seconds
        * @example 1763700000
@@ -833,17 +833,29 @@ export interface components {
       /** @description Pass as after for the next page; null on the last */
       next_after: number | null;
     };
+    CampaignScheduleAnswerDto: {
+      /**
+       * @description Unix seconds: recipients not sent by then are skipped as end_by_passed
+       * @example 1763700000
+       */
+      end_by?: number | null;
+      /**
+       * @description Unix seconds: when sending starts; absent or null: at launch
+       * @example 1763700000
+       */
+      start_at?: number | null;
+    };
     CampaignScheduleDto: {
       /**
        * @description Recipients not sent by then are skipped as end_by_passed
        * @example 2026-12-02T21:00:00+03:00
        */
-      end_by?: (string | number) | null;
+      end_by?: (string | null) | (number | null);
       /**
        * @description ISO 8601 with a zone, or Unix seconds; absent: at launch
        * @example 2026-12-01T09:00:00+03:00
        */
-      start_at?: (string | number) | null;
+      start_at?: (string | null) | (number | null);
     };
     CampaignTimeEstimateDto: {
       /**

@@ -1,10 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CAMPAIGN_LIMITS, CONTACT_LIMITS, GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
 
-/** A schedule's time as a client may send it: the form it reads in answers (Unix seconds) or ISO 8601. */
+/**
+ * A schedule's time as a client may send it: the form it reads in answers (Unix seconds) or ISO
+ * 8601. Each branch takes null (OpenAPI 3.0 allows nullable only beside a type), hence anyOf.
+ */
 const CAMPAIGN_TIME = [
-  { type: 'string', description: 'ISO 8601 with a zone, 0 to 9 fractional digits' },
-  { type: 'integer', minimum: 0, maximum: CAMPAIGN_LIMITS.maxUnixSeconds, description: 'Unix seconds' },
+  { type: 'string', nullable: true, description: 'ISO 8601 with a zone, 0 to 9 fractional digits' },
+  {
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: CAMPAIGN_LIMITS.maxUnixSeconds,
+    description: 'Unix seconds',
+  },
 ];
 
 /** Contacts in every list named and with every attribute equal. */
@@ -41,16 +50,14 @@ export class CampaignAudienceDto {
 
 export class CampaignScheduleDto {
   @ApiPropertyOptional({
-    oneOf: CAMPAIGN_TIME,
-    nullable: true,
+    anyOf: CAMPAIGN_TIME,
     example: '2026-12-01T09:00:00+03:00',
     description: 'ISO 8601 with a zone, or Unix seconds; absent: at launch',
   })
   start_at?: string | number | null;
 
   @ApiPropertyOptional({
-    oneOf: CAMPAIGN_TIME,
-    nullable: true,
+    anyOf: CAMPAIGN_TIME,
     example: '2026-12-02T21:00:00+03:00',
     description: 'Recipients not sent by then are skipped as end_by_passed',
   })

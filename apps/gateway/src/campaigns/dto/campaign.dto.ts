@@ -63,6 +63,22 @@ export class CampaignMoneyDto {
   committed: number;
 }
 
+/**
+ * A campaign's schedule as the gateway answers it: Unix seconds whichever form it was written in
+ * (a definition takes ISO 8601 with a zone too, CampaignScheduleDto).
+ */
+export class CampaignScheduleAnswerDto {
+  @ApiUnixSeconds({ optional: true, nullable: true, description: 'when sending starts; absent or null: at launch' })
+  start_at?: number | null;
+
+  @ApiUnixSeconds({
+    optional: true,
+    nullable: true,
+    description: 'recipients not sent by then are skipped as end_by_passed',
+  })
+  end_by?: number | null;
+}
+
 export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -72,6 +88,9 @@ export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
 
   @ApiProperty({ type: [String], example: ['Anna'] })
   declare params: string[];
+
+  @ApiPropertyOptional({ type: CampaignScheduleAnswerDto, nullable: true })
+  declare schedule?: CampaignScheduleAnswerDto | null;
 
   @ApiProperty({ enum: CAMPAIGN_STATES })
   state: CampaignState;
