@@ -1,27 +1,25 @@
 import { sleep, waitFor } from '@app/testing';
-import type { AppEntity } from '../../apps/api/src/wa-apps/app.entity';
 import {
   campaignLedger,
+  campaignView,
+  chargedOf,
   ContactRow,
-  GatewayCall,
-  gatewayAccount,
-  gatewayClient,
+  createCampaign,
   importContacts,
+  launchCampaign,
+  perAddress,
   recipientsCsv,
   recipientsReport,
+  shiftDay,
+  untilCampaignState,
+  gatewayAccount,
+  gatewayClient,
 } from '../support/campaigns';
-import { ApiFactory, TestUser } from '../support/factories';
-import { Platform, startPlatform } from '../support/platform';
-import { registerSandboxBot, registerSandboxNumber } from '../support/sandbox';
-import { Endpoint } from '../support/webhook-endpoint';
+import { TELEGRAM_PRICE, useCampaignsPlatform, WHATSAPP_PRICE } from '../support/campaigns-platform';
+import { registerSandboxNumber } from '../support/sandbox';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const CATEGORIES = ['MARKETING', 'MARKETING_LITE', 'UTILITY', 'SERVICE', 'AUTHENTICATION'];
-const prices = (p: number) => Object.fromEntries(CATEGORIES.map((c) => [c, p]));
-/** What the api holds for a MARKETING template: on WhatsApp MESSAGE_PRICES, on Telegram CHANNEL_MESSAGE_PRICES. */
-const WHATSAPP_PRICE = 0.05;
-const TELEGRAM_PRICE = 0.01;
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 /** A recipient's sends are counted in the report once it left `pending`/`skipped`. */
 const sentCount = (counts: Json) =>
@@ -36,115 +34,10 @@ const hhmm = (d: Date) => `${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2
  * WhatsApp tier that spreads the audience over two days.
  */
 describe('campaigns end to end', () => {
-  let platform: Platform;
-  let factory: ApiFactory;
-  let user: TestUser;
-  let app: AppEntity;
-  let bot: { id: number; token: string };
-  let gateway: GatewayCall;
-  const endpoint = new Endpoint();
-
-  const api = async (method: string, path: string) => {
-    const res = await fetch(`${platform.urls.api}/api/v1${path}`, { method, headers: { authorization: user.auth } });
-    return (await res.json()) as Json;
-  };
-  const balance = async () => (await api('GET', `/users/${user.userId}/balances`)).balance as number;
-  const campaign = async (call: GatewayCall, id: string) => {
-    const res = await call('GET', `/v1/campaigns/${id}`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
-  const create = async (call: GatewayCall, definition: Json) => {
-    const res = await call('POST', '/v1/campaigns', {
-      template: 'promo',
-      language: 'en',
-      params: ['{{contact.name}}'],
-      ...definition,
-    });
-    expect(res.status).toBe(201);
-    expect(res.body.state).toBe('draft');
-    return res.body;
-  };
-  const launch = async (call: GatewayCall, id: string) => {
-    const res = await call('POST', `/v1/campaigns/${id}/launch`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
-  const untilState = (call: GatewayCall, id: string, state: string, timeoutMs = 60_000) =>
-    waitFor(
-      async () => {
-        const c = await campaign(call, id);
-        return c.state === state ? c : false;
-      },
-      timeoutMs,
-      `campaign ${id} ${state}`,
-      100,
-    );
-  /** Accepted sends of the sandbox's WhatsApp emulator from one number, per recipient phone. */
-  const whatsappSends = async (phoneNumberId: string, include = '') => {
-    const res = await fetch(
-      `${platform.urls.sandbox}/_sandbox/whatsapp/messages?phone_number_id=${phoneNumberId}${include ? `&include=${include}` : ''}`,
-    );
-    return (await res.json()) as { body: { to: string }; outcome: string }[];
-  };
-  /** Sends the bot's emulator accepted, per chat. */
-  const telegramSends = async () => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/telegram/calls?bot_id=${bot.id}`);
-    const calls = (await res.json()) as { outcome: string; params: { chat_id?: unknown } }[];
-    return calls.filter((c) => c.outcome === 'accepted' && c.params.chat_id !== undefined);
-  };
-  const perAddress = (addresses: string[]) => {
-    const out = new Map<string, number>();
-    for (const a of addresses) out.set(a, (out.get(a) ?? 0) + 1);
-    return out;
-  };
-
-  beforeAll(async () => {
-    platform = await startPlatform({
-      suite: 'e2e-campaigns',
-      services: ['api', 'gateway', 'queue', 'webhooks', 'sandbox'],
-      env: {
-        SANDBOX_STATUS_DELAY_MS: '50',
-        WEBHOOK_POLL_INTERVAL_MS: '100',
-        CHANNEL_MESSAGE_PRICES: JSON.stringify({ telegram: prices(TELEGRAM_PRICE), max: prices(0) }),
-        // A burst of 285 paced at 80/s per number: no attempt may be taken for unanswered while it waits its turn.
-        FAILOVER_RECEIPT_SECONDS: '60',
-        SETTLEMENT_INTERVAL_MS: '500',
-        RATE_LIMIT_PER_SECOND: '100000',
-        RATE_LIMIT_BURST: '100000',
-        CAMPAIGN_TICK_MS: '100',
-      },
-    });
-    factory = await ApiFactory.connect(platform.infra.databaseUrl);
-    user = await factory.user('system', { balance: 100 });
-    app = await factory.activeApp(user.userId, { message_limit: 'TIER_UNLIMITED' });
-    await registerSandboxNumber(platform.urls.sandbox, app);
-    await factory.sendableTemplate(app.id, { name: 'promo', category: 'MARKETING', body: 'Hello {{1}}' });
-    gateway = gatewayClient(
-      platform.urls.gateway,
-      await gatewayAccount(platform.infra.databaseUrl, 'shop', user.userId),
-    );
-    expect((await gateway('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
-    bot = await registerSandboxBot(platform.urls.sandbox, 'telegram');
-    expect((await gateway('POST', '/v1/connections', { channel: 'telegram', bot_token: bot.token })).status).toBe(201);
-    await endpoint.open();
-    const sub = await fetch(`${platform.urls.api}/api/v1/subscriptions`, {
-      method: 'POST',
-      headers: { authorization: user.auth, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        url: endpoint.url(),
-        events: ['campaign.started', 'campaign.paused', 'campaign.completed', 'message.sent', 'message.failed'],
-      }),
-    });
-    expect(sub.status).toBe(201);
-    endpoint.secret = ((await sub.json()) as Json).secret as string;
-  });
-
-  afterAll(async () => {
-    await endpoint.close();
-    await factory?.close();
-    await platform?.stop();
-  });
+  const suite = useCampaignsPlatform();
+  const { balance, whatsappSends, telegramSends, endpoint } = suite;
+  let { platform, factory, user, app, gateway } = suite;
+  beforeAll(() => ({ platform, factory, user, app, gateway } = suite));
 
   describe('an audience of 300 over WhatsApp then Telegram', () => {
     /**
@@ -187,7 +80,11 @@ describe('campaigns end to end', () => {
         expect(res.status).toBe(200);
       }
       id = (
-        await create(gateway, { name: 'Spring sale', audience: { list: 'spring' }, channels: ['whatsapp', 'telegram'] })
+        await createCampaign(gateway, {
+          name: 'Spring sale',
+          audience: { list: 'spring' },
+          channels: ['whatsapp', 'telegram'],
+        })
       ).id as string;
 
       const estimate = await gateway('POST', `/v1/campaigns/${id}/estimate`);
@@ -211,15 +108,15 @@ describe('campaigns end to end', () => {
       // A dry run: nothing sent, nothing held.
       expect(await balance()).toBe(100);
       expect(await whatsappSends(app.phoneNumberId!, 'all')).toHaveLength(0);
-      expect((await campaign(gateway, id)).state).toBe('draft');
+      expect((await campaignView(gateway, id)).state).toBe('draft');
     });
 
     it('sends each of the 285 one message, moving the numbers not on WhatsApp to Telegram', async () => {
       const before = await balance();
-      const launched = await launch(gateway, id);
+      const launched = await launchCampaign(gateway, id);
       expect(['running', 'completed']).toContain(launched.state);
       expect(launched.recipients).toBe(300);
-      const done = await untilState(gateway, id, 'completed');
+      const done = await untilCampaignState(gateway, id, 'completed');
       expect(done.counts.pending).toBe(0);
       expect(done.counts.skipped).toBe(15);
 
@@ -280,7 +177,7 @@ describe('campaigns end to end', () => {
       expect(ledger.recipientStates).toEqual({ queued: 285, skipped: 15 });
 
       // The campaign's counts are the report's, and the balance moved by exactly what was charged.
-      const view = await campaign(gateway, id);
+      const view = await campaignView(gateway, id);
       const tally: Json = { pending: 0, queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0 };
       for (const r of report) tally[r.status as string] += 1;
       expect(view.counts).toEqual(tally);
@@ -369,15 +266,15 @@ describe('campaigns end to end', () => {
         lists: ['slow'],
       })),
     );
-    const { id } = await create(gateway, {
+    const { id } = await createCampaign(gateway, {
       name: 'Slow',
       audience: { list: 'slow' },
       channels: ['telegram'],
       rate: 5,
     });
-    await launch(gateway, id as string);
+    await launchCampaign(gateway, id as string);
     await waitFor(
-      async () => sentCount((await campaign(gateway, id as string)).counts) >= 3,
+      async () => sentCount((await campaignView(gateway, id as string)).counts) >= 3,
       10_000,
       'the first sends',
     );
@@ -385,10 +282,10 @@ describe('campaigns end to end', () => {
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ state: 'paused', pause_reason: 'requested' });
     await sleep(1000);
-    const atOneSecond = sentCount((await campaign(gateway, id as string)).counts);
+    const atOneSecond = sentCount((await campaignView(gateway, id as string)).counts);
     const sandboxAtOneSecond = (await telegramSends()).filter((c) => chats.includes(String(c.params.chat_id))).length;
     await sleep(3000);
-    const view = await campaign(gateway, id as string);
+    const view = await campaignView(gateway, id as string);
     expect(sentCount(view.counts)).toBe(atOneSecond);
     expect(view.counts.pending).toBe(40 - atOneSecond);
     expect(atOneSecond).toBeLessThan(40);
@@ -403,7 +300,7 @@ describe('campaigns end to end', () => {
     expect(again.status).toBe(409);
     expect(again.body.type).toBe('/problems/campaign-state');
 
-    await untilState(gateway, id as string, 'completed', 30_000);
+    await untilCampaignState(gateway, id as string, 'completed', 30_000);
     const report = await recipientsReport(gateway, id as string);
     expect(report.filter((r) => !r.message_id)).toEqual([]);
     expect(new Set(report.map((r) => r.message_id)).size).toBe(40);
@@ -435,13 +332,13 @@ describe('campaigns end to end', () => {
       });
       expect(res.status).toBe(201);
     }
-    const { id } = await create(gateway, {
+    const { id } = await createCampaign(gateway, {
       name: 'Quiet',
       audience: { contact_ids: ['ext:q-night', 'ext:q-day'] },
       channels: ['telegram'],
       quiet_hours: { start, end },
     });
-    await launch(gateway, id as string);
+    await launchCampaign(gateway, id as string);
     const report = await waitFor(
       async () => {
         const r = await recipientsReport(gateway, id as string);
@@ -460,7 +357,7 @@ describe('campaigns end to end', () => {
     const chats = (await telegramSends()).map((c) => String(c.params.chat_id));
     expect(chats.filter((c) => c === '720002')).toHaveLength(1);
     expect(chats.filter((c) => c === '720001')).toHaveLength(0);
-    expect((await campaign(gateway, id as string)).state).toBe('running');
+    expect((await campaignView(gateway, id as string)).state).toBe('running');
 
     const cancelled = await gateway('POST', `/v1/campaigns/${id}/cancel`);
     expect(cancelled.status).toBe(200);
@@ -488,16 +385,16 @@ describe('campaigns end to end', () => {
         lists: ['all'],
       })),
     );
-    const { id } = await create(tiered, { name: 'Tiered', audience: { list: 'all' }, channels: ['whatsapp'] });
+    const { id } = await createCampaign(tiered, { name: 'Tiered', audience: { list: 'all' }, channels: ['whatsapp'] });
     const estimate = await tiered('POST', `/v1/campaigns/${id}/estimate`);
     expect(estimate.body).toMatchObject({ recipients: 300, time: { limited_by: 'tier' } });
     expect(estimate.body.time.seconds).toBeGreaterThanOrEqual(24 * 3600);
 
     const launchedAt = Date.now();
-    await launch(tiered, id as string);
+    await launchCampaign(tiered, id as string);
     const waiting = await waitFor(
       async () => {
-        const c = await campaign(tiered, id as string);
+        const c = await campaignView(tiered, id as string);
         return sentCount(c.counts) === 250 && c.counts.pending === 50 ? c : false;
       },
       30_000,
@@ -528,7 +425,7 @@ describe('campaigns end to end', () => {
 
     // A day later: the window's recipients and the campaign's waits moved 24 hours back.
     await shiftDay(factory, tierApp.id, id as string);
-    await untilState(tiered, id as string, 'completed', 30_000);
+    await untilCampaignState(tiered, id as string, 'completed', 30_000);
     const ledger = await campaignLedger(platform.infra.databaseUrl, id as string);
     expect(ledger.messages).toBe(300);
     expect([...ledger.messagesPerSeq.values()].filter((n) => n !== 1)).toEqual([]);
@@ -544,39 +441,3 @@ describe('campaigns end to end', () => {
     expect({ notDueTomorrow }).toEqual({ notDueTomorrow: [] });
   });
 });
-
-/** What was charged for these messages, from the account's delivery report (GET /v1/messages, every page). */
-async function chargedOf(call: GatewayCall, ids: Set<string>): Promise<{ total: number; found: number }> {
-  let total = 0;
-  let found = 0;
-  let cursor: string | null = null;
-  do {
-    const page = await call('GET', `/v1/messages?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-    for (const m of page.body.data as Json[]) {
-      if (!ids.has(m.id as string)) continue;
-      found += 1;
-      total += Number(m.charged ?? 0);
-    }
-    cursor = page.body.next_cursor as string | null;
-  } while (cursor);
-  return { total, found };
-}
-
-/** Moves the clock a day on for one app's tier window and one campaign: what a day of waiting does. */
-async function shiftDay(factory: ApiFactory, appId: number, campaignId: string): Promise<void> {
-  const sql = (q: string, params: unknown[]) => factory.dataSource.query(q, params);
-  await sql(
-    `UPDATE tier_recipients SET first_sent_at = first_sent_at - interval '24 hours',
-            last_sent_at = last_sent_at - interval '24 hours' WHERE app_id = $1`,
-    [appId],
-  );
-  await sql(
-    `UPDATE campaign_recipients SET next_at = next_at - interval '24 hours' WHERE campaign_id = $1 AND state = 'pending'`,
-    [campaignId],
-  );
-  await sql(
-    `UPDATE campaigns SET whatsapp_wait_until = whatsapp_wait_until - interval '24 hours'
-      WHERE id = $1 AND whatsapp_wait_until IS NOT NULL`,
-    [campaignId],
-  );
-}

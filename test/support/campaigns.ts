@@ -4,6 +4,7 @@ import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
+import type { ApiFactory } from './factories';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -174,4 +175,82 @@ export async function campaignLedger(databaseUrl: string, campaignId: string): P
   } finally {
     await db.end();
   }
+}
+
+/** A campaign as the gateway shows it (GET /v1/campaigns/{id}). */
+export const campaignView = async (call: GatewayCall, id: string) => {
+  const res = await call('GET', `/v1/campaigns/${id}`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+/** A draft campaign of the `promo` template, greeting each contact by name, as `definition` says. */
+export const createCampaign = async (call: GatewayCall, definition: Json) => {
+  const res = await call('POST', '/v1/campaigns', {
+    template: 'promo',
+    language: 'en',
+    params: ['{{contact.name}}'],
+    ...definition,
+  });
+  expect(res.status).toBe(201);
+  expect(res.body.state).toBe('draft');
+  return res.body;
+};
+export const launchCampaign = async (call: GatewayCall, id: string) => {
+  const res = await call('POST', `/v1/campaigns/${id}/launch`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+/** The campaign once it reaches `state`. */
+export const untilCampaignState = (call: GatewayCall, id: string, state: string, timeoutMs = 60_000) =>
+  waitFor(
+    async () => {
+      const c = await campaignView(call, id);
+      return c.state === state ? c : false;
+    },
+    timeoutMs,
+    `campaign ${id} ${state}`,
+    100,
+  );
+
+/** How many times each address occurs. */
+export const perAddress = (addresses: string[]) => {
+  const out = new Map<string, number>();
+  for (const a of addresses) out.set(a, (out.get(a) ?? 0) + 1);
+  return out;
+};
+
+/** What was charged for these messages, from the account's delivery report (GET /v1/messages, every page). */
+export async function chargedOf(call: GatewayCall, ids: Set<string>): Promise<{ total: number; found: number }> {
+  let total = 0;
+  let found = 0;
+  let cursor: string | null = null;
+  do {
+    const page = await call('GET', `/v1/messages?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    for (const m of page.body.data as Json[]) {
+      if (!ids.has(m.id as string)) continue;
+      found += 1;
+      total += Number(m.charged ?? 0);
+    }
+    cursor = page.body.next_cursor as string | null;
+  } while (cursor);
+  return { total, found };
+}
+
+/** Moves the clock a day on for one app's tier window and one campaign: what a day of waiting does. */
+export async function shiftDay(factory: ApiFactory, appId: number, campaignId: string): Promise<void> {
+  const sql = (q: string, params: unknown[]) => factory.dataSource.query(q, params);
+  await sql(
+    `UPDATE tier_recipients SET first_sent_at = first_sent_at - interval '24 hours',
+            last_sent_at = last_sent_at - interval '24 hours' WHERE app_id = $1`,
+    [appId],
+  );
+  await sql(
+    `UPDATE campaign_recipients SET next_at = next_at - interval '24 hours' WHERE campaign_id = $1 AND state = 'pending'`,
+    [campaignId],
+  );
+  await sql(
+    `UPDATE campaigns SET whatsapp_wait_until = whatsapp_wait_until - interval '24 hours'
+      WHERE id = $1 AND whatsapp_wait_until IS NOT NULL`,
+    [campaignId],
+  );
 }
