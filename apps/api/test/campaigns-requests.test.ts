@@ -17,7 +17,7 @@ describe('campaign requests', () => {
       template: 'camp_tpl',
       params: [],
       audience: { list: 'a' },
-      channels: ['whatsapp'],
+      channels: ['whatsapp' as const],
       schedule: { start_at: 1_796_104_800, end_by: '2026-12-02T09:00:00.123456789+03:00' },
       budget: 1e9,
     };
