@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Clock } from '@app/server';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConsentSettingsController } from './consent-settings.controller';
 import { ContactsController } from './contacts.controller';
@@ -13,7 +14,14 @@ import { ImportBodyParser } from './imports/import-body.parser';
 @Module({
   imports: [AccountsModule],
   controllers: [ContactImportsController, ContactsController, ConsentSettingsController],
-  providers: [ContactsRepository, ContactsService, ContactImportsRepository, ContactImportsService, ImportBodyParser],
+  providers: [
+    ContactsRepository,
+    ContactsService,
+    ContactImportsRepository,
+    ContactImportsService,
+    ImportBodyParser,
+    Clock,
+  ],
   exports: [ContactsRepository, ContactsService],
 })
 export class ContactsModule {}

@@ -1,4 +1,5 @@
 import { RpcClient } from '@app/messaging';
+import { Clock } from '@app/server';
 import { GatewayConfig } from '../config';
 import { Tenant, TenantResolver } from './tenant-resolver';
 
@@ -9,7 +10,7 @@ const owner: Tenant = { app_id: 7, user_id: '0190a6c4-0000-7000-8000-00000000000
 function resolverWith(answer: () => Promise<unknown>, ttlMs = 1_000) {
   const call = jest.fn(answer);
   const config = Object.assign(new GatewayConfig(), { GATEWAY_TENANT_CACHE_MS: ttlMs });
-  return { resolver: new TenantResolver({ call } as unknown as RpcClient, config), call };
+  return { resolver: new TenantResolver({ call } as unknown as RpcClient, config, new Clock()), call };
 }
 
 const answered = () => new Promise((r) => setImmediate(r));

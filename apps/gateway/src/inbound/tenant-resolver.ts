@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { APPS_RPC, ResolveConnectionReply, ResolveConnectionRequest } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
-import { counter } from '@app/server';
+import { Clock, counter } from '@app/server';
 import { GatewayConfig } from '../config';
 
 /** The app and tenant an event belongs to; nulls when no app owns the connection. */
@@ -38,6 +38,7 @@ export class TenantResolver {
   constructor(
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
+    private readonly clock: Clock,
   ) {}
 
   async resolve(req: ResolveConnectionRequest): Promise<Tenant> {
@@ -63,7 +64,11 @@ export class TenantResolver {
     if (known) return known;
     const cached = this.cache.get(key);
     this.resolve(req).catch(() => undefined);
-    if (cached && cached.tenant.app_id !== null && cached.expires + this.config.GATEWAY_TENANT_CACHE_MS > Date.now()) {
+    if (
+      cached &&
+      cached.tenant.app_id !== null &&
+      cached.expires + this.config.GATEWAY_TENANT_CACHE_MS > this.clock.nowMs()
+    ) {
       lookups().inc({ outcome: 'stale' });
       return cached.tenant;
     }
@@ -72,7 +77,7 @@ export class TenantResolver {
 
   private remembered(key: string): Tenant | undefined {
     const cached = this.cache.get(key);
-    if (!cached || cached.expires <= Date.now()) return undefined;
+    if (!cached || cached.expires <= this.clock.nowMs()) return undefined;
     lookups().inc({ outcome: 'cached' });
     return cached.tenant;
   }
@@ -95,13 +100,13 @@ export class TenantResolver {
       if (this.cache.size >= MAX_ENTRIES) this.evictExpiredOrOldest();
       const keep = tenant.app_id === null ? Math.min(ttl, NEGATIVE_CACHE_MAX_MS) : ttl;
       this.cache.delete(key); // re-inserted at the end, so the eviction order stays oldest first
-      this.cache.set(key, { tenant, expires: Date.now() + keep });
+      this.cache.set(key, { tenant, expires: this.clock.nowMs() + keep });
     }
     return tenant;
   }
 
   private evictExpiredOrOldest(): void {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
     // Map keeps insertion order: the first key is the oldest entry.
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);

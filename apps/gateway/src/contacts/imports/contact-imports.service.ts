@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { ApplyConsentResult, CONSENT_RPC, ConsentChange, isUuid, unixSeconds } from '@app/contracts';
 import { RpcClient } from '@app/messaging';
 import {
+  Clock,
   ForbiddenProblem,
   NotFoundProblem,
   PeriodicJob,
@@ -78,6 +79,7 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     private readonly contacts: ContactsRepository,
     private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
+    private readonly clock: Clock,
   ) {
     this.line = new WorkLimit({
       what: 'contact imports',
@@ -130,7 +132,7 @@ export class ContactImportsService implements OnApplicationBootstrap, BeforeAppl
     const { known, ended } = await this.imports.states([...files.keys()]);
     for (const [id, name] of files) {
       const path = join(dir, name);
-      const old = async () => Date.now() - (await stat(path)).mtimeMs > ORPHAN_FILE_MS;
+      const old = async () => this.clock.nowMs() - (await stat(path)).mtimeMs > ORPHAN_FILE_MS;
       if (ended.has(id) || (!known.has(id) && (await old().catch(() => false))))
         await unlink(path).catch(() => undefined);
     }

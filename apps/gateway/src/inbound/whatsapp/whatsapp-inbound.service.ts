@@ -13,7 +13,14 @@ import {
   tracingEnabled,
 } from '@app/messaging';
 import { verifyHubSignature } from '@app/channels';
-import { counter, ForbiddenProblem, ProblemError, ServiceUnavailableProblem, ValidationProblem } from '@app/server';
+import {
+  Clock,
+  counter,
+  ForbiddenProblem,
+  ProblemError,
+  ServiceUnavailableProblem,
+  ValidationProblem,
+} from '@app/server';
 import { ChannelStatus } from '../../channel-status/channel-status';
 import { GatewayConfig } from '../../config';
 import { connectionKeyOf, Tenant, TenantResolver } from '../tenant-resolver';
@@ -63,6 +70,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     private readonly tenants: TenantResolver,
     private readonly status: ChannelStatus,
     private readonly rpc: RpcClient,
+    private readonly clock: Clock,
   ) {}
 
   /** Meta's subscription check: echo `hub.challenge` when the verify token matches. */
@@ -99,7 +107,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
       webhooks().inc({ outcome: 'bad_signature' });
       throw new InvalidSignatureProblem();
     }
-    const normalized = normalizeWhatsAppWebhook(await parse());
+    const normalized = normalizeWhatsAppWebhook(await parse(), this.clock.now());
     if (normalized.skipped.length)
       this.logger.debug({ skipped: normalized.skipped }, 'parts of a webhook were ignored');
     try {

@@ -166,8 +166,8 @@ describe('normalizeWhatsAppWebhook', () => {
       wa_id: '5',
       waba_id: '200',
     });
-    expect(normalizeWhatsAppWebhook({ object: 'page', entry: [] }).events).toEqual([]);
-    expect(normalizeWhatsAppWebhook('nonsense').events).toEqual([]);
+    expect(normalizeWhatsAppWebhook({ object: 'page', entry: [] }, now).events).toEqual([]);
+    expect(normalizeWhatsAppWebhook('nonsense', now).events).toEqual([]);
   });
 
   it('passes on what the channel billed, in the platform words, and nothing when the status has no pricing', () => {

@@ -66,8 +66,9 @@ function seconds(value: string | number | undefined, fallback: number): number {
  * template's category into template.updated; account changes (quality,
  * messaging limit, restriction, ban) into app signals. App and tenant are left
  * null here: the inbound service asks the api for them (see tenantLookupOf) before publishing.
+ * `now` is when the callback arrived: the events' `created_at`.
  */
-export function normalizeWhatsAppWebhook(payload: unknown, now: Date = new Date()): NormalizedWebhook {
+export function normalizeWhatsAppWebhook(payload: unknown, now: Date): NormalizedWebhook {
   const out: NormalizedWebhook = { events: [], signals: [], observed: [], skipped: [] };
   const createdAt = unixSeconds(now);
   const envelope = <D>(id: string, type: EventType, data: D): EventEnvelope =>
