@@ -211,7 +211,7 @@ describe('contact imports', () => {
     expect(exported.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = exported.text.trim().split('\n');
     expect(rows[0]).toBe(
-      'id,external_id,name,whatsapp,telegram,max,time_zone,language,lists,attr.plan,attr.tier,created_at,updated_at',
+      'id,external_id,name,whatsapp,whatsapp:user_id,whatsapp:username,telegram,telegram:username,max,time_zone,language,lists,attr.plan,attr.tier,created_at,updated_at',
     );
     expect(rows.length).toBeGreaterThan(1000);
     // Times are Unix seconds, as in every answer of the gateway.
