@@ -6,6 +6,7 @@ import { registerSandboxNumber } from '../../support/sandbox';
 import { Receiver, verify } from '../../../apps/webhooks/test/support/receiver';
 import { hasNatsServer } from '@app/testing';
 import { ChaosCluster, Restart, ServiceName } from './cluster';
+import { statusFanOut } from './status-fan-out';
 import { readAllEvents, readLedger, Ledger, requestsReachedTwice, webhookHistory } from './ledger';
 import { InFlightKeyOutcome, killApiWithKeyInFlight, messagesWithKey } from './in-flight-key';
 import { Attempt, SendLoad, SendTarget } from './load';
@@ -320,7 +321,7 @@ export function describeChaos(replicas: number): void {
       const repeatedAfterCrash = repeats.filter((r) => r.explained).length;
       const subscribed = new Set(userIds);
       const expectedEvents = events.filter((e) => e.user_id && subscribed.has(e.user_id));
-      const notDelivered = expectedEvents.filter((e) => !byWebhookId.has(e.id)).map((e) => `${e.type} ${e.id}`);
+      const { notDelivered, passedBy, backwards } = statusFanOut(expectedEvents, receiver.requests);
       const acceptedIds = new Set(ids);
       const withoutFinalEvent = ids.filter(
         (id) =>
@@ -364,6 +365,8 @@ export function describeChaos(replicas: number): void {
         ['users whose credits ≠ available + held + captured', `${ledger.moneyMismatches.length} of ${USERS + 1}`],
         ['holds still HELD', `${ledger.held.length}`],
         ['events not delivered to their subscriber', `${notDelivered.length} of ${expectedEvents.length}`],
+        ['  statuses not sent, a later one of their message sent before', `${passedBy}`],
+        ['statuses received below one of their message received before', `${backwards.length}`],
         [
           'webhook deliveries received twice (same webhook-id)',
           `${receivedTwice.length} of ${receiver.requests.length}, besides ${repeatedAfterCrash} repeated after a kill or a Postgres stop before the answer was recorded`,
@@ -404,10 +407,11 @@ export function describeChaos(replicas: number): void {
       expect({ requestsReachedTwice: perRequest.twice.slice(0, 20) }).toEqual({ requestsReachedTwice: [] });
       expect({ moneyMismatches: ledger.moneyMismatches }).toEqual({ moneyMismatches: [] });
       expect({ held: ledger.held.slice(0, 20) }).toEqual({ held: [] });
-      expect({ notDelivered: notDelivered.slice(0, 20), withoutFinalEvent: withoutFinalEvent.slice(0, 20) }).toEqual({
-        notDelivered: [],
-        withoutFinalEvent: [],
-      });
+      expect({
+        notDelivered: notDelivered.slice(0, 20),
+        withoutFinalEvent: withoutFinalEvent.slice(0, 20),
+        backwards: backwards.slice(0, 20),
+      }).toEqual({ notDelivered: [], withoutFinalEvent: [], backwards: [] });
       expect({ receivedTwice: receivedTwice.slice(0, 20), unverified: unverified.slice(0, 5) }).toEqual({
         receivedTwice: [],
         unverified: [],
