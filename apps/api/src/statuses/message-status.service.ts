@@ -6,10 +6,10 @@ import {
   ChannelPricing,
   EventEnvelope,
   EventType,
-  MessageStatus,
   MessageStatusData,
   parseChannelPricing,
   RECEIPTLESS_CHANNELS,
+  STATUS_OF_EVENT,
 } from '@app/contracts';
 import { BillingService, CaptureRequest, fromUnits } from '../billing/billing.service';
 import type { Charge } from '../billing/charges';
@@ -19,13 +19,6 @@ import { FailoverService } from '../sending';
 import { MessageEntity } from '../messages/message.entity';
 import { MessagesRepository, StatusStep, stepKey } from '../messages/messages.repository';
 import { observeMessageStatus } from './message.metrics';
-
-const STATUS_OF: Partial<Record<EventType, MessageStatus>> = {
-  'message.sent': 'SENT',
-  'message.delivered': 'DELIVERED',
-  'message.read': 'READ',
-  'message.failed': 'FAILED',
-};
 
 /**
  * A status callback that names only the channel's id may overtake the `message.sent` that tells us
@@ -83,14 +76,14 @@ export class MessageStatusService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    for (const type of Object.keys(STATUS_OF) as EventType[]) {
+    for (const type of Object.keys(STATUS_OF_EVENT) as EventType[]) {
       this.registry.on(type, (event) => this.apply(event));
     }
   }
 
   /** Resolves once the event is applied (or dropped as not ours); throws to have it retried. */
   async apply(event: EventEnvelope): Promise<void> {
-    const status = STATUS_OF[event.type];
+    const status = STATUS_OF_EVENT[event.type];
     if (!status) return;
     // One span per event, in the trace its message headers named, though the group commits many.
     const messageId = dataOf(event).message_id;
@@ -133,7 +126,7 @@ export class MessageStatusService implements OnModuleInit {
         );
         return;
       }
-      const status = STATUS_OF[event.type]!;
+      const status = STATUS_OF_EVENT[event.type]!;
       matched.push({
         index: i,
         message,
