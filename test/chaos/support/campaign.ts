@@ -194,7 +194,8 @@ export class ChaosCampaign {
     ])
       reached.set(to, (reached.get(to) ?? 0) + 1);
     const runner = await this.runnerState();
-    const completedAt = view.completed_at ? new Date(view.completed_at as string).getTime() : null;
+    // The gateway answers times in Unix seconds.
+    const completedAt = typeof view.completed_at === 'number' ? view.completed_at * 1000 : null;
     return {
       state: String(view.state ?? `${runner.state} (GET failed)`),
       reportError,
