@@ -37,7 +37,8 @@ const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 type FieldErrors = { field: string; message: string }[];
 
-const FIELDS = new Set([
+/** The fields of a campaign definition, in the order a stored one is rebuilt. */
+export const CAMPAIGN_DEFINITION_FIELDS = [
   'name',
   'template',
   'language',
@@ -49,7 +50,7 @@ const FIELDS = new Set([
   'quiet_hours',
   'rate',
   'budget',
-]);
+] as const;
 const AUDIENCES = ['list', 'contact_ids', 'filter'] as const;
 const REFERENCE = /\{\{([^{}]*)\}\}/g;
 const CONTACT_FIELDS = new Set(['name', 'external_id', 'language']);
@@ -259,7 +260,7 @@ export function campaignDefinitionErrors(raw: unknown): FieldErrors {
   if (!isObject(raw)) return [{ field: 'body', message: 'must be a JSON object' }];
   const d = raw;
   const L = CAMPAIGN_LIMITS;
-  const errors = unknownKeys(d, [...FIELDS], '');
+  const errors = unknownKeys(d, [...CAMPAIGN_DEFINITION_FIELDS], '');
   if (typeof d.name !== 'string' || !d.name.trim() || d.name.length > L.nameLength) {
     errors.push({ field: 'name', message: `name must be 1 to ${L.nameLength} characters, not only spaces` });
   }

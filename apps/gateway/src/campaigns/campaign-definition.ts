@@ -1,4 +1,5 @@
 import {
+  CAMPAIGN_DEFINITION_FIELDS,
   CAMPAIGN_LIMITS,
   campaignDefinitionErrors,
   CampaignDefinition,
@@ -8,20 +9,7 @@ import {
 import { FieldError, findUnboundedInput, INPUT_LIMITS, ValidationProblem } from '@app/server';
 import { CONTACT_LIMITS } from '../contacts/contact-fields';
 
-/** The fields of a definition, in the order a stored one is rebuilt. */
-const FIELDS = [
-  'name',
-  'template',
-  'language',
-  'params',
-  'media_url',
-  'audience',
-  'channels',
-  'schedule',
-  'quiet_hours',
-  'rate',
-  'budget',
-] as const;
+const FIELDS = CAMPAIGN_DEFINITION_FIELDS;
 
 /** Fields a PATCH may clear with null. */
 const OPTIONAL = new Set<string>(['language', 'params', 'media_url', 'schedule', 'quiet_hours', 'rate', 'budget']);
