@@ -1,4 +1,4 @@
-import { GatewaySendChannel, primaryAddressKind } from './channels';
+import { GatewaySendChannel, isPrimaryKind } from './channels';
 
 /**
  * Consent of one business (the api user) to message one channel address (docs/consent.md), kept
@@ -152,8 +152,7 @@ export function keywordOf(text: string | null | undefined): string | null {
  */
 export function canonicalAddress(channel: string, address: string, kind?: string): string {
   const trimmed = address.trim();
-  const primary = kind === undefined || kind === primaryAddressKind(channel)?.kind;
-  return channel === 'whatsapp' && primary ? trimmed.replace(/\D/g, '') : trimmed;
+  return channel === 'whatsapp' && isPrimaryKind(channel, kind) ? trimmed.replace(/\D/g, '') : trimmed;
 }
 
 /** `contact.opted_out` / `contact.opted_in` data. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import { canonicalAddress, primaryAddressKind } from '@app/contracts';
+import { canonicalAddress, isPrimaryKind } from '@app/contracts';
 import { ApiConfig } from '../config';
 
 /**
@@ -23,9 +23,10 @@ export class AddressKeys {
    * is never that phone.
    */
   keyOf(channel: string, address: string, kind?: string): string {
-    const primary = kind === undefined || kind === primaryAddressKind(channel)?.kind;
     return createHmac('sha256', this.secret)
-      .update(`${channel}\n${primary ? '' : `${kind}\n`}${canonicalAddress(channel, address, kind)}`)
+      .update(
+        `${channel}\n${isPrimaryKind(channel, kind) ? '' : `${kind}\n`}${canonicalAddress(channel, address, kind)}`,
+      )
       .digest('hex');
   }
 }

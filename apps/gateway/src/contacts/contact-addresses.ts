@@ -1,4 +1,12 @@
-import { addressChannels, addressKindOf, addressKindsOf, ContactAddress, GatewaySendChannel } from '@app/contracts';
+import {
+  addressChannels,
+  addressKindOf,
+  addressKindsOf,
+  ContactAddress,
+  GatewaySendChannel,
+  isPrimaryKind,
+  primaryAddressKind,
+} from '@app/contracts';
 import { FieldError } from '@app/server';
 
 /** The most addresses a contact may have, on all channels together (after a merge). */
@@ -16,7 +24,7 @@ export const addressKey = (a: ContactAddress): string => `${a.channel}\n${a.kind
 
 /** The field an address is named by in errors and import columns: `whatsapp` for a primary kind, else `whatsapp:user_id`. */
 export const addressField = (channel: string, kind: string): string =>
-  addressKindsOf(channel)[0]?.kind === kind ? channel : `${channel}:${kind}`;
+  isPrimaryKind(channel, kind) ? channel : `${channel}:${kind}`;
 
 /** The addresses an input names (to match contacts by): those it gives and those it sets. */
 export const namedAddresses = (addresses: ContactAddress[] | undefined, sets: AddressSet[] | undefined) => [
@@ -43,7 +51,7 @@ export const firstAddress = (addresses: ContactAddress[], channel: string, kind:
 export function identitiesOf(addresses: ContactAddress[]): Record<GatewaySendChannel, string | null> {
   const out: Record<string, string | null> = {};
   for (const channel of addressChannels())
-    out[channel] = firstAddress(addresses, channel, addressKindsOf(channel)[0].kind);
+    out[channel] = firstAddress(addresses, channel, primaryAddressKind(channel)!.kind);
   return out as Record<GatewaySendChannel, string | null>;
 }
 

@@ -1,7 +1,13 @@
 import type { AddressKind } from '../addresses';
 import { COURSE_CHANNEL } from './course';
 import { MAX_CHANNEL } from './max';
-import type { ChannelRegistration, ChannelService, ChannelSetting, NumberSetting } from './registration';
+import type {
+  ChannelPacingRegistration,
+  ChannelRegistration,
+  ChannelService,
+  ChannelSetting,
+  NumberSetting,
+} from './registration';
 import { forService } from './registration';
 import { TELEGRAM_CHANNEL } from './telegram';
 import { WHATSAPP_CHANNEL } from './whatsapp';
@@ -18,6 +24,9 @@ const BUILT_IN_CHANNELS = [
   MAX_CHANNEL,
   COURSE_CHANNEL,
 ] as const satisfies readonly (ChannelRegistration & { name: Channel })[];
+
+/** What a pacing setting paces: a sender's rate and burst, a recipient's interval, a campaign's rate. */
+type PacingRole = keyof ChannelPacingRegistration['settings'];
 
 const registrations = new Map<string, ChannelRegistration>();
 const views: { names: string[]; accepts: (r: ChannelRegistration) => boolean }[] = [];
@@ -39,8 +48,7 @@ function problemsOf(reg: ChannelRegistration): string[] {
   if (registrations.has(reg.name)) problems.push('it is already registered');
   if (reg.gatewaySends && reg.kind !== 'messenger') problems.push('only a messenger can be sent on');
   for (const [role, key] of Object.entries(reg.pacing?.settings ?? {})) {
-    const setting = key === undefined ? undefined : reg.settings[key];
-    if (!setting || (setting.type !== 'int' && setting.type !== 'number')) {
+    if (!pacingSetting(reg, role as PacingRole)) {
       problems.push(`its pacing ${role} names "${key}", which is not a number setting of it`);
     }
   }
@@ -144,11 +152,13 @@ export function primaryAddressKind(channel: string): AddressKind | undefined {
   return addressKindsOf(channel)[0];
 }
 
+/** Whether `kind` is the channel's primary address kind; an address given without a kind is of it. */
+export function isPrimaryKind(channel: string, kind: string | undefined): boolean {
+  return kind === undefined || kind === primaryAddressKind(channel)?.kind;
+}
+
 /** The setting of a channel's pacing role, or undefined when the channel does not set that role. */
-export function pacingSetting(
-  reg: ChannelRegistration,
-  role: 'rate' | 'burst' | 'recipientIntervalMs' | 'campaignRate',
-): NumberSetting | undefined {
+export function pacingSetting(reg: ChannelRegistration, role: PacingRole): NumberSetting | undefined {
   const key = reg.pacing?.settings[role];
   const setting = key === undefined ? undefined : reg.settings[key];
   return setting && setting.type !== 'url' && setting.type !== 'text' ? setting : undefined;
