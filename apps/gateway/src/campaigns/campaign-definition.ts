@@ -9,8 +9,6 @@ import {
 import { FieldError, findUnboundedInput, INPUT_LIMITS, ValidationProblem } from '@app/server';
 import { CONTACT_LIMITS } from '../contacts/contact-fields';
 
-const FIELDS = CAMPAIGN_DEFINITION_FIELDS;
-
 /** Fields a PATCH may clear with null. */
 const OPTIONAL = new Set<string>(['language', 'params', 'media_url', 'schedule', 'quiet_hours', 'rate', 'budget']);
 
@@ -59,16 +57,20 @@ export function parseCampaignDefinition(raw: unknown, checkUrl: (url: string) =>
 
 /** The definition as stored: the fields given, nothing else, params defaulting to none. */
 function definitionOf(raw: Record<string, unknown>): CampaignDefinition {
-  const out: Record<string, unknown> = {};
-  for (const key of FIELDS) if (raw[key] !== undefined) out[key] = raw[key];
+  const out = definitionFields(raw);
   out.params ??= [];
   return out as unknown as CampaignDefinition;
 }
 
 /** The definition part of a stored campaign (the api's view carries it beside its state). */
 export function storedDefinition(view: CampaignDefinition): Record<string, unknown> {
+  return definitionFields(view as unknown as Record<string, unknown>);
+}
+
+/** The definition's fields that `source` gives, in their order, nothing else. */
+function definitionFields(source: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of FIELDS) if (view[key] !== undefined) out[key] = view[key];
+  for (const key of CAMPAIGN_DEFINITION_FIELDS) if (source[key] !== undefined) out[key] = source[key];
   return out;
 }
 
@@ -96,7 +98,7 @@ export function mergeDefinition(stored: Record<string, unknown>, patch: unknown)
   const errors: FieldError[] = [];
   const merged: Record<string, unknown> = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
-    if (value !== null || !(FIELDS as readonly string[]).includes(key)) merged[key] = value;
+    if (value !== null || !(CAMPAIGN_DEFINITION_FIELDS as readonly string[]).includes(key)) merged[key] = value;
     else if (OPTIONAL.has(key)) delete merged[key];
     else errors.push({ field: key, message: `${key} cannot be cleared` });
   }
