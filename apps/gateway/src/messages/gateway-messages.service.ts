@@ -1,18 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import {
-  AddressKind,
-  addressKindsOf,
   FailoverStep,
   GATEWAY_MESSAGES_RPC,
   GatewaySendChannel,
   GatewaySendResult,
   ListMessageReportsResult,
   MessageReport,
-  PHONE_MESSAGE,
   readAddress,
+  sendRecipient,
   UsageQuery,
   UsageReport,
-  WHATSAPP_PHONE,
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
 import { BatchedRpc, RpcClient } from '@app/messaging';
@@ -31,29 +28,6 @@ import { ContactsService } from '../contacts/contacts.service';
 import { identitiesOf } from '../contacts/contact-addresses';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn, templateAppIn } from './send-route';
-
-/**
- * How the built-in channels word a recipient they cannot read. WhatsApp sends reach a phone (not
- * its other address kinds); Telegram a chat id or a public channel's @username; MAX an id.
- */
-const RECIPIENT_WORDING: Readonly<Record<string, { kinds?: readonly AddressKind[]; message: string }>> = {
-  whatsapp: { kinds: [WHATSAPP_PHONE], message: `to ${PHONE_MESSAGE}` },
-  telegram: { message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)' },
-  max: { message: 'to must be a MAX user or chat id (an integer)' },
-};
-
-/**
- * Who a message can go to on a channel: the address kinds `to` is read by (its registration's, so
- * a channel added at start is read by its own) and what a value none of them takes is told.
- */
-function recipientRule(channel: string): { kinds: readonly AddressKind[]; message: string } {
-  const kinds = addressKindsOf(channel);
-  const wording = Object.hasOwn(RECIPIENT_WORDING, channel) ? RECIPIENT_WORDING[channel] : undefined;
-  return {
-    kinds: wording?.kinds ?? kinds,
-    message: wording?.message ?? `to ${kinds.map((k) => k.message).join(', or ')}`,
-  };
-}
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
 const SEND_RPC_TIMEOUT_MS = 10_000;
@@ -142,7 +116,7 @@ export class GatewayMessagesService {
         ...(dto.channels !== undefined ? [{ field: 'channels', message: 'channels go with contact' }] : []),
       ];
       if (errors.length) throw new ValidationProblem(errors);
-      const rule = recipientRule(dto.channel!);
+      const rule = sendRecipient(dto.channel!);
       const to = readAddress(rule.kinds, dto.to!, account.defaultRegion)?.value ?? null;
       if (to === null) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
       const senders = await sendersOf([dto.channel!]);

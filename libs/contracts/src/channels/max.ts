@@ -12,6 +12,7 @@ export const MAX_CHANNEL = {
   pricing: 'channel_table',
   pacing: { settings: { rate: 'ratePerBot', campaignRate: 'campaignRate' } },
   addresses: MAX_ADDRESSES,
+  sendTo: { message: 'to must be a MAX user or chat id (an integer)' },
   settings: {
     apiUrl: {
       env: 'MAX_API_URL',

@@ -99,6 +99,11 @@ export interface ChannelRegistration<S extends ChannelSettings = ChannelSettings
   readonly settings: S;
   /** Its address kinds, the primary first; absent for a channel nobody is addressed on. */
   readonly addresses?: readonly AddressKind[];
+  /**
+   * How a send's `to` is read: the kinds (by name) a send may reach, all of `addresses` when absent,
+   * and what a value none of them takes is told, each kind's message when absent.
+   */
+  readonly sendTo?: { readonly kinds?: readonly string[]; readonly message?: string };
 }
 
 /** The value of a per-service setting field in one service. */

@@ -6,6 +6,7 @@ import {
   GATEWAY_SEND_CHANNELS,
   RECEIPTLESS_CHANNELS,
   registerChannel,
+  sendRecipient,
   sendsFromGateway,
 } from './registry';
 import { CHANNELS } from './registry';
@@ -23,6 +24,15 @@ describe('the channel registry', () => {
     expect(GATEWAY_SEND_CHANNELS).toEqual(['whatsapp', 'telegram', 'max']);
     expect(RECEIPTLESS_CHANNELS).toEqual(['telegram', 'max']);
     expect(channelSendRates()).toEqual({ whatsapp: 80, telegram: 30, max: 30 });
+  });
+
+  it("reads a send's recipient by the kinds its registration sends to, in its words", () => {
+    expect(sendRecipient('whatsapp').kinds.map((k) => k.kind)).toEqual(['phone']);
+    expect(sendRecipient('telegram')).toMatchObject({
+      message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)',
+    });
+    expect(sendRecipient('telegram').kinds.map((k) => k.kind)).toEqual(['chat_id', 'username']);
+    expect(sendRecipient('max').message).toBe('to must be a MAX user or chat id (an integer)');
   });
 
   it('accepts a channel registered later in every list and validation taken before', () => {

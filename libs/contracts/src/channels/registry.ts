@@ -157,6 +157,17 @@ export function isPrimaryKind(channel: string, kind: string | undefined): boolea
   return kind === undefined || kind === primaryAddressKind(channel)?.kind;
 }
 
+/**
+ * Who a send's `to` can name on a channel (its registration's `sendTo`, else every address kind of
+ * it) and what a value none of them takes is told.
+ */
+export function sendRecipient(channel: string): { kinds: readonly AddressKind[]; message: string } {
+  const sendTo = registrations.get(channel)?.sendTo;
+  const all = addressKindsOf(channel);
+  const kinds = sendTo?.kinds ? all.filter((k) => sendTo.kinds!.includes(k.kind)) : all;
+  return { kinds, message: sendTo?.message ?? `to ${kinds.map((k) => k.message).join(', or ')}` };
+}
+
 /** The setting of a channel's pacing role, or undefined when the channel does not set that role. */
 export function pacingSetting(reg: ChannelRegistration, role: PacingRole): NumberSetting | undefined {
   const key = reg.pacing?.settings[role];

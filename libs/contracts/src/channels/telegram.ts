@@ -14,6 +14,7 @@ export const TELEGRAM_CHANNEL = {
     settings: { rate: 'ratePerBot', recipientIntervalMs: 'chatIntervalMs', campaignRate: 'campaignRate' },
   },
   addresses: TELEGRAM_ADDRESSES,
+  sendTo: { message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)' },
   settings: {
     apiUrl: {
       env: 'TELEGRAM_API_URL',

@@ -18,6 +18,8 @@ export const WHATSAPP_CHANNEL = {
     },
   },
   addresses: WHATSAPP_ADDRESSES,
+  // Sends reach a phone, not the other kinds a contact may be known by.
+  sendTo: { kinds: ['phone'] },
   settings: {
     graphUrl: {
       env: 'WHATSAPP_GRAPH_URL',
