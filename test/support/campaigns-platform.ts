@@ -34,7 +34,7 @@ export interface CampaignsPlatform {
 }
 
 /** Every service and the channel emulators on their own database and streams, with one account set up to send campaigns. */
-export function useCampaignsPlatform(): CampaignsPlatform {
+export function useCampaignsPlatform(suiteName = 'e2e-campaigns'): CampaignsPlatform {
   const suite = {
     endpoint: new Endpoint(),
     async balance() {
@@ -58,7 +58,7 @@ export function useCampaignsPlatform(): CampaignsPlatform {
 
   beforeAll(async () => {
     const platform = await startPlatform({
-      suite: 'e2e-campaigns',
+      suite: suiteName,
       services: ['api', 'gateway', 'queue', 'webhooks', 'sandbox'],
       env: {
         SANDBOX_STATUS_DELAY_MS: '50',

@@ -175,6 +175,7 @@ describe('balance holds and charges', () => {
         pricing_type: null,
         uncharged: 0,
         recipient_phone: '7999*****22',
+        campaign_id: null,
         timestamp: expect.any(Number),
       },
     ]);

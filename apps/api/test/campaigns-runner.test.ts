@@ -4,10 +4,12 @@ import { Clock } from '@app/server';
 import { CampaignRunner } from '../src/campaigns/campaign-runner';
 import { CampaignsRepository } from '../src/campaigns/campaigns.repository';
 import { CampaignsService } from '../src/campaigns/campaigns.service';
+import { BillingService } from '../src/billing/billing.service';
 import { MessagePrices } from '../src/billing/message-prices';
 import { ApiConfig } from '../src/config';
 import { ConsentService } from '../src/consent/consent.service';
 import { GatewaySendsService } from '../src/sending';
+import { FrequencyRulesService } from '../src/campaigns/frequency-rules';
 import { campaignRunnerFixture } from './support/campaign-runner-fixture';
 
 /**
@@ -199,7 +201,7 @@ describe('campaign runner', () => {
     expect(done.money.committed).toBeGreaterThan(0);
   });
 
-  it('pauses at its budget, and at the balance, telling each pause once', async () => {
+  it('waits at its budget while holds are in flight, pauses once what was captured leaves no room, and at the balance', async () => {
     const app = await sendableApp({ message_limit: 'TIER_10K' });
     // UTILITY on WhatsApp costs 0.02: a budget of 0.05 holds two messages.
     const started = await launched(
@@ -208,13 +210,37 @@ describe('campaign runner', () => {
       { budget: 0.05 },
     );
     await f.runner.tick();
-    const paused = await get(started.id);
-    expect(paused).toMatchObject({ state: 'paused', pause_reason: 'budget_reached', money: { committed: 0.04 } });
+    // Two held leave no room: the campaign waits for its holds to settle, claiming nobody meanwhile.
+    const waiting = await get(started.id);
+    expect(waiting).toMatchObject({ state: 'running', money: { held: 0.04, spent: 0, committed: 0.04 } });
     expect(await messagesOf(started.id)).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await f.runner.tick()).toBe(0);
+    // A failed message's hold released frees its room: the next recipient is sent.
+    const billing = f.platform.apps.api!.get(BillingService);
+    const [failed, delivered] = await messagesOf(started.id);
+    await billing.release(failed.id);
+    await billing.capture(delivered.id);
+    await new Promise((r) => setTimeout(r, 300));
+    await f.runner.tick();
+    expect(await messagesOf(started.id)).toHaveLength(3);
+    expect(await get(started.id)).toMatchObject({ state: 'running', money: { held: 0.02, spent: 0.02 } });
+    // Captured, 0.04 leaves 0.01, less than the next message's price: it pauses.
+    const third = (await messagesOf(started.id)).find((m) => m.id !== failed.id && m.id !== delivered.id)!;
+    await billing.capture(third.id);
+    await f.runner.tick();
+    const paused = await get(started.id);
+    expect(paused).toMatchObject({
+      state: 'paused',
+      pause_reason: 'budget_reached',
+      money: { held: 0, spent: 0.04, committed: 0.04 },
+    });
+    expect(paused.pause_detail).toContain('0.0100');
     const told = await waitFor(() =>
       f.events.find((e) => e.data.campaign_id === started.id && e.type === 'campaign.paused'),
     );
-    expect(told.data).toMatchObject({ state: 'paused', reason: 'budget_reached', counts: { queued: 2, pending: 3 } });
+    expect(told.data).toMatchObject({ state: 'paused', reason: 'budget_reached', counts: paused.counts });
+    expect(paused.counts).toMatchObject({ queued: 3, pending: 2 });
 
     // Raising the budget is a new campaign's matter; a poor tenant's campaign pauses at its balance.
     const poor = await f.factory.user('system', { balance: 0.03 });
@@ -263,6 +289,7 @@ describe('campaign runner', () => {
       api.get(MessagePrices),
       api.get(Clock),
       api.get(ApiConfig),
+      api.get(FrequencyRulesService),
     );
     const app = await sendableApp({ message_limit: 'TIER_10K' });
     const started = await launched(

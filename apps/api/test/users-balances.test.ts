@@ -72,6 +72,7 @@ describe('balances and transactions', () => {
         pricing_type: null,
         uncharged: 0,
         recipient_phone: null,
+        campaign_id: null,
         timestamp: expect.any(Number),
       },
       {
@@ -85,6 +86,7 @@ describe('balances and transactions', () => {
         pricing_type: null,
         uncharged: 0,
         recipient_phone: '4915*******78',
+        campaign_id: null,
         timestamp: expect.any(Number),
       },
     ]);

@@ -10,6 +10,7 @@ import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
 import { hideGatewayPath } from './contacts/contact-log';
 import { ContactsModule } from './contacts/contacts.module';
+import { ConversationsModule } from './conversations/conversations.module';
 import { CourseModule } from './course/course.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -39,6 +40,7 @@ export class GatewayModule {
         CourseModule,
         ContactsModule,
         CampaignsModule,
+        ConversationsModule,
       ],
     };
   }

@@ -415,9 +415,9 @@ describe('gateway campaigns', () => {
       },
       time: { limited_by: 'tier', seconds: 86_400 },
       warnings: [
-        "WhatsApp's tier (1) spreads the campaign over 2 days",
-        'the balance covers 2 of 3 recipients',
-        'the budget covers 1 of 3 recipients',
+        { code: 'tier', detail: "WhatsApp's tier (1) spreads the campaign over 2 days" },
+        { code: 'balance', detail: 'the balance covers 2 of 3 recipients' },
+        { code: 'budget', detail: 'the budget covers 1 of 3 recipients' },
       ],
     });
     expect(res.body.limits).toEqual(

@@ -201,9 +201,9 @@ describe('gateway accounts, connections and bot updates', () => {
       );
       expect(mine.map((e) => [e.channel, e.data.type, e.data.text])).toEqual([
         ['telegram', 'text', 'hello from telegram'],
-        ['telegram', 'button', 'Stop promotions'],
+        ['telegram', 'reply', 'Stop promotions'],
         ['max', 'text', 'hello from max'],
-        ['max', 'button', 'stop'],
+        ['max', 'reply', 'stop'],
       ]);
       expect(mine.every((e) => e.user_id === userId)).toBe(true);
       expect(received.some((e) => e.data.text === 'forged')).toBe(false);

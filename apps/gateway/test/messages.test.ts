@@ -203,8 +203,10 @@ describe('gateway sends and the delivery report', () => {
       expect(Object.keys(report).sort()).toEqual(
         [
           'billed_category',
+          'campaign_id',
           'category',
           'channel',
+          'contact',
           'charged',
           'created_at',
           'currency',

@@ -236,7 +236,7 @@ describe('gateway WhatsApp inbound endpoint', () => {
     };
     expect((await postWebhook(url(), JSON.stringify(payload))).status).toBe(200);
     const t = platform.infra.topology;
-    const [received] = await eventsOf<MessageReceivedData>(clients, t, 'message.received');
+    const [received, reacted] = await eventsOf<MessageReceivedData>(clients, t, 'message.received');
     expect(received.data).toEqual({
       connection_id: '1000001',
       waba_id: '2000001',
@@ -245,7 +245,16 @@ describe('gateway WhatsApp inbound endpoint', () => {
       provider_message_id: 'wamid.IN1',
       type: 'text',
       text: 'Hello there',
+      content: { type: 'text', text: 'Hello there' },
+      sender: { phone: '79990001122', user_id: null, username: null, previous_user_id: null },
+      context_provider_message_id: null,
       timestamp: 1763700020,
+    });
+    // A reaction is a received message too (for conversations), besides message.reaction.
+    expect(reacted.data.content).toEqual({
+      type: 'reaction',
+      text: null,
+      reaction: { emoji: '👍', target_provider_message_id: 'wamid.ST1' },
     });
     const [reaction] = await eventsOf<MessageReactionData>(clients, t, 'message.reaction');
     expect(reaction.data).toMatchObject({

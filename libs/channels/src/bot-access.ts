@@ -18,6 +18,11 @@ export interface BotChannelAccess {
    * then); nothing for other updates or channels that expect no answer.
    */
   acknowledge(token: string, update: unknown): Promise<void>;
+  /**
+   * Shows that a reply is being written in the chat with `chatId` (Telegram's `sendChatAction`);
+   * absent on channels whose typing action needs what a conversation does not keep.
+   */
+  typing?(token: string, chatId: string): Promise<void>;
 }
 
 /** Builds a bot channel's access from the settings the gateway read for it. */

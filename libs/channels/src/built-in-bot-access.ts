@@ -31,6 +31,9 @@ registerBotAccessFactory(TELEGRAM_CHANNEL, (s, ctx) => {
       const id = (update as { callback_query?: { id?: unknown } } | null)?.callback_query?.id;
       if (typeof id === 'string' && id) await telegram.answerCallbackQuery(token, id);
     },
+    typing: async (token, chatId) => {
+      await telegram.sendTyping(token, chatId);
+    },
   };
 });
 registerBotAccessFactory(MAX_CHANNEL, (s, ctx) => {

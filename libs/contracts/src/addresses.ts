@@ -31,6 +31,8 @@ const CHAT_ID = /^-?[1-9][0-9]{0,19}$/;
  * after the country (`US.ENT.11815799212886844830`). Stored exactly as Meta sends it.
  */
 const WHATSAPP_USER_ID = /^[A-Z]{2}\.(ENT\.)?[A-Za-z0-9]{1,128}$/;
+/** Whether a WhatsApp recipient is a business-scoped user id (sent as `recipient`), not a phone. */
+export const isWhatsAppUserId = (value: string): boolean => WHATSAPP_USER_ID.test(value);
 /**
  * A WhatsApp username: 3 to 35 letters, digits, periods and underscores with at least one letter,
  * no period first, last or twice in a row; compared without regard to case, so stored in lower case.

@@ -2,6 +2,9 @@ import { isURL } from 'class-validator';
 import { GATEWAY_SEND_CHANNELS } from './channels';
 import { ATTRIBUTE_KEY, CONTACT_LIMITS, EXTERNAL_PREFIX, parseAttributes, parseLists } from './contact-field-rules';
 import { isUuid } from './ids';
+import { variantsErrors } from './campaign-variants';
+import { engagementErrors } from './campaign-engagement';
+import { frequencyRulesErrors } from './campaign-frequency';
 
 /**
  * A campaign's definition (docs/campaigns.md#the-definition) has one check: the gateway runs it
@@ -50,6 +53,10 @@ export const CAMPAIGN_DEFINITION_FIELDS = [
   'quiet_hours',
   'rate',
   'budget',
+  'frequency',
+  // Variants (docs/campaigns.md#variants): checked by variantsErrors.
+  'variants',
+  'track_links',
 ] as const;
 const AUDIENCES = ['list', 'contact_ids', 'filter'] as const;
 const REFERENCE = /\{\{([^{}]*)\}\}/g;
@@ -199,7 +206,8 @@ function audienceErrors(a: unknown): FieldErrors {
   if (filter !== undefined && filter !== null) {
     if (!isObject(filter))
       return [...errors, { field: 'audience.filter', message: 'audience.filter must be an object' }];
-    errors.push(...unknownKeys(filter, ['lists', 'attributes'], 'audience.filter.'));
+    errors.push(...unknownKeys(filter, ['lists', 'attributes', 'engagement'], 'audience.filter.'));
+    errors.push(...engagementErrors(filter.engagement));
     const inner: FieldErrors = [];
     if (!absent(filter.lists)) parseLists(filter.lists, inner);
     if (!absent(filter.attributes)) parseAttributes(filter.attributes, inner);
@@ -302,6 +310,17 @@ export function campaignDefinitionErrors(raw: unknown): FieldErrors {
   }
   if (!absent(d.budget) && !inRange(d.budget, 0, L.maxBudget, true)) {
     errors.push({ field: 'budget', message: `budget must be a number above 0 and at most ${L.maxBudget}` });
+  }
+  if (!absent(d.frequency)) errors.push(...frequencyRulesErrors(d.frequency, 'frequency.'));
+  errors.push(
+    ...variantsErrors(d.variants, {
+      template: (v) => typeof v === 'string' && TEMPLATE_NAME.test(v),
+      language: (v) => typeof v === 'string' && TEMPLATE_LANGUAGE.test(v),
+      params: paramsErrors,
+    }),
+  );
+  if (!absent(d.track_links) && typeof d.track_links !== 'boolean') {
+    errors.push({ field: 'track_links', message: 'track_links must be true or false' });
   }
   return errors;
 }

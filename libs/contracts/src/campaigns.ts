@@ -1,3 +1,6 @@
+import type { CampaignEngagement } from './campaign-engagement';
+import type { CampaignVariant, CampaignVariantResult } from './campaign-variants';
+import type { FrequencyRules } from './campaign-frequency';
 import type { GatewaySendChannel } from './channels';
 import type { FailoverStep } from './gateway-messages';
 
@@ -26,6 +29,12 @@ export const CAMPAIGNS_RPC = {
   cancel: 'campaigns.cancel',
   /** The recipients report, a page at a time. */
   recipients: 'campaigns.recipients',
+  /** Which of a page of contacts received or read another campaign (an audience's engagement filter). */
+  engagement: 'campaigns.engagement',
+  /** The account's campaign settings (the frequency rules), and the estimate's dry run of them. */
+  settings: 'campaigns.settings.get',
+  updateSettings: 'campaigns.settings.update',
+  frequency: 'campaigns.frequency',
 } as const;
 
 export const CAMPAIGN_STATES = ['draft', 'scheduled', 'running', 'paused', 'completed', 'cancelled'] as const;
@@ -75,6 +84,8 @@ export const CAMPAIGN_SKIP_REASONS = [
   'cancelled',
   'end_by_passed',
   'refused',
+  'frequency_cap',
+  'recent_template',
 ] as const;
 export type CampaignSkipReason = (typeof CAMPAIGN_SKIP_REASONS)[number];
 
@@ -82,7 +93,14 @@ export type CampaignSkipReason = (typeof CAMPAIGN_SKIP_REASONS)[number];
 export type CampaignAudience =
   | { list: string }
   | { contact_ids: string[] }
-  | { filter: { lists?: string[]; attributes?: Record<string, string | number> } };
+  | {
+      filter: {
+        lists?: string[];
+        attributes?: Record<string, string | number>;
+        /** Contacts by what they did with another campaign (docs/campaigns.md#engagement-filters). */
+        engagement?: CampaignEngagement | null;
+      };
+    };
 
 /** What a business defines (POST, PATCH while a draft). */
 export interface CampaignDefinition {
@@ -103,6 +121,12 @@ export interface CampaignDefinition {
   rate?: number | null;
   /** The most the campaign may spend (held and captured), in the balance's currency. */
   budget?: number | null;
+  /** Overrides the account's frequency rules field by field (docs/campaigns.md#frequency-rules). */
+  frequency?: FrequencyRules | null;
+  /** 2 to 4 templates sharing the audience by percentage (docs/campaigns.md#variants); absent: `template` for all. */
+  variants?: CampaignVariant[] | null;
+  /** Every https URL in the params becomes a tracked short link (docs/campaigns.md#tracked-links). */
+  track_links?: boolean | null;
 }
 
 export type CampaignCounts = Record<CampaignRecipientStatus, number>;
@@ -129,6 +153,10 @@ export interface CampaignView extends CampaignDefinition {
   launched_at: number | null;
   started_at: number | null;
   completed_at: number | null;
+  /** With variants: how each did, in their order. */
+  variant_results?: CampaignVariantResult[];
+  /** With tracked links: recipients who clicked one (a person, counted once). */
+  clicked?: number;
 }
 
 export interface CampaignRef {
@@ -205,6 +233,8 @@ export interface CampaignRecipientInput {
   params: string[];
   /** Excluded when resolved: the recipient is recorded as skipped with this reason. */
   skip?: 'no_identity' | 'duplicate' | 'missing_param';
+  /** With variants: the index of the contact's variant (its params are that variant's). */
+  variant?: number | null;
 }
 
 export interface LoadCampaignRequest extends CampaignRef {
@@ -254,7 +284,10 @@ export interface ListCampaignRecipientsResult {
   next_after: number | null;
 }
 
-/** `data` of `campaign.started`, `campaign.paused`, `campaign.completed`. */
+/**
+ * `data` of every campaign event (`campaign.started`, `.paused`, `.resumed`, `.cancelled`,
+ * `.completed`): `counts` are read in the transaction that made the change, by the read `GET` makes.
+ */
 export interface CampaignEventData {
   campaign_id: string;
   account_id: string;

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'message.failed',
   'message.received',
   'message.reaction',
+  'message.clicked',
   'template.status_changed',
   'template.updated',
   'app.updated',
@@ -16,7 +17,12 @@ export const EVENT_TYPES = [
   'contact.opted_in',
   'campaign.started',
   'campaign.paused',
+  'campaign.resumed',
+  'campaign.cancelled',
   'campaign.completed',
+  'conversation.message.created',
+  'conversation.assigned',
+  'conversation.status_changed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

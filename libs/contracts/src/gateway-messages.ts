@@ -1,5 +1,6 @@
 import type { GatewaySendChannel, MessageCategory, PricingType } from './channels';
 import type { MessageStatus } from './events';
+import type { SendContent } from './content';
 
 /**
  * Sends and the delivery report of the gateway's accounts, served by the api (owner of messages,
@@ -19,6 +20,8 @@ export const GATEWAY_MESSAGES_RPC = {
   usage: 'messages.gateway.usage',
   /** What the gateway needs to record a tracking pixel open as a read: the message's owner and status. */
   readTarget: 'messages.gateway.read_target',
+  /** The money charged per campaign of the account's user in a period, a page of campaigns at a time. */
+  campaignSpend: 'messages.gateway.campaign_spend',
 } as const;
 
 export interface GatewaySendRequest {
@@ -26,9 +29,15 @@ export interface GatewaySendRequest {
   user_id: string;
   channel: GatewaySendChannel;
   to: string;
-  /** The linked WhatsApp app whose APPROVED templates the account sends (and, on WhatsApp, its number). */
-  template_app_id: number;
-  template: string;
+  /**
+   * The linked WhatsApp app whose APPROVED templates the account sends (and, on WhatsApp, its
+   * number); null for a content send on Telegram or MAX from an account with no WhatsApp app.
+   */
+  template_app_id: number | null;
+  /** A template send: the template's name. Exactly one of `template` and `content`. */
+  template?: string;
+  /** A free-form send (a service message): text, or media by URL. */
+  content?: SendContent;
   language?: string;
   /** One value per variable of the template: header, then body, then URL buttons, in order. */
   params: string[];
@@ -43,6 +52,8 @@ export interface GatewaySendRequest {
    * with the contact's address there and its sender; `channel`, `to` and `sender` are the first.
    */
   route?: FailoverStep[];
+  /** A send to a contact: the contact, kept on the message for its report. */
+  contact?: MessageContact;
 }
 
 /** One channel of a failover route. */
@@ -92,6 +103,16 @@ export interface MessageReport {
   timeline: { status: string; timestamp: number }[];
   /** A send over a failover route: every attempt in order; `channel` is the one that carried it. */
   attempts?: MessageAttempt[];
+  /** The campaign it was sent for; null for other sends. */
+  campaign_id: string | null;
+  /** The contact it was sent to (a send with `contact`, a campaign's recipient); null for a send to an address. */
+  contact: MessageContact | null;
+}
+
+/** The contact a message was sent to: its id and its external id (null when it had none). */
+export interface MessageContact {
+  id: string;
+  external_id: string | null;
 }
 
 export interface GetMessageReportRequest {
@@ -109,6 +130,10 @@ export interface ListMessageReportsRequest {
   /** Unix seconds, inclusive / exclusive, on the acceptance time. */
   from?: number;
   to?: number;
+  /** Only the messages of this campaign (a UUID). */
+  campaign_id?: string;
+  /** Only the messages sent to this contact. */
+  contact_id?: string;
   cursor?: string;
   limit: number;
 }

@@ -52,11 +52,11 @@ export interface TemplateContent {
 
 /** The kind's data object as the API names it. */
 export type OutboundContent =
-  | { text: { body: string } }
+  | { text: { body: string; preview_url?: boolean } }
   | { image: { url: string; caption?: string } }
   | { video: { url: string; caption?: string } }
-  | { document: { url: string; caption?: string } }
-  | { audio: { url: string; is_voice?: boolean } }
+  | { document: { url: string; caption?: string; file_name?: string } }
+  | { audio: { url: string; is_voice?: boolean; caption?: string } }
   | { reaction: { emoji: string; message_id: string; provider_message_id?: string | null } }
   | { template: TemplateContent };
 

@@ -17,7 +17,15 @@ import {
   ReadTargetRequest,
   ReadTargetResult,
 } from './gateway-messages';
-import type { GetUsageRequest, UsageReport } from './usage';
+import type { CampaignSpendPage, GetCampaignSpendRequest, GetUsageRequest, UsageReport } from './usage';
+import type {
+  CampaignFrequencyRequest,
+  CampaignFrequencyResult,
+  CampaignSettings,
+  GetCampaignSettingsRequest,
+  UpdateCampaignSettingsRequest,
+} from './campaign-frequency';
+import { CampaignEngagementRequest, CampaignEngagementResult } from './campaign-engagement';
 import {
   CAMPAIGNS_RPC,
   CampaignConsentRequest,
@@ -132,6 +140,7 @@ export interface RpcMethods {
   [GATEWAY_MESSAGES_RPC.list]: { request: ListMessageReportsRequest; result: ListMessageReportsResult };
   [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };
   [GATEWAY_MESSAGES_RPC.readTarget]: { request: ReadTargetRequest; result: ReadTargetResult };
+  [GATEWAY_MESSAGES_RPC.campaignSpend]: { request: GetCampaignSpendRequest; result: CampaignSpendPage };
   [CONSENT_RPC.apply]: { request: ApplyConsentRequest; result: ApplyConsentResult };
   [CONSENT_RPC.read]: { request: ReadConsentRequest; result: ReadConsentResult };
   [CONSENT_RPC.history]: { request: ConsentHistoryRequest; result: ConsentHistoryResult };
@@ -150,6 +159,10 @@ export interface RpcMethods {
   [CAMPAIGNS_RPC.resume]: { request: CampaignRef; result: CampaignView };
   [CAMPAIGNS_RPC.cancel]: { request: CampaignRef; result: CampaignView };
   [CAMPAIGNS_RPC.recipients]: { request: ListCampaignRecipientsRequest; result: ListCampaignRecipientsResult };
+  [CAMPAIGNS_RPC.engagement]: { request: CampaignEngagementRequest; result: CampaignEngagementResult };
+  [CAMPAIGNS_RPC.settings]: { request: GetCampaignSettingsRequest; result: CampaignSettings };
+  [CAMPAIGNS_RPC.updateSettings]: { request: UpdateCampaignSettingsRequest; result: CampaignSettings };
+  [CAMPAIGNS_RPC.frequency]: { request: CampaignFrequencyRequest; result: CampaignFrequencyResult };
   [SUBSCRIPTIONS_RPC.create]: { request: CreateSubscriptionRequest; result: CreatedSubscriptionView };
   [SUBSCRIPTIONS_RPC.list]: { request: TenantScoped; result: SubscriptionView[] };
   [SUBSCRIPTIONS_RPC.get]: { request: SubscriptionRef; result: SubscriptionView };

@@ -90,6 +90,11 @@ export class Topology {
     return this.subject('inbound', 'pixel');
   }
 
+  /** People's clicks of campaigns' tracked links waiting to be recorded (on the INBOUND stream, the same relay). */
+  linkClickSubject(): string {
+    return this.subject('inbound', 'link');
+  }
+
   /** Account signals of a channel's callbacks (quality, limit, restriction), relayed to the api in order. */
   inboundSignalSubject(channel: Channel): string {
     return this.subject('inbound', channel, 'signals');

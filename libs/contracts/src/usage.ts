@@ -38,3 +38,34 @@ export interface UsageQuery {
 export interface GetUsageRequest extends UsageQuery {
   user_id: string;
 }
+
+/** The money charged for one campaign's messages in a period. */
+export interface CampaignSpendRow {
+  campaign_id: string;
+  /** Messages charged (captured charges, free ones included). */
+  charged_messages: number;
+  /** The money charged, positive, in `currency`. */
+  cost: number;
+  currency: string;
+}
+
+/**
+ * Spend per campaign of an account's campaigns in a period (days as `UsageQuery`, on the time of
+ * the charge), charged to its user, paged by campaign id.
+ */
+export interface GetCampaignSpendRequest {
+  user_id: string;
+  account_id: string;
+  from: string;
+  to: string;
+  /** Only this campaign. */
+  campaign_id?: string;
+  /** The last campaign id of the previous page. */
+  cursor?: string;
+  limit: number;
+}
+
+export interface CampaignSpendPage {
+  data: CampaignSpendRow[];
+  next_cursor: string | null;
+}

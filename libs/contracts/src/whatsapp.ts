@@ -1,3 +1,5 @@
+import type { InboundContent, InboundSender } from './inbound-content';
+
 /**
  * Request/reply between the api (owner of apps and templates) and the gateway (owner of channel
  * connections), served by the gateway through the WhatsApp connector. Patterns are put under the
@@ -162,12 +164,24 @@ export interface MessageReceivedData {
   /** The business number's connection (WhatsApp phone_number_id, bot connection id). */
   connection_id: string;
   waba_id?: string | null;
+  /**
+   * The sender's address on the channel: WhatsApp phone digits when given, else the business-scoped
+   * user id; Telegram chat id; MAX user id.
+   */
   from: string;
   /** The sender's profile name, when the channel gives one. */
   profile_name?: string | null;
   provider_message_id: string;
+  /** The kind of message: an InboundContentType (`content.type`); older subscribers read it as before. */
   type: string;
+  /** The human-readable part (text, caption, a reply's title), as `content.text`. */
   text?: string | null;
+  /** What the message holds, typed alike on every channel. */
+  content: InboundContent;
+  /** Who wrote: `from` is `sender.phone` when WhatsApp gives one, else `sender.user_id`. */
+  sender: InboundSender;
+  /** The channel's id of the message this one answers or quotes, when it does. */
+  context_provider_message_id?: string | null;
   /** Unix seconds. */
   timestamp: number;
 }

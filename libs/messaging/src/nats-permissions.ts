@@ -52,10 +52,17 @@ const EVENT_PUBLISHERS: Record<'api' | 'gateway' | 'webhooks' | 'queue', readonl
     'contact.opted_in',
     'campaign.started',
     'campaign.paused',
+    'campaign.resumed',
+    'campaign.cancelled',
     'campaign.completed',
   ],
-  // Every message status and inbound message comes in through the gateway's channel callbacks.
-  gateway: [...EVENT_TYPES.filter((e) => e.startsWith('message.')), 'template.status_changed', 'template.updated'],
+  // Every message status and inbound message comes in through the gateway's channel callbacks;
+  // conversation.*: the gateway keeps the conversations.
+  gateway: [
+    ...EVENT_TYPES.filter((e) => e.startsWith('message.') || e.startsWith('conversation.')),
+    'template.status_changed',
+    'template.updated',
+  ],
   queue: ['message.sent', 'message.delivered', 'message.failed'],
   webhooks: ['endpoint.disabled'],
 };

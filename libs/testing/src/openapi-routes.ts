@@ -73,11 +73,12 @@ export function schemaOf(document: OpenAPIObject, ref: ReferenceObject): SchemaO
  * `state()` can give the document and the controllers' routes: every route is documented and
  * nothing else; bodies are schemas with properties (those named in `streamedBodies`, read from the
  * request stream, are non-JSON text); every operation has a summary, a credential
- * (but those named in `withoutCredential`), a success answer with content, and problem answers.
+ * (but those named in `withoutCredential`), a success answer with content (or, for those named in
+ * `redirects`, a 3xx answer), and problem answers.
  */
 export function itDocumentsEveryRoute(
   state: () => { document: OpenAPIObject; routes: DocumentedRoute[] },
-  options: { minRoutes: number; withoutCredential?: string[]; streamedBodies?: string[] },
+  options: { minRoutes: number; withoutCredential?: string[]; streamedBodies?: string[]; redirects?: string[] },
 ): void {
   it('documents every route of the controllers, and nothing else', () => {
     const { document, routes } = state();
@@ -113,14 +114,15 @@ export function itDocumentsEveryRoute(
   it('every operation documents a summary, its security, its success answer and problem answers', () => {
     for (const [id, op] of operationsOf(state().document)) {
       const statuses = Object.keys(op.responses);
-      const success = statuses.filter((s) => /^2\d\d$/.test(s));
+      const redirect = (options.redirects ?? []).includes(id);
+      const success = statuses.filter((s) => (redirect ? /^3\d\d$/ : /^2\d\d$/).test(s));
       const problems = statuses.filter((s) => /^[45]\d\d$/.test(s));
       const credential = !(options.withoutCredential ?? []).includes(id);
       expect({ id, summary: typeof op.summary }).toEqual({ id, summary: 'string' });
       expect({ id, security: (op.security ?? []).length > 0 }).toEqual({ id, security: credential });
       expect({ id, success: success.length > 0 }).toEqual({ id, success: true });
       expect({ id, fourxx: problems.some((s) => s.startsWith('4')) }).toEqual({ id, fourxx: true });
-      for (const status of success.filter((s) => s !== '204')) {
+      for (const status of success.filter((s) => s !== '204' && !redirect)) {
         const content = (op.responses[status] as { content?: Record<string, unknown> }).content;
         expect({ id, status, content: content !== undefined }).toEqual({ id, status, content: true });
       }

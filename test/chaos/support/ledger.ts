@@ -48,7 +48,7 @@ export async function readLedger(databaseUrl: string, messageIds: string[], user
            FROM api.balances b
            JOIN (SELECT user_id,
                         coalesce(sum(amount) FILTER (WHERE status = 'CREDITED'), 0) AS credited,
-                        coalesce(-sum(amount) FILTER (WHERE status = 'DELIVERED'), 0) AS captured
+                        coalesce(-sum(amount) FILTER (WHERE status <> 'CREDITED'), 0) AS captured
                    FROM api.transactions GROUP BY user_id) t ON t.user_id = b.user_id
           WHERE b.user_id = ANY($1::uuid[])`,
         [userIds],

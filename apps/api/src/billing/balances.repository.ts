@@ -158,9 +158,10 @@ export class BalancesRepository {
 
   /**
    * Turns messages' holds into charges, each once: a hold must still be HELD, and its transaction
-   * (the negative charged amount, status DELIVERED, the category charged and the one assumed, the
-   * channel's pricing type and what was left uncharged), the hold's new state, the balance (once
-   * per user: the holds leave `held`, what they held beyond their charges returns to `available`,
+   * (the negative charged amount, `status`: the one its message is charged at, the category charged
+   * and the one assumed, the channel's pricing type, what was left uncharged and the message's
+   * campaign), the hold's new state, the balance (once per user: the holds leave `held`, what they
+   * held beyond their charges returns to `available`,
    * and charges beyond their holds come out of it), the message's billed category, type and charge,
    * and the cost in the usage report (under the category charged) change in one statement, which
    * also adds `moves` to the usage report (after the balance row, so that the row is held only for
@@ -171,6 +172,7 @@ export class BalancesRepository {
     em: EntityManager,
     charges: {
       messageId: string;
+      status: string;
       category: string;
       assumedCategory: string;
       pricingType: string | null;
@@ -185,18 +187,18 @@ export class BalancesRepository {
       em,
       `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
-             message_id text, transaction_id uuid, category text, assumed_category text, pricing_type text,
-             charged numeric, uncharged numeric)
+             message_id text, transaction_id uuid, status text, category text, assumed_category text,
+             pricing_type text, charged numeric, uncharged numeric)
          ), h AS (
            UPDATE holds SET status = 'CAPTURED', settled_at = now()
            FROM x WHERE holds.message_id = x.message_id AND holds.status = 'HELD'
-           RETURNING holds.message_id, holds.user_id, holds.amount, holds.currency, x.transaction_id, x.category,
-                     x.assumed_category, x.pricing_type, x.charged, x.uncharged
+           RETURNING holds.message_id, holds.user_id, holds.amount, holds.currency, x.transaction_id, x.status,
+                     x.category, x.assumed_category, x.pricing_type, x.charged, x.uncharged
          ), t AS (
            INSERT INTO transactions (id, user_id, app_id, amount, currency, status, category, assumed_category,
-                                     pricing_type, uncharged, recipient_phone, message_id)
-           SELECT h.transaction_id, h.user_id, m.app_id, -h.charged, h.currency, 'DELIVERED', h.category,
-                  h.assumed_category, h.pricing_type, h.uncharged, m.recipient, h.message_id
+                                     pricing_type, uncharged, recipient_phone, message_id, campaign_id)
+           SELECT h.transaction_id, h.user_id, m.app_id, -h.charged, h.currency, h.status, h.category,
+                  h.assumed_category, h.pricing_type, h.uncharged, m.recipient, h.message_id, m.campaign_id
            FROM h JOIN messages m ON m.id = h.message_id
            RETURNING message_id
          ), b AS (
@@ -223,6 +225,7 @@ export class BalancesRepository {
           charges.map((c) => ({
             message_id: c.messageId,
             transaction_id: uuidv7(),
+            status: c.status,
             category: c.category,
             assumed_category: c.assumedCategory,
             pricing_type: c.pricingType,
@@ -322,7 +325,8 @@ export class BalancesRepository {
       }
       const rows: TransactionRow[] = await this.ds.query(
         `SELECT id::text AS id, app_id, amount::text AS amount, currency, status, category, assumed_category,
-                pricing_type, uncharged::text AS uncharged, recipient_phone, ${MICROS('created_at')} AS micros
+                pricing_type, uncharged::text AS uncharged, recipient_phone, campaign_id::text AS campaign_id,
+                ${MICROS('created_at')} AS micros
          FROM transactions
          WHERE user_id = $1 AND created_at >= $2 AND created_at <= ${TIME('$3')} ${lower} ${upper}
          ORDER BY created_at, id LIMIT $4`,
@@ -354,6 +358,7 @@ export interface TransactionRow {
   pricing_type: string | null;
   uncharged: string;
   recipient_phone: string | null;
+  campaign_id: string | null;
   /** created_at in microseconds since the epoch (exact: a key of the list). */
   micros: string;
 }

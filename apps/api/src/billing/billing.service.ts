@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { ChannelPricing } from '@app/contracts';
+import { chargedStatusOf, type ChannelPricing } from '@app/contracts';
 import { BalanceEntity } from './balance.entity';
 import { BalancesRepository, holdsJson } from './balances.repository';
 import { Charge, decideCharges, fromUnits, toUnits, Units } from './charges';
@@ -158,6 +158,7 @@ export class BillingService {
         tx,
         charges.map((c) => ({
           messageId: c.messageId,
+          status: chargedStatusOf(c.channel),
           category: c.category,
           assumedCategory: c.assumedCategory,
           pricingType: c.pricingType,

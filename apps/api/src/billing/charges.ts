@@ -33,6 +33,7 @@ export interface HeldCharge {
 export interface Charge {
   messageId: string;
   userId: string;
+  channel: Channel;
   /** The category charged: what the channel billed, or the assumed one when it did not say. */
   category: MessageCategory;
   assumedCategory: MessageCategory;
@@ -76,6 +77,7 @@ export function decideCharges(
     return {
       messageId: h.messageId,
       userId: h.userId,
+      channel: h.channel,
       category,
       assumedCategory: h.assumedCategory,
       pricingType: p?.type ?? null,

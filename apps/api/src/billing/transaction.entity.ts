@@ -20,7 +20,10 @@ export class TransactionEntity {
   @Column('char', { length: 3 })
   currency: string;
 
-  /** CREDITED for top-ups, DELIVERED for captured message charges. */
+  /**
+   * CREDITED for top-ups; for a captured charge, the status its message is charged at: DELIVERED, or
+   * SENT on a channel without receipts (`chargedStatusOf`).
+   */
   @Column('text')
   status: string;
 
@@ -47,6 +50,10 @@ export class TransactionEntity {
   @Index({ unique: true, where: 'message_id IS NOT NULL' })
   @Column('text', { name: 'message_id', nullable: true })
   messageId: string | null;
+
+  /** The campaign the charged message was sent for; null for other charges and top-ups. */
+  @Column('uuid', { name: 'campaign_id', nullable: true })
+  campaignId: string | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

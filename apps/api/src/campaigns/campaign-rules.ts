@@ -6,7 +6,7 @@ import {
   ChannelPacing,
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
-  minutesOf,
+  normalizedVariant,
 } from '@app/contracts';
 import { FieldError } from '@app/server';
 
@@ -52,43 +52,14 @@ export function checkDefinition(raw: unknown): CampaignDefinition | FieldError[]
     quiet_hours: d.quiet_hours ? { start: d.quiet_hours.start, end: d.quiet_hours.end } : null,
     rate: orNull(d.rate),
     budget: orNull(d.budget),
+    ...(d.variants ? { variants: d.variants.map(normalizedVariant) } : {}),
+    ...(d.track_links ? { track_links: true } : {}),
+    ...(d.frequency ? { frequency: d.frequency } : {}),
   };
 }
 
-/** The local time at `at` in `zone`, as minutes after midnight. */
-export function localMinutes(at: Date, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: zone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return part('hour') * 60 + part('minute');
-}
-
-/** Whether a local time falls in quiet hours from `start` to `end` (a window may wrap midnight). */
-export function inQuietWindow(minutes: number, start: number, end: number): boolean {
-  return start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end;
-}
-
-/**
- * When quiet hours end for a recipient in `zone` who is inside them at `at`; null when it is not
- * inside them (it may be sent now). The end is found on the local clock, so a change of offset
- * (summer time) in between is followed.
- */
-export function quietHoursEnd(at: Date, zone: string, quiet: { start: string; end: string }): Date | null {
-  const start = minutesOf(quiet.start)!;
-  const end = minutesOf(quiet.end)!;
-  const now = localMinutes(at, zone);
-  if (!inQuietWindow(now, start, end)) return null;
-  const minuteStart = Math.floor(at.getTime() / 60_000) * 60_000;
-  let candidate = new Date(minuteStart + ((end - now + 1440) % 1440 || 1440) * 60_000);
-  // An offset change on the way moves the local clock: correct by what it shows at the candidate.
-  const drift = ((end - localMinutes(candidate, zone) + 720 + 1440) % 1440) - 720;
-  if (drift !== 0) candidate = new Date(candidate.getTime() + drift * 60_000);
-  return candidate;
-}
+// The quiet-hours clock is shared with the gateway's estimate (libs/contracts/src/campaign-quiet-hours.ts).
+export { inQuietWindow, localMinutes, quietHoursEnd } from '@app/contracts';
 
 /** Recipients a campaign may take in one tick, per first channel, and in all. */
 export interface SendAllowance {

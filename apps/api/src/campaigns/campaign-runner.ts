@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { campaignInstant } from '@app/contracts';
+import { campaignInstant, FrequencySkip, MessageCategory } from '@app/contracts';
 import { Clock, PeriodicService, ProblemError } from '@app/server';
+import { toUnits, Units } from '../billing/charges';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
-import { AttemptWrite, GatewaySendsService, SendableTemplate } from '../sending';
-import type { AppEntity } from '../wa-apps/app.entity';
+import type { OutboxEntry } from '../outbox';
+import { AttemptWrite, GatewaySendsService } from '../sending';
+import { BudgetFit, budgetReachedDetail, budgetStillWaits, budgetUnits, reserveWithinBudget } from './campaign-budget';
 import { creditCountedTo, creditWindowMs, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
+import { campaignSendables, CampaignSendable } from './campaign-variants';
 import { CampaignRow, CampaignsRepository, ClaimedRecipient } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
+import { FrequencyRulesService, frequencySkipOf } from './frequency-rules';
 
 /** Running campaigns one runner takes per tick (the others go to other replicas, or the next tick). */
 const CAMPAIGNS_PER_TICK = 20;
@@ -24,7 +28,7 @@ interface TakenCampaign {
 /** What happened to one recipient's send. */
 export type SendOutcome =
   | { kind: 'sent' }
-  | { kind: 'skipped'; reason: 'opted_out' | 'consent_required' | 'refused' }
+  | { kind: 'skipped'; reason: 'opted_out' | 'consent_required' | 'refused' | FrequencySkip }
   | { kind: 'tier'; retryAfterSeconds: number }
   | { kind: 'pause'; reason: 'insufficient_balance' | 'marketing_paused' | 'template_unavailable'; detail: string }
   | { kind: 'retry' };
@@ -33,6 +37,8 @@ export type SendOutcome =
 export function outcomeOf(err: unknown): SendOutcome {
   if (!(err instanceof ProblemError)) return { kind: 'retry' };
   const detail = err.detail ?? err.title;
+  const limited = frequencySkipOf(err);
+  if (limited) return { kind: 'skipped', reason: limited };
   switch (err.slug) {
     case 'recipient-opted-out':
       return { kind: 'skipped', reason: 'opted_out' };
@@ -76,6 +82,7 @@ export class CampaignRunner extends PeriodicService<number> {
     private readonly prices: MessagePrices,
     private readonly clock: Clock,
     private readonly config: ApiConfig,
+    private readonly frequency: FrequencyRulesService,
   ) {
     super('campaign runner', config.CAMPAIGN_TICK_MS);
   }
@@ -87,9 +94,9 @@ export class CampaignRunner extends PeriodicService<number> {
 
   protected async pass(): Promise<number> {
     const { taken, events } = await this.repo.transaction(async (em) => {
-      const events = [];
+      const events: OutboxEntry[] = [];
       for (const started of await this.repo.promoteDue(em)) {
-        events.push(await this.campaigns.record(em, started, 'campaign.started'));
+        events.push((await this.campaigns.record(em, started, 'campaign.started')).entry);
       }
       const taken: TakenCampaign[] = [];
       // One tick's sends are in flight together: their number is bounded over all campaigns, not
@@ -101,10 +108,10 @@ export class CampaignRunner extends PeriodicService<number> {
         if (endBy && endBy <= now) await this.repo.skipPending(em, c.id, 'end_by_passed');
         if (!(await this.repo.hasPending(em, c.id))) {
           const done = await this.repo.setState(em, c.id, 'completed', { now: ['completed_at'] });
-          events.push(await this.campaigns.record(em, done, 'campaign.completed'));
+          events.push((await this.campaigns.record(em, done, 'campaign.completed')).entry);
           continue;
         }
-        if (room <= 0) continue;
+        if (room <= 0 || (await this.budgetWaits(em, c, events))) continue;
         const recipients = await this.claim(em, c, now, room);
         room -= recipients.length;
         if (recipients.length) taken.push({ campaign: c, recipients });
@@ -114,6 +121,22 @@ export class CampaignRunner extends PeriodicService<number> {
     for (const e of events) this.campaigns.publish(e);
     await Promise.all(taken.map((t) => this.sendCampaign(t)));
     return taken.reduce((n, t) => n + t.recipients.length, 0);
+  }
+
+  /**
+   * A campaign waiting for its budget (docs/campaigns.md#the-budget) counts again, claiming
+   * nothing: true while it still waits, or once it paused because what was captured leaves no room
+   * for its next recipient (the pause's event joins `events`); false when it may claim.
+   */
+  private async budgetWaits(em: EntityManager, c: CampaignRow, events: OutboxEntry[]): Promise<boolean> {
+    const budget = budgetUnits(c);
+    if (budget === null || c.budget_wait === null) return false;
+    const verdict = await budgetStillWaits(em, c, budget);
+    if (verdict?.kind === 'pause') {
+      const paused = await this.campaigns.pauseIn(em, c.id, 'budget_reached', budgetReachedDetail(c, verdict));
+      if (paused) events.push(paused.entry);
+    }
+    return verdict !== null;
   }
 
   /** The recipients this tick may take of one campaign, by first channel in the campaign's order. */
@@ -157,9 +180,10 @@ export class CampaignRunner extends PeriodicService<number> {
 
   /** Sends one campaign's claimed recipients and acts on each outcome. */
   private async sendCampaign({ campaign: c, recipients }: TakenCampaign): Promise<void> {
-    let sendable: { app: AppEntity; template: SendableTemplate };
+    // Each recipient's template: the campaign's, or its variant's (docs/campaigns.md#variants).
+    let sendableOf: (r: ClaimedRecipient) => CampaignSendable;
     try {
-      sendable = await this.campaigns.sendable(c, c.template_app_id!);
+      sendableOf = await campaignSendables(c, recipients, (d) => this.campaigns.sendable(d, c.template_app_id!));
     } catch (err) {
       const outcome = outcomeOf(err);
       await this.repo.release(
@@ -179,13 +203,10 @@ export class CampaignRunner extends PeriodicService<number> {
       }
       return;
     }
-    const category = sendable.template.category;
     const now = this.clock.now();
-    const due: ClaimedRecipient[] = [];
-    // Recipients inside quiet hours, by the instant their quiet hours end; those past the budget.
+    let due: ClaimedRecipient[] = [];
+    // Recipients inside quiet hours, by the instant their quiet hours end.
     const quiet = new Map<number, number[]>();
-    const overBudget: number[] = [];
-    let reserved = 0;
     for (const r of recipients) {
       const zone = isTimeZone(r.time_zone) ? r.time_zone : 'UTC';
       const quietEnd = c.definition.quiet_hours ? quietHoursEnd(now, zone, c.definition.quiet_hours) : null;
@@ -193,19 +214,20 @@ export class CampaignRunner extends PeriodicService<number> {
         quiet.set(quietEnd.getTime(), [...(quiet.get(quietEnd.getTime()) ?? []), r.seq]);
         continue;
       }
-      if (c.definition.budget !== null && c.definition.budget !== undefined) {
-        const most = Math.max(...r.route.map((s) => this.prices.priceOf(category, s.channel)));
-        if (overBudget.length || Number(c.committed) + reserved + most > c.definition.budget) {
-          overBudget.push(r.seq);
-          continue;
-        }
-        reserved += most;
-      }
       due.push(r);
     }
     for (const [at, seqs] of quiet) await this.repo.release(c.id, seqs, new Date(at));
-    await this.repo.release(c.id, overBudget);
-    const results = await Promise.allSettled(due.map((r) => this.sendOne(c, sendable, r)));
+    // The budget: what fits is reserved, the rest waits for holds to settle or pauses the campaign.
+    const budget = budgetUnits(c);
+    let overBudget: BudgetFit['verdict'] = null;
+    if (budget !== null && due.length) {
+      const needs = due.map((r) => ({ seq: r.seq, need: this.mostHeld(sendableOf(r).template.category, r) }));
+      const fit = await reserveWithinBudget(this.repo, c, budget, needs);
+      const send = new Set(fit.send);
+      due = due.filter((r) => send.has(r.seq));
+      overBudget = fit.verdict;
+    }
+    const results = await Promise.allSettled(due.map((r) => this.sendOne(c, sendableOf(r), r)));
     let pause: Extract<SendOutcome, { kind: 'pause' }> | null = null;
     for (let i = 0; i < due.length; i++) {
       const r = due[i];
@@ -243,43 +265,52 @@ export class CampaignRunner extends PeriodicService<number> {
       }
     }
     if (pause) await this.campaigns.pauseCampaign(c.id, pause.reason, pause.detail);
-    // After the sends within the budget, so the pause counts them.
-    if (overBudget.length && !pause) {
-      await this.campaigns.pauseCampaign(
-        c.id,
-        'budget_reached',
-        `The next message could take the campaign past its budget of ${c.definition.budget}.`,
-      );
+    // After the sends within the budget, so the pause counts them. A wait needs nothing: the next
+    // tick counts again (a hold released by a failed message frees its room).
+    if (overBudget?.kind === 'pause' && !pause) {
+      await this.campaigns.pauseCampaign(c.id, 'budget_reached', budgetReachedDetail(c, overBudget));
     }
   }
 
-  private async sendOne(
-    c: CampaignRow,
-    sendable: { app: AppEntity; template: SendableTemplate },
-    r: ClaimedRecipient,
-  ): Promise<void> {
+  /** The most a recipient's message may hold: the dearest channel of its route, in ten-thousandths. */
+  private mostHeld(category: MessageCategory, r: ClaimedRecipient): Units {
+    // A SERVICE template is sent (and held) as UTILITY, as the send resolves it.
+    const held = category === 'SERVICE' ? 'UTILITY' : category;
+    return r.route.reduce((most, s) => {
+      const price = toUnits(this.prices.priceOf(held, s.channel));
+      return price > most ? price : most;
+    }, 0n);
+  }
+
+  private async sendOne(c: CampaignRow, sendable: CampaignSendable, r: ClaimedRecipient): Promise<void> {
     const mark: AttemptWrite = async (em, id, attempt) => {
+      await this.frequency.markSent(em, c.id, r.seq);
       const ok = await this.repo.markSent(em, {
         campaignId: c.id,
         seq: r.seq,
         messageId: id,
         channel: attempt.channel,
-        price: this.prices.priceOf(attempt.prepared.category, attempt.channel),
       });
       if (!ok) this.logger.error({ campaignId: c.id, seq: r.seq, messageId: id }, 'campaign recipient not marked sent');
     };
-    const result = await this.gatewaySends.sendForCampaign({
-      campaignId: c.id,
-      seq: r.seq,
-      userId: c.user_id,
-      accountId: c.account_id,
-      app: sendable.app,
-      template: sendable.template,
-      route: r.route,
-      params: r.params,
-      mediaUrl: c.definition.media_url ?? null,
-      alsoWrite: mark,
-    });
+    // The frequency rules reserve the contact's place first (docs/campaigns.md#frequency-rules).
+    const { name: template, category } = sendable.template;
+    const rules = { template, category, override: c.definition.frequency, userId: c.user_id, contactId: r.contact_id };
+    const result = await this.frequency.around({ ...rules, campaignId: c.id, seq: r.seq }, () =>
+      this.gatewaySends.sendForCampaign({
+        campaignId: c.id,
+        seq: r.seq,
+        userId: c.user_id,
+        accountId: c.account_id,
+        app: sendable.app,
+        template: sendable.template,
+        route: r.route,
+        params: r.params,
+        mediaUrl: c.definition.media_url ?? null,
+        alsoWrite: mark,
+        contact: { id: r.contact_id, external_id: r.external_id },
+      }),
+    );
     // A replay answers the message an earlier try committed: the recipient is that one's.
     if (result.replayed) await this.repo.markReplayed(c.id, r.seq, result.id);
   }

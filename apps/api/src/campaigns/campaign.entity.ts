@@ -45,9 +45,9 @@ export class CampaignEntity {
   @Column('integer')
   recipients: number;
 
-  /** The price of each message accepted for it: what its budget counts. */
-  @Column('numeric', { precision: 20, scale: 4, transformer: decimal })
-  committed: number;
+  /** The price its next recipient waits to fit in the budget (holds in flight may free room); null when not waiting. */
+  @Column('numeric', { name: 'budget_wait', precision: 20, scale: 4, transformer: decimal, nullable: true })
+  budgetWait: number | null;
 
   /** The runner's last tick of it: its pace is credited from then. */
   @Column('timestamptz', { name: 'last_tick_at', nullable: true })
@@ -101,6 +101,10 @@ export class CampaignRecipientEntity {
   @Column('jsonb')
   params: string[];
 
+  /** The index of its variant in the campaign's `variants`; null without variants. */
+  @Column('smallint', { nullable: true })
+  variant: number | null;
+
   @Column('text')
   state: 'pending' | 'queued' | 'skipped';
 
@@ -121,6 +125,13 @@ export class CampaignRecipientEntity {
   /** A runner holds it until then. */
   @Column('timestamptz', { name: 'claimed_until', nullable: true })
   claimedUntil: Date | null;
+
+  /**
+   * The most its message may hold (the dearest channel of its route), kept while a runner holds it
+   * for a send and while its failover route has channels left: what the budget counts for it then.
+   */
+  @Column('numeric', { precision: 20, scale: 4, transformer: decimal, nullable: true })
+  reserved: number | null;
 
   @Column('timestamptz', { name: 'queued_at', nullable: true })
   queuedAt: Date | null;

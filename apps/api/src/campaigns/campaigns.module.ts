@@ -5,14 +5,27 @@ import { ConsentModule } from '../consent/consent.module';
 import { SendingModule } from '../sending';
 import { OutboxModule } from '../outbox';
 import { CampaignRunner } from './campaign-runner';
+import { CampaignVariantsRepository } from './campaign-variants.repository';
+import { CampaignEngagementRpcController } from './campaign-variants.engagement';
 import { CampaignsRepository } from './campaigns.repository';
 import { CampaignsRpcController } from './campaigns.rpc.controller';
 import { CampaignsService } from './campaigns.service';
+import { FrequencyRepository } from './frequency-repository';
+import { FrequencyRpcController } from './frequency-rpc.controller';
+import { FrequencyRulesService } from './frequency-rules';
 
 /** Campaigns of the gateway's accounts: their store, the gateway's requests, and the runner that sends them. */
 @Module({
   imports: [SendingModule, BillingModule, ConsentModule, OutboxModule],
-  controllers: [CampaignsRpcController],
-  providers: [Clock, CampaignsRepository, CampaignsService, CampaignRunner],
+  controllers: [CampaignsRpcController, FrequencyRpcController, CampaignEngagementRpcController],
+  providers: [
+    Clock,
+    CampaignsRepository,
+    CampaignsService,
+    CampaignRunner,
+    CampaignVariantsRepository,
+    FrequencyRepository,
+    FrequencyRulesService,
+  ],
 })
 export class CampaignsModule {}

@@ -14,6 +14,7 @@ import {
   GatewaySendChannel,
 } from '@app/contracts';
 import { sqlRows } from '@app/database';
+import { fromUnits, toUnits } from '../billing/charges';
 
 /** A campaign as stored. */
 export interface CampaignRow {
@@ -27,7 +28,8 @@ export interface CampaignRow {
   pause_detail: string | null;
   template_app_id: number | null;
   recipients: number;
-  committed: string;
+  /** The price the next recipient waits to fit in the budget (numeric text); null when not waiting. */
+  budget_wait: string | null;
   last_tick_at: Date | null;
   whatsapp_wait_until: Date | null;
   created_at: Date;
@@ -44,6 +46,11 @@ export interface ClaimedRecipient {
   route: FailoverStep[];
   params: string[];
   first_channel: GatewaySendChannel;
+  /** Its contact, kept on the messages sent to it. */
+  contact_id: string;
+  external_id: string | null;
+  /** Its variant's index (docs/campaigns.md#variants); null without variants. */
+  variant: number | null;
 }
 
 /** One line of the recipients report, with its message's last attempt. */
@@ -68,12 +75,14 @@ export interface CampaignTotals {
   channelsUsed: Partial<Record<GatewaySendChannel, number>>;
   held: number;
   spent: number;
+  /** What the budget counts: held + spent, summed exactly. */
+  committed: number;
   /** Recipients queued in the last minute. */
   lastMinute: number;
 }
 
 const COLUMNS = `id, user_id, account_id, name, definition, state, pause_reason, pause_detail, template_app_id,
-  recipients, committed, last_tick_at, whatsapp_wait_until, created_at, updated_at, launched_at, started_at, completed_at`;
+  recipients, budget_wait, last_tick_at, whatsapp_wait_until, created_at, updated_at, launched_at, started_at, completed_at`;
 
 /**
  * A recipient's status: its state until it was sent, then its message's status (the last
@@ -88,7 +97,7 @@ const LAST_ATTEMPT_SQL = `LEFT JOIN messages m ON m.id = r.message_id
      WHERE a.parent_id = r.message_id
      ORDER BY a.position DESC LIMIT 1) l ON r.message_id IS NOT NULL`;
 
-/** The only place that queries campaigns and campaign_recipients. */
+/** The only place that queries campaigns and campaign_recipients, but the budget's reads and writes (campaign-budget.ts). */
 @Injectable()
 export class CampaignsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -156,11 +165,11 @@ export class CampaignsRepository {
     const rows = await sqlRows<{ seq: number }>(
       em,
       `INSERT INTO campaign_recipients
-         (campaign_id, seq, contact_id, external_id, time_zone, route, first_channel, params, state, skip_reason)
+         (campaign_id, seq, contact_id, external_id, time_zone, route, first_channel, params, state, skip_reason, variant)
        SELECT $1, x.seq, x.contact_id, x.external_id, x.time_zone, x.route, x.first_channel, x.params,
-              CASE WHEN x.skip IS NULL THEN 'pending' ELSE 'skipped' END, x.skip
-         FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::jsonb[], $9::text[])
-           AS x(seq, contact_id, external_id, time_zone, route, first_channel, params, skip)
+              CASE WHEN x.skip IS NULL THEN 'pending' ELSE 'skipped' END, x.skip, x.variant
+         FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::jsonb[], $9::text[], $10::smallint[])
+           AS x(seq, contact_id, external_id, time_zone, route, first_channel, params, skip, variant)
        ON CONFLICT (campaign_id, seq) DO NOTHING
        RETURNING seq`,
       [
@@ -173,6 +182,7 @@ export class CampaignsRepository {
         col((r) => r.route[0]?.channel ?? null),
         col((r) => JSON.stringify(r.params)),
         col((r) => r.skip ?? null),
+        col((r) => r.variant ?? null),
       ],
     );
     return rows.length;
@@ -280,9 +290,9 @@ export class CampaignsRepository {
             AND (claimed_until IS NULL OR claimed_until < now())
           ORDER BY next_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED
        )
-       UPDATE campaign_recipients r SET claimed_until = now() + make_interval(secs => $4)
+       UPDATE campaign_recipients r SET claimed_until = now() + make_interval(secs => $4), reserved = NULL
          FROM due WHERE r.campaign_id = $1 AND r.seq = due.seq
-        RETURNING r.seq, r.time_zone, r.route, r.params, r.first_channel`,
+        RETURNING r.seq, r.time_zone, r.route, r.params, r.first_channel, r.contact_id, r.external_id, r.variant`,
       [id, channel, limit, claimSeconds],
     );
   }
@@ -293,9 +303,14 @@ export class CampaignsRepository {
   }
 
   /** Recipients given back: due again at `nextAt` (now when null), no longer held. */
-  async release(id: string, seqs: number[], nextAt: Date | null = null): Promise<void> {
+  async release(
+    id: string,
+    seqs: number[],
+    nextAt: Date | null = null,
+    em: EntityManager | DataSource = this.ds,
+  ): Promise<void> {
     if (seqs.length === 0) return;
-    await this.ds.query(
+    await em.query(
       `UPDATE campaign_recipients SET claimed_until = NULL, next_at = coalesce($3::timestamptz, next_at), updated_at = now()
         WHERE campaign_id = $1 AND seq = ANY($2::integer[]) AND state = 'pending'`,
       [id, seqs, nextAt?.toISOString() ?? null],
@@ -320,18 +335,17 @@ export class CampaignsRepository {
 
   /**
    * In a send's transaction: the recipient is sent (its message, the channel of the accepted
-   * attempt) and the campaign counts the price. Inside a savepoint, so a failure here never aborts
-   * the transaction the other sends of the group share (the message stands; the recipient stays
-   * pending and its idempotency key answers its next try with this message).
+   * attempt); from then on the budget counts its hold instead of its reservation. Inside a
+   * savepoint, so a failure here never aborts the transaction the other sends of the group share
+   * (the message stands; the recipient stays pending and its idempotency key answers its next try
+   * with this message).
    */
   async markSent(
     em: EntityManager,
-    mark: { campaignId: string; seq: number; messageId: string; channel: string; price: number },
+    mark: { campaignId: string; seq: number; messageId: string; channel: string },
   ): Promise<boolean> {
     await em.query(`SAVEPOINT campaign_recipient_sent`);
     try {
-      // The campaign row first, then the recipient's: the order every transaction on both takes.
-      await em.query(`UPDATE campaigns SET committed = committed + $2 WHERE id = $1`, [mark.campaignId, mark.price]);
       await em.query(
         `UPDATE campaign_recipients SET state = 'queued', message_id = $3, channel = $4, queued_at = now(),
                 claimed_until = NULL, updated_at = now()
@@ -393,6 +407,7 @@ export class CampaignsRepository {
         WHERE m.campaign_id = $1`,
       [id],
     );
+    const committed = fromUnits(toUnits(money.held) + toUnits(money.spent));
     const counts = Object.fromEntries(CAMPAIGN_RECIPIENT_STATUSES.map((s) => [s, 0])) as CampaignCounts;
     const channelsUsed: Partial<Record<GatewaySendChannel, number>> = {};
     let lastMinute = 0;
@@ -402,7 +417,14 @@ export class CampaignsRepository {
       if (g.state === 'queued' && g.channel) channelsUsed[g.channel] = (channelsUsed[g.channel] ?? 0) + g.n;
       lastMinute += g.recent;
     }
-    return { counts, channelsUsed, held: Number(money.held), spent: Number(money.spent), lastMinute };
+    return {
+      counts,
+      channelsUsed,
+      held: Number(money.held),
+      spent: Number(money.spent),
+      committed: Number(committed),
+      lastMinute,
+    };
   }
 
   /** A page of the report in audience order, each recipient with its message's last attempt. */

@@ -6,7 +6,6 @@ import {
   CampaignPauseReason,
   CampaignQuote,
   CampaignQuoteRequest,
-  CampaignRecipientInput,
   CampaignRecipientView,
   CampaignRef,
   CampaignState,
@@ -15,6 +14,7 @@ import {
   CAMPAIGN_STATES,
   CreateCampaignRequest,
   EventEnvelope,
+  EventType,
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
   LaunchCampaignRequest,
@@ -38,18 +38,24 @@ import { ApiConfig } from '../config';
 import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
 import { GatewaySendsService, MessagesService, resolvedSend, SendableTemplate, TierWindowRepository } from '../sending';
 import type { AppEntity } from '../wa-apps/app.entity';
-import { checkDefinition, isTimeZone, tierLabel } from './campaign-rules';
+import { checkDefinition, tierLabel } from './campaign-rules';
+import { isChannel, recipientErrors } from './campaign-recipient-input';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
+import { variantLoadErrors, withVariant } from './campaign-variants';
+import { CampaignVariantsRepository } from './campaign-variants.repository';
 
 /** Most recipients in one load page. */
 export const LOAD_PAGE_MAX = 5000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ADDRESS_MAX = 64;
 
-export type CampaignEventType = 'campaign.started' | 'campaign.paused' | 'campaign.completed';
+export type CampaignEventType = Extract<EventType, `campaign.${string}`>;
 
-const isChannel = (c: unknown): c is GatewaySendChannel =>
-  typeof c === 'string' && (GATEWAY_SEND_CHANNELS as readonly string[]).includes(c);
+/** A state change written with its event: the row, the event, and the counts both the event and the answer give. */
+export interface CampaignChange {
+  row: CampaignRow;
+  entry: OutboxEntry;
+  totals: CampaignTotals;
+}
 
 const stateProblem = (state: CampaignState, action: string) =>
   new ProblemError(409, 'campaign-state', 'Campaign state', `The campaign is ${state}: it cannot be ${action}.`, {
@@ -79,6 +85,7 @@ export class CampaignsService {
     private readonly topology: Topology,
     private readonly clock: Clock,
     private readonly config: ApiConfig,
+    private readonly variants: CampaignVariantsRepository,
   ) {}
 
   async create(req: CreateCampaignRequest): Promise<CampaignView> {
@@ -182,6 +189,8 @@ export class CampaignsService {
           },
         ]);
       }
+      const variantErrors = variantLoadErrors(page, c.definition);
+      if (variantErrors.length) throw new ValidationProblem(variantErrors);
       if (req.reset) await this.repo.deleteRecipients(em, c.id);
       return this.repo.insertRecipients(em, c.id, page);
     });
@@ -196,7 +205,10 @@ export class CampaignsService {
     const draft = await this.owned(req);
     if (draft.state !== 'draft') throw stateProblem(draft.state, 'launched');
     const { app } = await this.sendable(draft, req.template_app_id);
-    const { row, event } = await this.repo.transaction(async (em) => {
+    // Every variant's template must send too (docs/campaigns.md#variants).
+    for (const i of (draft.definition.variants ?? []).keys())
+      await this.sendable(withVariant(draft, i), req.template_app_id);
+    const launched = await this.repo.transaction(async (em): Promise<CampaignChange | { row: CampaignRow }> => {
       const c = (await this.repo.find(draft.id, em, true))!;
       if (c.state !== 'draft') throw stateProblem(c.state, 'launched');
       const loaded = await this.repo.countRecipients(em, c.id);
@@ -211,46 +223,53 @@ export class CampaignsService {
       const start = campaignInstant(c.definition.schedule?.start_at);
       const later = start !== null && start.getTime() > this.clock.nowMs();
       const set = { template_app_id: app.id, recipients: loaded, pause_reason: null, pause_detail: null };
-      if (later)
-        return { row: await this.repo.setState(em, c.id, 'scheduled', { ...set, now: ['launched_at'] }), event: null };
+      if (later) return { row: await this.repo.setState(em, c.id, 'scheduled', { ...set, now: ['launched_at'] }) };
       const started = await this.repo.setState(em, c.id, 'running', { ...set, now: ['launched_at', 'started_at'] });
-      return { row: started, event: await this.record(em, started, 'campaign.started') };
+      return this.record(em, started, 'campaign.started');
     });
-    this.publish(event);
-    return this.viewOf(row);
+    return this.answer(launched);
   }
 
   async pause(req: CampaignRef): Promise<CampaignView> {
     const c = await this.owned(req);
     if (c.state !== 'scheduled' && c.state !== 'running') throw stateProblem(c.state, 'paused');
-    const row = await this.pauseCampaign(c.id, 'requested', 'Paused on request.');
-    if (!row) throw stateProblem((await this.repo.find(c.id))!.state, 'paused');
-    return this.viewOf(row);
+    const paused = await this.pauseCampaign(c.id, 'requested', 'Paused on request.');
+    if (!paused) throw stateProblem((await this.repo.find(c.id))!.state, 'paused');
+    return this.viewOf(paused.row, paused.totals);
   }
 
   async resume(req: CampaignRef): Promise<CampaignView> {
-    const row = await this.repo.transaction(async (em) => {
+    const resumed = await this.repo.transaction(async (em) => {
       const c = await this.owned(req, em, true);
       if (c.state !== 'paused') throw stateProblem(c.state, 'resumed');
       const start = campaignInstant(c.definition.schedule?.start_at);
       const later = c.started_at === null && start !== null && start.getTime() > this.clock.nowMs();
-      return this.repo.setState(em, c.id, later ? 'scheduled' : 'running', {
+      const row = await this.repo.setState(em, c.id, later ? 'scheduled' : 'running', {
         pause_reason: null,
         pause_detail: null,
         now: ['last_tick_at'],
       });
+      return this.record(em, row, 'campaign.resumed');
     });
-    return this.viewOf(row);
+    return this.answer(resumed);
   }
 
   async cancel(req: CampaignRef): Promise<CampaignView> {
-    const row = await this.repo.transaction(async (em) => {
+    const cancelled = await this.repo.transaction(async (em) => {
       const c = await this.owned(req, em, true);
       if (c.state === 'completed' || c.state === 'cancelled') throw stateProblem(c.state, 'cancelled');
       await this.repo.skipPending(em, c.id, 'cancelled');
-      return this.repo.setState(em, c.id, 'cancelled', { now: ['completed_at'] });
+      const row = await this.repo.setState(em, c.id, 'cancelled', { now: ['completed_at'] });
+      return this.record(em, row, 'campaign.cancelled');
     });
-    return this.viewOf(row);
+    return this.answer(cancelled);
+  }
+
+  /** A change's answer: the campaign with the counts its event gave (read after the change, in its transaction). */
+  private answer(change: CampaignChange | { row: CampaignRow }): Promise<CampaignView> {
+    if (!('entry' in change)) return this.viewOf(change.row);
+    this.publish(change.entry);
+    return this.viewOf(change.row, change.totals);
   }
 
   async recipients(req: ListCampaignRecipientsRequest): Promise<ListCampaignRecipientsResult> {
@@ -302,19 +321,26 @@ export class CampaignsService {
    * Pauses a scheduled or running campaign for `reason`, with its `campaign.paused` event in the
    * same transaction; null when it was neither (nothing changed).
    */
-  async pauseCampaign(id: string, reason: CampaignPauseReason, detail: string): Promise<CampaignRow | null> {
-    const done = await this.repo.transaction(async (em) => {
-      const c = await this.repo.find(id, em, true);
-      if (!c || (c.state !== 'scheduled' && c.state !== 'running')) return null;
-      const row = await this.repo.setState(em, id, 'paused', {
-        pause_reason: reason,
-        pause_detail: detail.slice(0, 500),
-      });
-      return { row, event: await this.record(em, row, 'campaign.paused') };
+  async pauseCampaign(id: string, reason: CampaignPauseReason, detail: string): Promise<CampaignChange | null> {
+    const done = await this.repo.transaction((em) => this.pauseIn(em, id, reason, detail));
+    if (done) this.publish(done.entry);
+    return done;
+  }
+
+  /** `pauseCampaign` in the caller's transaction: publish the entry after it commits. */
+  async pauseIn(
+    em: EntityManager,
+    id: string,
+    reason: CampaignPauseReason,
+    detail: string,
+  ): Promise<CampaignChange | null> {
+    const c = await this.repo.find(id, em, true);
+    if (!c || (c.state !== 'scheduled' && c.state !== 'running')) return null;
+    const row = await this.repo.setState(em, id, 'paused', {
+      pause_reason: reason,
+      pause_detail: detail.slice(0, 500),
     });
-    if (!done) return null;
-    this.publish(done.event);
-    return done.row;
+    return this.record(em, row, 'campaign.paused');
   }
 
   /** The campaign's app and template as a send would resolve them now (the problems a send would answer). */
@@ -328,8 +354,12 @@ export class CampaignsService {
     return { app, template };
   }
 
-  /** Writes a campaign event to the outbox in the caller's transaction; publish it after the commit. */
-  async record(em: EntityManager, c: CampaignRow, type: CampaignEventType): Promise<OutboxEntry> {
+  /**
+   * Writes a campaign event to the outbox in the caller's transaction, after its change: its counts
+   * are read there by the same read `GET` makes, and are given back for the change's answer.
+   * Publish the entry after the commit.
+   */
+  async record(em: EntityManager, c: CampaignRow, type: CampaignEventType): Promise<CampaignChange> {
     const totals = await this.repo.totals(c.id, em);
     const event: EventEnvelope<CampaignEventData> = {
       id: newEventId(),
@@ -350,7 +380,7 @@ export class CampaignsService {
     };
     const entry = { id: event.id, subject: this.topology.eventSubject(type), payload: event };
     await this.outboxRows.insert(em, [entry]);
-    return entry;
+    return { row: c, entry, totals };
   }
 
   /** Publishes a committed event now; the outbox relay publishes it later if this fails. */
@@ -380,7 +410,7 @@ export class CampaignsService {
       recipients: c.recipients,
       counts: t.counts,
       channels_used: t.channelsUsed,
-      money: { currency: balance?.currency ?? null, held: t.held, spent: t.spent, committed: Number(c.committed) },
+      money: { currency: balance?.currency ?? null, held: t.held, spent: t.spent, committed: t.committed },
       current_rate: Math.round(rate * 100) / 100,
       estimated_finish_at: seconds(estimated),
       created_at: unixSeconds(c.created_at),
@@ -388,6 +418,7 @@ export class CampaignsService {
       launched_at: seconds(c.launched_at),
       started_at: seconds(c.started_at),
       completed_at: seconds(c.completed_at),
+      ...(c.definition.variants?.length ? { variant_results: await this.variants.results(c.id, c.definition) } : {}),
     };
   }
 
@@ -423,55 +454,4 @@ function notDraft(state: CampaignState): ProblemError {
     `The campaign is ${state}: only a draft can be changed or deleted.`,
     { state },
   );
-}
-
-function recipientErrors(r: CampaignRecipientInput, at: string): FieldError[] {
-  if (typeof r !== 'object' || r === null) return [{ field: at, message: 'must be an object' }];
-  const errors: FieldError[] = [];
-  if (!Number.isInteger(r.seq) || r.seq < 1 || r.seq > 2_000_000_000)
-    errors.push({ field: `${at}.seq`, message: 'must be a positive whole number' });
-  if (typeof r.contact_id !== 'string' || !r.contact_id || r.contact_id.length > 200) {
-    errors.push({ field: `${at}.contact_id`, message: 'must be 1 to 200 characters' });
-  }
-  if (
-    r.external_id !== null &&
-    r.external_id !== undefined &&
-    (typeof r.external_id !== 'string' || r.external_id.length > 200)
-  ) {
-    errors.push({ field: `${at}.external_id`, message: 'must be at most 200 characters' });
-  }
-  if (!isTimeZone(r.time_zone)) errors.push({ field: `${at}.time_zone`, message: 'must be an IANA time zone' });
-  const skip = r.skip;
-  if (skip !== undefined && skip !== null && !['no_identity', 'duplicate', 'missing_param'].includes(skip)) {
-    errors.push({ field: `${at}.skip`, message: 'must be no_identity, duplicate or missing_param' });
-  }
-  const route = r.route;
-  const routeOk =
-    Array.isArray(route) &&
-    route.length <= GATEWAY_SEND_CHANNELS.length &&
-    (route.length >= 1 || (skip !== undefined && skip !== null)) &&
-    new Set(route.map((s) => s?.channel)).size === route.length &&
-    route.every(
-      (s) =>
-        isChannel(s?.channel) &&
-        typeof s.to === 'string' &&
-        s.to.length >= 1 &&
-        s.to.length <= ADDRESS_MAX &&
-        (s.channel === 'whatsapp' ||
-          (typeof s.sender?.connection_id === 'string' && typeof s.sender?.credential === 'string')),
-    );
-  if (!routeOk) {
-    errors.push({
-      field: `${at}.route`,
-      message: 'must be 1 to 3 distinct channels, each an address (and a bot sender)',
-    });
-  }
-  if (
-    !Array.isArray(r.params) ||
-    r.params.length > 100 ||
-    !r.params.every((p) => typeof p === 'string' && p.length <= 1024)
-  ) {
-    errors.push({ field: `${at}.params`, message: 'must be at most 100 strings of at most 1024 characters' });
-  }
-  return errors;
 }

@@ -27,6 +27,10 @@ import { Campaigns1764400000000 } from './migrations/1764400000000-Campaigns';
 import { WholeSendStatement1764500000000 } from './migrations/1764500000000-WholeSendStatement';
 import { OutstandingHoldsIndex1764600000000 } from './migrations/1764600000000-OutstandingHoldsIndex';
 import { KeyHolders1764700000000 } from './migrations/1764700000000-KeyHolders';
+import { FrequencyRules1764810000000 } from './migrations/1764810000000-FrequencyRules';
+import { CampaignBudgetReservations1764800000000 } from './migrations/1764800000000-CampaignBudgetReservations';
+import { ReportsJoinUp1764820000000 } from './migrations/1764820000000-ReportsJoinUp';
+import { CampaignVariants1764830000000 } from './migrations/1764830000000-CampaignVariants';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -65,5 +69,9 @@ export const apiSchema: SchemaDefinition = {
     WholeSendStatement1764500000000,
     OutstandingHoldsIndex1764600000000,
     KeyHolders1764700000000,
+    FrequencyRules1764810000000,
+    CampaignBudgetReservations1764800000000,
+    ReportsJoinUp1764820000000,
+    CampaignVariants1764830000000,
   ],
 };

@@ -81,6 +81,14 @@ export class MessageEntity {
   @Column('uuid', { name: 'campaign_id', nullable: true })
   campaignId: string | null;
 
+  /** The gateway contact it was sent to (a send with `contact`, a campaign's recipient); null for a send to an address. */
+  @Column('text', { name: 'contact_id', nullable: true })
+  contactId: string | null;
+
+  /** That contact's external id when it had one then; null otherwise. */
+  @Column('text', { name: 'contact_external_id', nullable: true })
+  contactExternalId: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
+import { isUuid, MessageStatus, RECEIPTLESS_CHANNELS, advancesStatus } from '@app/contracts';
 import { MessageEventEntity } from './message-event.entity';
 import { MessageEntity } from './message.entity';
 import { EntityRows, returnedRows, sqlRows, statementIn, transactionCommittedByLast } from '@app/database';
@@ -17,8 +17,16 @@ import {
 /** A message as the send transaction records it; accepted now unless `createdAt` is given. */
 export type QueuedMessage = Omit<
   MessageEntity,
-  'createdAt' | 'updatedAt' | 'status' | 'billedCategory' | 'pricingType' | 'charged' | 'campaignId'
-> & { createdAt?: Date; campaignId?: string | null };
+  | 'createdAt'
+  | 'updatedAt'
+  | 'status'
+  | 'billedCategory'
+  | 'pricingType'
+  | 'charged'
+  | 'campaignId'
+  | 'contactId'
+  | 'contactExternalId'
+> & { createdAt?: Date; campaignId?: string | null; contactId?: string | null; contactExternalId?: string | null };
 
 /** A status a channel reported for a message, in the order it was reported. */
 export interface StatusStep {
@@ -88,15 +96,15 @@ export class MessagesRepository {
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
            idempotency_key text, request_hash text, failure_code text, failure_reason text, accepted_at timestamptz,
-           campaign_id uuid)
+           campaign_id uuid, contact_id text, contact_external_id text)
          WHERE ${gate}
        ), queued_m AS (
          INSERT INTO messages (id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, status,
                                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
-                               created_at, updated_at, campaign_id)
+                               created_at, updated_at, campaign_id, contact_id, contact_external_id)
          SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
                 provider_message_id, price, ${currency}, idempotency_key, request_hash, failure_code, failure_reason,
-                created_at, created_at, campaign_id
+                created_at, created_at, campaign_id, contact_id, contact_external_id
          FROM queued_x
          RETURNING id
        ), queued_e AS (
@@ -132,6 +140,8 @@ export class MessagesRepository {
         failure_reason: m.failureReason,
         accepted_at: m.createdAt ?? null,
         campaign_id: m.campaignId ?? null,
+        contact_id: m.contactId ?? null,
+        contact_external_id: m.contactExternalId ?? null,
       })),
     );
   }
@@ -398,14 +408,25 @@ export class MessagesRepository {
 
   /**
    * A gateway account's messages, newest first (ids are UUID v7: they sort by acceptance time),
-   * after `afterId` (the last row of the previous page), filtered by channel, status and time.
+   * after `afterId` (the last row of the previous page), filtered by channel, status, time, campaign
+   * and contact. Each filter of campaign or contact reads its own index of the account's messages
+   * in id order, so a page stays an index scan however many messages the account has.
    */
   listForAccount(
     accountId: string,
-    filter: { channel?: string; status?: MessageStatus; from?: Date; to?: Date },
+    filter: {
+      channel?: string;
+      status?: MessageStatus;
+      from?: Date;
+      to?: Date;
+      campaignId?: string;
+      contactId?: string;
+    },
     afterId: string | null,
     limit: number,
   ): Promise<MessageEntity[]> {
+    // No message names a campaign id that is not a UUID.
+    if (filter.campaignId !== undefined && !isUuid(filter.campaignId)) return Promise.resolve([]);
     const q = this.ds
       .getRepository(MessageEntity)
       .createQueryBuilder('m')
@@ -414,6 +435,8 @@ export class MessagesRepository {
     if (filter.status) q.andWhere('m.status = :status', { status: filter.status });
     if (filter.from) q.andWhere('m.created_at >= :from', { from: filter.from });
     if (filter.to) q.andWhere('m.created_at < :to', { to: filter.to });
+    if (filter.campaignId) q.andWhere('m.campaign_id = :campaignId', { campaignId: filter.campaignId });
+    if (filter.contactId) q.andWhere('m.contact_id = :contactId', { contactId: filter.contactId });
     if (afterId) q.andWhere('m.id < :afterId', { afterId });
     // A failover route's later attempts are shown in their message's report, not as messages.
     q.andWhere('NOT EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.parent_id <> m.id)');

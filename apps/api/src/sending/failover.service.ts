@@ -1,6 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Channel, MessageAttempt, MessageReport, OutboundMessage, unixSeconds } from '@app/contracts';
+import {
+  Channel,
+  MessageAttempt,
+  MessageContact,
+  MessageKind,
+  MessageReport,
+  OutboundMessage,
+  unixSeconds,
+} from '@app/contracts';
 import { ProblemError } from '@app/server';
 import type { KeyLease } from '../idempotency/idempotency.service';
 import { FailoverRepository } from './failover.repository';
@@ -16,8 +24,12 @@ export interface RouteAttempt {
   sender: OutboundMessage['sender'];
   recipient: string;
   prepared: PreparedSend;
+  /** The message's kind: TEMPLATE when absent (a template send), else a content send's (TEXT, IMAGE, ...). */
+  kind?: MessageKind;
   /** The campaign the message is sent for: every attempt carries it. */
   campaignId?: string | null;
+  /** The contact the message is sent to: every attempt carries it. */
+  contact?: MessageContact | null;
 }
 
 /** What a send writes in its transaction once an attempt is accepted, given its id and the attempt. */
@@ -188,11 +200,12 @@ export class FailoverService {
       app,
       sender: a.sender,
       recipient: a.recipient,
-      kind: 'TEMPLATE',
+      kind: a.kind ?? 'TEMPLATE',
       prepared: a.prepared,
       idempotency,
       alsoWrite,
       campaignId: a.campaignId ?? null,
+      contact: a.contact ?? null,
     });
   }
 }

@@ -1,7 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  CampaignSpendPage,
   GATEWAY_MESSAGES_RPC,
+  GetCampaignSpendRequest,
   GatewaySendRequest,
   GatewaySendResult,
   GetMessageReportRequest,
@@ -60,6 +62,12 @@ export class GatewayMessagesRpcController {
   @MessagePattern(GATEWAY_MESSAGES_RPC.usage)
   usageReport(@Payload() req: GetUsageRequest): Promise<RpcReply<UsageReport>> {
     return rpcAnswer(() => this.usage.report(req.user_id, req), rpcProblemOf);
+  }
+
+  /** Spend per campaign of the account's campaigns, charged to its user. */
+  @MessagePattern(GATEWAY_MESSAGES_RPC.campaignSpend)
+  campaignSpend(@Payload() req: GetCampaignSpendRequest): Promise<RpcReply<CampaignSpendPage>> {
+    return rpcAnswer(() => this.usage.campaignSpend(req), rpcProblemOf);
   }
 
   @MessagePattern(GATEWAY_MESSAGES_RPC.readTarget)

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  contentErrors,
   FailoverStep,
   GatewaySendRequest,
   GatewaySendResult,
@@ -9,7 +10,12 @@ import {
   ListMessageReportsResult,
   ReadTargetRequest,
   ReadTargetResult,
+  MessageContact,
   MessageReport,
+  isWhatsAppUserId,
+  MessageKind,
+  outboundOfContent,
+  SendContent,
 } from '@app/contracts';
 import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
 import { IdempotencyService, KeyLease } from '../idempotency/idempotency.service';
@@ -18,8 +24,10 @@ import { AppEntity } from '../wa-apps/app.entity';
 import { AttemptWrite, FailoverService, RouteAttempt } from './failover.service';
 import { MessageEntity } from '../messages/message.entity';
 import { MessagesRepository } from '../messages/messages.repository';
-import { MessagesService } from './messages.service';
+import { MessagesService, PreparedSend } from './messages.service';
 import { SendableTemplatesRepository } from './sendable-templates.repository';
+import { ConversationsService } from '../conversations/conversations.service';
+import { windowClosed } from './window-closed';
 import {
   chooseTemplate,
   renderTemplate,
@@ -71,14 +79,34 @@ export interface CampaignSend {
   mediaUrl: string | null;
   /** Written in the send's transaction once an attempt is accepted; must not throw. */
   alsoWrite: AttemptWrite;
+  /** The recipient's contact, kept on the message. */
+  contact?: MessageContact | null;
 }
 
+/** What accepting a send's attempts needs besides them: who sends, and under which key. */
+interface AcceptBase {
+  userId: string;
+  accountId: string;
+  /** The WhatsApp app of the WhatsApp attempts (null when the send has none). */
+  app: AppEntity | null;
+  idempotency: KeyLease | null;
+  campaignId: string | null;
+  alsoWrite?: AttemptWrite;
+  /** The contact the send is to: kept on each attempt's message. */
+  contact?: MessageContact | null;
+}
+
+const notConnected = (channel: string) =>
+  new UnprocessableProblem('not-connected', 'Channel not connected', `No ${channel} sender for this account.`);
+
 /**
- * Sends of the gateway's accounts and their delivery report. A send is one of the linked WhatsApp
- * app's APPROVED templates, read from the api's own templates (so a template paused, rejected or
- * deleted a moment ago is refused at once), sent natively on WhatsApp and rendered for the bot
- * channels; it is accepted through the same `enqueue` as the api's sends (price, lane, tier, hold,
- * outbox, publish) and the same Idempotency-Key store, keyed by account.
+ * Sends of the gateway's accounts and their delivery report. A template send is one of the linked
+ * WhatsApp app's APPROVED templates, read from the api's own templates (so a template paused,
+ * rejected or deleted a moment ago is refused at once), sent natively on WhatsApp and rendered for
+ * the bot channels; a content send is a free-form service message (text or media by URL), on
+ * WhatsApp only inside the customer-service window. Both are accepted through the same `enqueue`
+ * as the api's sends (price, lane, tier, hold, outbox, publish) and the same Idempotency-Key store,
+ * keyed by account.
  */
 @Injectable()
 export class GatewaySendsService {
@@ -88,6 +116,7 @@ export class GatewaySendsService {
     private readonly templates: SendableTemplatesRepository,
     private readonly idempotency: IdempotencyService,
     private readonly failover: FailoverService,
+    private readonly windows: ConversationsService,
   ) {}
 
   async send(req: GatewaySendRequest): Promise<GatewaySendResult> {
@@ -109,13 +138,62 @@ export class GatewaySendsService {
   }
 
   private async accept(req: GatewaySendRequest, idempotency: KeyLease | null): Promise<string> {
+    const route = req.route && req.route.length > 1 ? req.route : [req];
+    const contact = req.contact ?? null;
+    if (req.content !== undefined) return this.acceptContent(req, req.content, route, idempotency);
+    if (req.template === undefined || req.template_app_id === null) {
+      throw new ValidationProblem([{ field: 'template', message: 'template or content is required' }]);
+    }
     const app = await this.sends.sendingApp(String(req.template_app_id), req.user_id);
     const template = await this.templateOf(app, req.template, req.language);
     return this.dispatch(
-      { userId: req.user_id, accountId: req.account_id, app, template, idempotency, campaignId: null },
-      req.route && req.route.length > 1 ? req.route : [req],
+      { userId: req.user_id, accountId: req.account_id, app, template, idempotency, campaignId: null, contact },
+      route,
       req.params,
       req.media_url,
+    );
+  }
+
+  /**
+   * A free-form (content) send: a SERVICE message on every channel of its route, each channel's
+   * limits checked first. On WhatsApp only inside the 24-hour window: with it closed, WhatsApp is
+   * left out of a route of several channels, and a send with no other channel is 422
+   * window-closed naming the app's approved templates; both before anything is held.
+   */
+  private async acceptContent(
+    req: GatewaySendRequest,
+    content: SendContent,
+    route: FailoverStep[],
+    idempotency: KeyLease | null,
+  ): Promise<string> {
+    const errors = route.flatMap((step) => contentErrors(step.channel, content));
+    if (errors.length) {
+      throw new ValidationProblem(errors.filter((e, i) => errors.findIndex((o) => o.field === e.field) === i));
+    }
+    const onWhatsApp = route.find((step) => step.channel === 'whatsapp');
+    let app: AppEntity | null = null;
+    let steps = route;
+    if (onWhatsApp) {
+      if (req.template_app_id === null) throw notConnected('whatsapp');
+      app = await this.sends.sendingApp(String(req.template_app_id), req.user_id);
+      if (!(await this.windows.isOpen(app.id, onWhatsApp.to))) {
+        steps = route.filter((step) => step.channel !== 'whatsapp');
+        if (!steps.length) throw await windowClosed(this.templates, app.id);
+      }
+    }
+    const out = outboundOfContent(content);
+    const prepared: PreparedSend = { category: out.category, content: out.content, templateId: null };
+    const base = {
+      userId: req.user_id,
+      accountId: req.account_id,
+      app,
+      idempotency,
+      campaignId: null,
+      contact: req.contact ?? null,
+    };
+    return this.acceptAttempts(
+      base,
+      steps.map((step) => this.attemptOn(step, base, out.kind, prepared)),
     );
   }
 
@@ -148,6 +226,7 @@ export class GatewaySendsService {
       template: send.template,
       campaignId: send.campaignId,
       alsoWrite: send.alsoWrite,
+      contact: send.contact ?? null,
     };
     const answer = await this.idempotency.run(
       send.userId,
@@ -169,68 +248,77 @@ export class GatewaySendsService {
   }
 
   /**
-   * The one way a gateway or campaign send is accepted: the template rendered with its params,
-   * then a single channel through `enqueue`, or a route of several through the failover.
+   * The one way a gateway or campaign template send is accepted: the template rendered with its
+   * params (natively on WhatsApp, drawn for the bot channels), then its attempts accepted.
    */
   private async dispatch(
-    base: {
-      userId: string;
-      accountId: string;
-      app: AppEntity;
-      template: SendableTemplate;
-      idempotency: KeyLease | null;
-      campaignId: string | null;
-      alsoWrite?: AttemptWrite;
-    },
+    base: AcceptBase & { app: AppEntity; template: SendableTemplate },
     route: FailoverStep[],
     params: string[] | undefined,
     mediaUrl: string | null | undefined,
   ): Promise<string> {
-    const { app, template: chosen } = base;
+    const chosen = base.template;
     const resolved = resolvedSend(chosen, params, mediaUrl);
-    const attempt = (step: FailoverStep): RouteAttempt => {
+    const attempts = route.map((step) => {
       const bot = step.channel !== 'whatsapp';
-      if (bot && !step.sender) {
+      if (!bot && isWhatsAppUserId(step.to) && resolved.category.startsWith('AUTHENTICATION')) {
         throw new UnprocessableProblem(
-          'not-connected',
-          'Channel not connected',
-          `No ${step.channel} bot sends for this account.`,
+          'template-not-for-user-id',
+          'Template cannot reach this recipient',
+          'WhatsApp does not send authentication templates to a business-scoped user id: send to the phone number.',
         );
       }
       const content = bot
         ? { ...resolved.content, rendered: renderTemplate(chosen, resolved.content) }
         : resolved.content;
-      return {
-        channel: step.channel,
-        appId: bot ? null : app.id,
-        sender: bot
-          ? { connection_id: step.sender!.connection_id, credential: step.sender!.credential }
-          : { connection_id: app.phoneNumberId as string, waba_id: app.wabaId },
-        recipient: step.to,
-        prepared: { category: resolved.category, content: { template: content }, templateId: chosen.id },
-        ...(base.campaignId ? { campaignId: base.campaignId } : {}),
-      };
+      const prepared = { category: resolved.category, content: { template: content }, templateId: chosen.id };
+      return this.attemptOn(step, base, 'TEMPLATE', prepared);
+    });
+    return this.acceptAttempts(base, attempts);
+  }
+
+  /** One channel of a send: its sender (the app's number on WhatsApp, the bot elsewhere) and content. */
+  private attemptOn(step: FailoverStep, base: AcceptBase, kind: MessageKind, prepared: PreparedSend): RouteAttempt {
+    const { app, campaignId, contact } = base;
+    const bot = step.channel !== 'whatsapp';
+    if (bot ? !step.sender : !app) throw notConnected(step.channel);
+    return {
+      channel: step.channel,
+      appId: bot ? null : app!.id,
+      sender: bot
+        ? { connection_id: step.sender!.connection_id, credential: step.sender!.credential }
+        : { connection_id: app!.phoneNumberId as string, waba_id: app!.wabaId },
+      recipient: step.to,
+      prepared,
+      ...(kind !== 'TEMPLATE' ? { kind } : {}),
+      ...(campaignId ? { campaignId } : {}),
+      ...(contact ? { contact } : {}),
     };
-    if (route.length > 1) {
+  }
+
+  /** A single channel through `enqueue`, or a route of several through the failover. */
+  private acceptAttempts(base: AcceptBase, attempts: RouteAttempt[]): Promise<string> {
+    if (attempts.length > 1) {
       return this.failover.accept(
         { userId: base.userId, accountId: base.accountId, idempotency: base.idempotency, alsoWrite: base.alsoWrite },
-        route.map(attempt),
+        attempts,
       );
     }
-    const only = attempt(route[0]);
+    const only = attempts[0];
     const alsoWrite = base.alsoWrite;
     return this.sends.enqueue({
       userId: base.userId,
       accountId: base.accountId,
       channel: only.channel,
-      app: only.appId === null ? null : app,
+      app: only.appId === null ? null : base.app,
       sender: only.sender,
       recipient: only.recipient,
-      kind: 'TEMPLATE',
+      kind: only.kind ?? 'TEMPLATE',
       prepared: only.prepared,
       idempotency: base.idempotency,
       alsoWrite: alsoWrite && ((em, id) => alsoWrite(em, id, only)),
       campaignId: base.campaignId,
+      contact: base.contact ?? null,
     });
   }
 
@@ -273,6 +361,8 @@ export class GatewaySendsService {
         status: req.status,
         from: req.from === undefined ? undefined : new Date(req.from * 1000),
         to: req.to === undefined ? undefined : new Date(req.to * 1000),
+        campaignId: req.campaign_id,
+        contactId: req.contact_id,
       },
       req.cursor ?? null,
       limit + 1,

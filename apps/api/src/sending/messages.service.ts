@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import {
   Channel,
   MessageCategory,
+  MessageContact,
   MessageKind,
   newMessageId,
   OutboundContent,
@@ -11,7 +12,6 @@ import {
   priorityOf,
   TIER_CAP_OF,
   Topology,
-  unixSeconds,
 } from '@app/contracts';
 import {
   ForbiddenProblem,
@@ -25,7 +25,6 @@ import {
 import { AppEntity } from '../wa-apps/app.entity';
 import { marketingPauseOf } from '../wa-apps/marketing-pause';
 import { WaAppsService } from '../wa-apps/wa-apps.service';
-import { maskPhone } from '../billing/mask-phone';
 import { MessagePrices } from '../billing/message-prices';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ConsentService } from '../consent/consent.service';
@@ -33,13 +32,17 @@ import type { KeyLease } from '../idempotency/idempotency.service';
 import { SendMessageDto, SendMessageResponseDto } from './dto/send-message.dto';
 import { MessageEntity } from '../messages/message.entity';
 import { MessagesRepository } from '../messages/messages.repository';
+import { messageReport } from '../messages/message-report';
 import { Outbox } from '../outbox';
 import { SendTransaction } from './send-transaction';
 import { SendableTemplatesRepository } from './sendable-templates.repository';
 import { chooseTemplate, resolveTemplate } from './template-message';
 
 /** What the status endpoint shows about a message: the report, with its kind; never its content. */
-export type MessageStatusView = Omit<MessageReport, 'to'> & { kind: string; recipient: string | null };
+export type MessageStatusView = Omit<MessageReport, 'to' | 'campaign_id' | 'contact'> & {
+  kind: string;
+  recipient: string | null;
+};
 
 export interface PreparedSend {
   category: MessageCategory;
@@ -125,6 +128,8 @@ export class MessagesService {
     alsoWrite?: (em: EntityManager, id: string) => Promise<void>;
     /** The campaign it is sent for: kept on the message and carried by its events. */
     campaignId?: string | null;
+    /** The contact it is sent to: kept on the message for its report. */
+    contact?: MessageContact | null;
   }): Promise<string> {
     const { prepared, app } = send;
     // The broker's connection is down: nothing can be stored on a stream, so say so now, before
@@ -176,6 +181,8 @@ export class MessagesService {
         failureCode: null,
         failureReason: null,
         campaignId: send.campaignId ?? null,
+        contactId: send.contact?.id ?? null,
+        contactExternalId: send.contact?.external_id ?? null,
       },
       tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,
@@ -255,28 +262,13 @@ export class MessagesService {
     const message = messageId.length <= 64 ? await this.messages.findForApp(app.id, messageId) : null;
     if (!message) throw new NotFoundProblem('message');
     const report = await this.report(message);
-    const { to, ...rest } = report;
+    // Campaigns and contacts are the gateway's: the API's answer has neither.
+    const { to, campaign_id: _campaign, contact: _contact, ...rest } = report;
     return { ...rest, kind: message.kind, recipient: to };
   }
 
   /** What anyone may see of a message: status, timeline, price, failure; never its content. */
   async report(message: MessageEntity): Promise<MessageReport> {
-    const timeline = await this.messages.timeline(message.id);
-    return {
-      id: message.id,
-      channel: message.channel,
-      status: message.status,
-      category: message.category,
-      to: maskPhone(message.recipient),
-      price: message.price,
-      billed_category: message.billedCategory,
-      pricing_type: message.pricingType,
-      charged: message.charged,
-      currency: message.currency,
-      created_at: unixSeconds(message.createdAt),
-      updated_at: unixSeconds(message.updatedAt),
-      failure: message.status === 'FAILED' ? { code: message.failureCode, reason: message.failureReason } : null,
-      timeline: timeline.map((e) => ({ status: e.status, timestamp: e.occurredAt })),
-    };
+    return messageReport(message, await this.messages.timeline(message.id));
   }
 }

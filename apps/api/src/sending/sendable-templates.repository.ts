@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { WindowClosedTemplate } from '@app/contracts';
 import { BatchedLookup } from '@app/database';
 import { TemplateEntity } from '../templates/template.entity';
 import type { SendableTemplate } from './template-message';
@@ -18,6 +19,15 @@ export class SendableTemplatesRepository {
    */
   findTemplates(appId: number, name: string): Promise<SendableTemplate[]> {
     return this.templatesByName.all({ appId, name });
+  }
+
+  /** Up to `limit` APPROVED templates of the app, by name and language (what a closed window can still send). */
+  approvedOf(appId: number, limit: number): Promise<WindowClosedTemplate[]> {
+    return this.ds.query(
+      `SELECT name, language, category FROM templates
+        WHERE app_id = $1 AND status = 'APPROVED' ORDER BY name, language LIMIT $2`,
+      [appId, limit],
+    );
   }
 
   private readonly templatesByName = new BatchedLookup<

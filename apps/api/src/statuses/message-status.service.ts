@@ -8,7 +8,8 @@ import {
   EventType,
   MessageStatusData,
   parseChannelPricing,
-  RECEIPTLESS_CHANNELS,
+  chargedStatusOf,
+  statusRank,
   STATUS_OF_EVENT,
 } from '@app/contracts';
 import { BillingService, CaptureRequest, fromUnits } from '../billing/billing.service';
@@ -166,8 +167,8 @@ export class MessageStatusService implements OnModuleInit {
     const settling = new Set<string>();
     for (const s of steps) {
       if (settling.has(s.messageId)) continue;
-      const receiptless = RECEIPTLESS_CHANNELS.includes(s.message.channel);
-      if (s.status === 'DELIVERED' || s.status === 'READ' || (s.status === 'SENT' && receiptless)) {
+      // Charged once it reaches the status its channel is charged at (chargedStatusOf), or passes it.
+      if (s.status !== 'FAILED' && statusRank(s.status) >= statusRank(chargedStatusOf(s.message.channel))) {
         capture.push({ messageId: s.messageId, pricing: s.pricing });
         settling.add(s.messageId);
       } else if (s.status === 'FAILED') {

@@ -56,6 +56,40 @@ export class UsageRepository {
     return rows.map(usageRowOf);
   }
 
+  /**
+   * The money charged for an account's campaigns in [from, to) (the time of each charge), per
+   * campaign in id order after `after`, at most `limit` campaigns: each group read from the user's
+   * charges of that campaign by index, so a page reads only its campaigns' charges.
+   */
+  async campaignSpend(
+    userId: string,
+    accountId: string,
+    period: { from: Date; to: Date },
+    filter: { campaignId?: string; after?: string },
+    limit: number,
+  ): Promise<{ campaign_id: string; charged: string; cost: string }[]> {
+    const params: unknown[] = [userId, period.from, period.to, accountId, limit];
+    let only = '';
+    if (filter.campaignId) {
+      params.push(filter.campaignId);
+      only += ` AND t.campaign_id = $${params.length}::uuid`;
+    }
+    if (filter.after) {
+      params.push(filter.after);
+      only += ` AND t.campaign_id > $${params.length}::uuid`;
+    }
+    return this.ds.query(
+      `SELECT t.campaign_id::text AS campaign_id, count(*)::text AS charged, (-sum(t.amount))::text AS cost
+       FROM transactions t
+       WHERE t.user_id = $1 AND t.campaign_id IS NOT NULL AND t.created_at >= $2 AND t.created_at < $3 ${only}
+         AND EXISTS (SELECT 1 FROM campaigns c WHERE c.id = t.campaign_id AND c.account_id = $4)
+       GROUP BY t.campaign_id
+       ORDER BY t.campaign_id
+       LIMIT $5`,
+      params,
+    );
+  }
+
   /** The currency a user is charged in (its balance's, else the one it was created with). */
   async currency(userId: string): Promise<string> {
     const rows: { currency: string }[] = await this.ds.query(

@@ -69,6 +69,7 @@ export function transactionDto(t: TransactionRow): TransactionDto {
     pricing_type: t.pricing_type,
     uncharged: Number(t.uncharged),
     recipient_phone: maskPhone(t.recipient_phone),
+    campaign_id: t.campaign_id,
     timestamp: Math.floor(Number(t.micros) / 1_000_000),
   };
 }

@@ -7,6 +7,8 @@ import { AudienceContact, ContactFilter, ContactsRepository, PAGE_BYTES } from '
 import { identitiesOf } from '../contacts/contact-addresses';
 import { contactRoute, LiveSenders, liveSendersOf } from '../messages/send-route';
 import { CompiledParam, compileParams, fillParams } from './campaign-params';
+import { contactVariant, VariantAssignment, variantAssignment } from './campaign-variants';
+import { CampaignEngagementFilter } from './campaign-engagement';
 
 /** Contacts read per query: the audience is paged by id, never held whole. */
 export const AUDIENCE_PAGE = 2_000;
@@ -16,6 +18,8 @@ const UNKNOWN_NAMED = 10;
 interface Resolution {
   senders: LiveSenders;
   params: CompiledParam[];
+  /** With variants: how each contact is assigned one, and each one's params. */
+  variants: VariantAssignment | null;
   /** The attribute keys the params name: the only ones read. */
   attributeKeys: string[];
   channels: CampaignDefinition['channels'];
@@ -33,17 +37,20 @@ export class CampaignAudienceResolver {
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly connections: ConnectionsRepository,
+    private readonly engagement: CampaignEngagementFilter,
   ) {}
 
   async *resolve(
     account: AuthenticatedAccount,
-    definition: CampaignDefinition,
+    definition: CampaignDefinition & { id: string },
   ): AsyncGenerator<CampaignRecipientInput[]> {
     const params = compileParams(definition.params ?? []);
+    const variants = variantAssignment(definition);
     const r: Resolution = {
       senders: await liveSendersOf(this.connections, account.id, definition.channels),
       params,
-      attributeKeys: attributeKeysOf(params),
+      variants,
+      attributeKeys: attributeKeysOf([...params, ...(variants?.params.flat() ?? [])]),
       channels: definition.channels,
       accountZone: account.timeZone ?? 'UTC',
     };
@@ -69,13 +76,16 @@ export class CampaignAudienceResolver {
       }
       return;
     }
+    // An engagement filter (docs/campaigns.md#engagement-filters) keeps part of each page.
+    const engaged = await this.engagement.prepare(account, audience);
     for await (const contacts of this.contacts.audience(
       account.id,
       filterOf(audience),
       r.attributeKeys,
       AUDIENCE_PAGE,
     )) {
-      yield contacts.map((contact) => recipientOf(++seq, contact, r, false));
+      const kept = engaged ? await engaged(contacts) : contacts;
+      yield kept.map((contact) => recipientOf(++seq, contact, r, false));
     }
   }
 
@@ -151,6 +161,8 @@ export function recipientOf(
   duplicate: boolean,
 ): CampaignRecipientInput {
   const time_zone = contact.time_zone ?? r.accountZone;
+  const { variant, params: compiled } = contactVariant(r.variants, contact.id, r.params);
+  const assigned = variant === undefined ? {} : { variant };
   const excluded = (skip: NonNullable<CampaignRecipientInput['skip']>): CampaignRecipientInput => ({
     seq,
     contact_id: contact.id,
@@ -159,11 +171,12 @@ export function recipientOf(
     route: [],
     params: [],
     skip,
+    ...assigned,
   });
   if (duplicate) return excluded('duplicate');
   const route = contactRoute(identitiesOf(contact.addresses), r.channels, r.senders);
   if (!route.length) return excluded('no_identity');
-  const params = fillParams(r.params, contact);
+  const params = fillParams(compiled, contact);
   if (!params) return excluded('missing_param');
-  return { seq, contact_id: contact.id, external_id: contact.external_id, time_zone, route, params };
+  return { seq, contact_id: contact.id, external_id: contact.external_id, time_zone, route, params, ...assigned };
 }

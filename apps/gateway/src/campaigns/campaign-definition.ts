@@ -10,7 +10,18 @@ import { FieldError, findUnboundedInput, INPUT_LIMITS, ValidationProblem } from 
 import { CONTACT_LIMITS } from '../contacts/contact-fields';
 
 /** Fields a PATCH may clear with null. */
-const OPTIONAL = new Set<string>(['language', 'params', 'media_url', 'schedule', 'quiet_hours', 'rate', 'budget']);
+const OPTIONAL = new Set<string>([
+  'language',
+  'params',
+  'media_url',
+  'schedule',
+  'quiet_hours',
+  'rate',
+  'budget',
+  'frequency',
+  'variants',
+  'track_links',
+]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

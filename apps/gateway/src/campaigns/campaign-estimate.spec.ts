@@ -1,5 +1,5 @@
 import { CampaignQuote } from '@app/contracts';
-import { allowedFraction, estimateTime, EstimateTally, TimeEstimateInput } from './campaign-estimate';
+import { estimateTime, EstimateTally, QuietHoursTally, TimeEstimateInput } from './campaign-estimate';
 
 const now = new Date('2026-11-26T18:00:00Z');
 /** An ISO time as the Unix seconds the estimate answers. */
@@ -9,7 +9,7 @@ const base: TimeEstimateInput = {
   pacing: { whatsapp: 80, telegram: 30, max: 30 },
   rate: null,
   tier: null,
-  quietHours: null,
+  quiet: null,
   now,
   startAt: null,
 };
@@ -38,12 +38,23 @@ describe('estimateTime', () => {
     expect(estimateTime({ ...base, perChannel: { whatsapp: 200 }, tier }).tierDays).toBe(0);
   });
 
-  it('divides the sending time by the share of the day outside quiet hours', () => {
-    expect(allowedFraction({ start: '21:00', end: '09:00' })).toBe(0.5);
-    expect(allowedFraction({ start: '09:00', end: '21:00' })).toBe(0.5);
-    expect(allowedFraction({ start: '23:00', end: '23:30' })).toBeCloseTo(1410 / 1440);
-    const t = estimateTime({ ...base, perChannel: { whatsapp: 800 }, quietHours: { start: '21:00', end: '09:00' } });
-    expect(t.time).toMatchObject({ limited_by: 'quiet_hours', seconds: 20 });
+  it('counts quiet hours only for the recipients they hold at the start, each zone on its own clock', () => {
+    // 18:00 UTC: 21:00 in Moscow (inside 21:00-09:00, until 06:00 UTC), 18:00 in London, 13:00 in New York.
+    const quiet = new QuietHoursTally({ start: '21:00', end: '09:00' }, now);
+    for (let i = 0; i < 700; i++) quiet.add(i % 2 ? 'Europe/London' : 'America/New_York');
+    const free = estimateTime({ ...base, perChannel: { whatsapp: 700 }, quiet: quiet.result });
+    // Nobody is inside quiet hours: the pacing alone (the old model scaled it by 1 / 0.5).
+    expect(free.time).toMatchObject({ limited_by: 'pacing', seconds: 9 });
+    expect(free.limits.map((l) => l.limit)).toEqual(['pacing']);
+    for (let i = 0; i < 100; i++) quiet.add('Europe/Moscow');
+    const held = estimateTime({ ...base, perChannel: { whatsapp: 800 }, quiet: quiet.result });
+    // The 100 in Moscow wait 12 hours, then go at the campaign's pace (800 in 10 s: 100 in 1.25 s).
+    expect(held.limits).toContainEqual({ limit: 'quiet_hours', recipients: 100, seconds: 12 * 3600 + 2 });
+    expect(held.time).toMatchObject({ limited_by: 'quiet_hours', seconds: 12 * 3600 + 2 });
+    // An unknown zone reads as UTC, as the runner reads it.
+    const utc = new QuietHoursTally({ start: '17:00', end: '19:00' }, now);
+    utc.add('Not/AZone');
+    expect(utc.result).toEqual({ held: 1, lastEndSeconds: 3600 });
   });
 
   it('keeps the tier as the limit when it outlasts quiet hours', () => {
@@ -51,7 +62,7 @@ describe('estimateTime', () => {
       ...base,
       perChannel: { whatsapp: 1500 },
       tier: { cap: 1000, label: '1K', remaining: 1000 },
-      quietHours: { start: '21:00', end: '09:00' },
+      quiet: { held: 10, lastEndSeconds: 3600 },
     });
     expect(t.time.limited_by).toBe('tier');
   });
@@ -116,9 +127,9 @@ describe('EstimateTally', () => {
       },
     });
     expect(e.warnings).toEqual([
-      "WhatsApp's tier (1K) spreads the campaign over 2 days",
-      'the balance covers 4 of 6 recipients',
-      'the budget covers 2 of 6 recipients',
+      { code: 'tier', detail: "WhatsApp's tier (1K) spreads the campaign over 2 days" },
+      { code: 'balance', detail: 'the balance covers 4 of 6 recipients' },
+      { code: 'budget', detail: 'the budget covers 2 of 6 recipients' },
     ]);
   });
 

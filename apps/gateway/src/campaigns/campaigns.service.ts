@@ -4,6 +4,8 @@ import {
   CAMPAIGNS_RPC,
   CampaignConsentRequest,
   CampaignDefinition,
+  CampaignFrequencyRequest,
+  CampaignFrequencyResult,
   campaignInstant,
   CampaignRecipientInput,
   CampaignRef,
@@ -23,9 +25,12 @@ import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-acco
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
 import { templateAppOf } from '../messages/send-route';
+import { LinksService } from '../links/links.service';
 import { CampaignAudienceResolver } from './campaign-audience';
+import { checkEngagementAvailable } from './campaign-engagement';
+import { CampaignAudienceCheck, emptyAudience } from './campaign-audience-check';
 import { campaignAnswer, mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
-import { CampaignEstimate, estimateTime, EstimateTally } from './campaign-estimate';
+import { CampaignEstimate, estimateTime, EstimateTally, QuietHoursTally } from './campaign-estimate';
 
 /** Most routes asked of consent per call (the api's bound). */
 export const CONSENT_BATCH = 5_000;
@@ -92,16 +97,20 @@ export class CampaignsService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly audience: CampaignAudienceResolver,
+    private readonly audienceCheck: CampaignAudienceCheck,
     private readonly connections: ConnectionsRepository,
     private readonly targets: TargetPolicy,
     private readonly clock: Clock,
+    private readonly links: LinksService,
   ) {}
 
   private parse(raw: unknown): CampaignDefinition {
-    return parseCampaignDefinition(raw, (url) => {
+    const definition = parseCampaignDefinition(raw, (url) => {
       const form = this.targets.checkForm(url);
       return form.ok ? null : form.reason;
     });
+    checkEngagementAvailable(definition);
+    return definition;
   }
 
   async create(account: AuthenticatedAccount, body: unknown): Promise<CampaignView> {
@@ -116,7 +125,7 @@ export class CampaignsService {
   }
 
   async get(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
-    return campaignAnswer(await this.stored(account, id));
+    return this.links.withClicks(account.id, campaignAnswer(await this.stored(account, id)));
   }
 
   /** The campaign as the api keeps it, its schedule as written: what an estimate, launch or change reads. */
@@ -173,7 +182,11 @@ export class CampaignsService {
       { ...refOf(account, id), template_app_id: templateAppId },
       ESTIMATE,
     );
-    const tally = new EstimateTally(quote, campaign.budget ?? null);
+    const now = this.clock.now();
+    const startAt = campaignInstant(campaign.schedule?.start_at);
+    const start = startAt && startAt > now ? startAt : now;
+    const quiet = campaign.quiet_hours ? new QuietHoursTally(campaign.quiet_hours, start) : null;
+    const tally = new EstimateTally(quote, campaign.budget ?? null, quiet);
     let batch: CampaignRecipientInput[] = [];
     const settle = async () => {
       if (!batch.length) return;
@@ -183,10 +196,26 @@ export class CampaignsService {
         routes: batch.map((r) => r.route.map((s) => ({ channel: s.channel, to: s.to }))),
       };
       const { allowed } = await this.rpc.call(CAMPAIGNS_RPC.consent, request, ESTIMATE);
-      batch.forEach((r, i) => {
+      // Each recipient's first channel consent allows, -1 when none.
+      const first = batch.map((r, i) => {
         const index = allowed[i]?.index ?? -1;
-        if (index < 0 || index >= r.route.length) tally.exclude('opted_out');
-        else tally.include(r.route[index].channel);
+        return index < r.route.length ? index : -1;
+      });
+      const consented = batch.filter((_r, i) => first[i] >= 0);
+      // Of those consent allows, the ones the frequency rules keep out (marketing only).
+      const { excluded } = await this.frequencyOf(quote.category, {
+        user_id: userId,
+        category: quote.category,
+        template: campaign.template,
+        frequency: campaign.frequency ?? null,
+        contact_ids: consented.map((r) => r.contact_id),
+      });
+      let k = 0;
+      batch.forEach((r, i) => {
+        if (first[i] < 0) return tally.exclude('opted_out');
+        const limited = excluded[k++];
+        if (limited) tally.exclude(limited);
+        else tally.include(r.route[first[i]].channel, r.time_zone);
       });
       batch = [];
     };
@@ -201,19 +230,24 @@ export class CampaignsService {
       }
     }
     await settle();
-    const now = this.clock.now();
-    const startAt = campaignInstant(campaign.schedule?.start_at);
-    return tally.result((perChannel) =>
+    tally.audienceWarnings.push(...(await this.audienceCheck.warnings(account.id, campaign.audience, tally.audience)));
+    return tally.result((perChannel, quietHold) =>
       estimateTime({
         perChannel,
         pacing: quote.pacing,
         rate: campaign.rate ?? null,
         tier: quote.tier,
-        quietHours: campaign.quiet_hours ?? null,
+        quiet: quietHold,
         now,
         startAt,
       }),
     );
+  }
+
+  /** The frequency rules' exclusions of some contacts: asked of the api for marketing only (they hold for nothing else). */
+  private frequencyOf(category: string, request: CampaignFrequencyRequest): Promise<CampaignFrequencyResult> {
+    if (category !== 'MARKETING') return Promise.resolve({ excluded: request.contact_ids.map(() => null) });
+    return this.rpc.call(CAMPAIGNS_RPC.frequency, request, ESTIMATE);
   }
 
   /**
@@ -236,11 +270,14 @@ export class CampaignsService {
     billedUser(account);
     const templateAppId = await templateAppOf(this.connections, account.id);
     let total = 0;
+    let sendable = 0;
     let first = true;
     let page: CampaignRecipientInput[] = [];
     let bytes = 0;
     const load = async () => {
-      await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: first, recipients: page }, LAUNCH);
+      // Tracked links (docs/campaigns.md#tracked-links): the page's URLs become short links first.
+      const recipients = await this.links.track(account.id, campaign, page, first);
+      await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: first, recipients }, LAUNCH);
       total += page.length;
       first = false;
       page = [];
@@ -252,10 +289,20 @@ export class CampaignsService {
         if (page.length && (page.length >= LOAD_PAGE_RECIPIENTS || bytes + size > LOAD_PAGE_BYTES)) await load();
         page.push(r);
         bytes += size;
+        if (!r.skip) sendable++;
       }
     }
     // The first page goes even when empty: it resets what an earlier launch left.
     if (page.length || first) await load();
+    if (sendable === 0) {
+      // Nobody to send to: the draft stays a draft, with nothing loaded.
+      const warnings = total
+        ? [{ code: 'no_recipients' as const, detail: `every one of the audience's ${total} contacts is excluded` }]
+        : await this.audienceCheck.warnings(account.id, campaign.audience, 0);
+      if (total)
+        await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: true, recipients: [] }, LAUNCH);
+      throw emptyAudience(warnings);
+    }
     const view = await this.rpc.call(
       CAMPAIGNS_RPC.launch,
       { ...refOf(account, id), template_app_id: templateAppId, total },

@@ -1,6 +1,7 @@
 import { EventEnvelope, Topology } from '@app/contracts';
 import { NatsClients } from '@app/messaging';
 import { ConnectionsRepository } from '../connections/connections.repository';
+import { ConversationsRecorder } from '../conversations/conversations.recorder';
 import { CourseOutboxWorker } from './course-outbox.worker';
 import { CourseMessageRow, CourseRepository } from './course.repository';
 import { CourseStatusConsumer } from './course-status.consumer';
@@ -32,6 +33,7 @@ function setup() {
     course as unknown as CourseRepository,
     connections as unknown as ConnectionsRepository,
     outbox as unknown as CourseOutboxWorker,
+    { record: jest.fn().mockResolvedValue(undefined) } as unknown as ConversationsRecorder,
   );
   return { consumer, course };
 }

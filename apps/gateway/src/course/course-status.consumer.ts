@@ -10,6 +10,7 @@ import {
 } from '@app/messaging';
 import { GroupCommit } from '@app/database';
 import { ConnectionsRepository } from '../connections/connections.repository';
+import { ConversationsRecorder } from '../conversations/conversations.recorder';
 import { CourseOutboxWorker } from './course-outbox.worker';
 import { CourseMessageRow, CourseRepository } from './course.repository';
 
@@ -49,7 +50,8 @@ export interface CourseStatusEvent {
  * The gateway's durable consumer of the EVENTS stream, for course platforms: a status of a message
  * sent for a course event becomes a status event in the outbox of its student (see
  * CourseOutboxWorker), in the order the statuses come; a status that comes after a later one of the
- * same message is dropped. Statuses of other messages are acknowledged and forgotten.
+ * same message is dropped. Statuses of other messages are acknowledged and forgotten. Every event
+ * is first handed to the conversations (ConversationsRecorder: inbound messages and outbound statuses).
  */
 @Injectable()
 export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -77,6 +79,7 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
     private readonly course: CourseRepository,
     private readonly connections: ConnectionsRepository,
     private readonly outbox: CourseOutboxWorker,
+    private readonly conversations: ConversationsRecorder,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -127,6 +130,8 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
   }
 
   async handle(event: EventEnvelope, lookup = this.lookUp(event)): Promise<Settlement> {
+    // Inbound messages and outbound statuses join their conversations (docs/conversations.md).
+    await this.conversations.record(event);
     const found = await lookup;
     if (!found) return settle.ack();
     const status = STATUS_EVENTS[event.type];

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { Clock } from '@app/server';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
+import { ConversationsModule } from '../conversations/conversations.module';
 import { GatewayMessagesModule } from '../messages/gateway-messages.module';
 import { PublicRateLimitModule } from '../public-rate-limit/public-rate-limit.guard';
 import { CourseBodyParser } from './course-body.parser';
@@ -16,7 +17,7 @@ import { CourseService } from './course.service';
 
 /** Course platforms: their events in, rules into sends, message statuses back out (docs/course.md). */
 @Module({
-  imports: [AccountsModule, ConnectionsModule, GatewayMessagesModule, PublicRateLimitModule],
+  imports: [AccountsModule, ConnectionsModule, ConversationsModule, GatewayMessagesModule, PublicRateLimitModule],
   controllers: [CourseInboundController, CourseController],
   providers: [
     Clock,

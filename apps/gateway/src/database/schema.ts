@@ -10,6 +10,8 @@ import { Contacts1764300000001 } from './migrations/1764300000001-Contacts';
 import { PhoneRegions1764400000000 } from './migrations/1764400000000-PhoneRegions';
 import { ContactAddresses1764500000000 } from './migrations/1764500000000-ContactAddresses';
 import { RegisteredChannels1764600000000 } from './migrations/1764600000000-RegisteredChannels';
+import { TrackedLinks1764830000000 } from './migrations/1764830000000-TrackedLinks';
+import { Conversations1764840000000 } from './migrations/1764840000000-Conversations';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
@@ -24,5 +26,7 @@ export const gatewaySchema: SchemaDefinition = {
     PhoneRegions1764400000000,
     ContactAddresses1764500000000,
     RegisteredChannels1764600000000,
+    TrackedLinks1764830000000,
+    Conversations1764840000000,
   ],
 };

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AppSignal, EventEnvelope, PixelOpen, Topology } from '@app/contracts';
+import { AppSignal, EventEnvelope, LinkClick, PixelOpen, Topology } from '@app/contracts';
 import {
   ConsumerRunner,
   DEFAULT_TOPOLOGY_OPTIONS,
@@ -8,6 +8,7 @@ import {
   EVENTS_LINGER_MS,
   Settlement,
 } from '@app/messaging';
+import { LinksService } from '../links/links.service';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { WhatsAppInboundService } from './whatsapp/whatsapp-inbound.service';
 
@@ -29,11 +30,13 @@ export class InboundRelay implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly topology: Topology,
     private readonly inbound: WhatsAppInboundService,
     private readonly pixelOpens: PixelOpensService,
+    private readonly links: LinksService,
   ) {}
 
   /** One consumer for the whole stream (a work queue takes no overlapping consumers): routed by subject. */
   private handle(msg: PulledMessage): Promise<Settlement | void> {
     if (msg.subject === this.topology.pixelOpenSubject()) return this.pixelOpens.record(msg.json<PixelOpen>());
+    if (msg.subject === this.topology.linkClickSubject()) return this.links.record(msg.json<LinkClick>());
     if (msg.subject === this.topology.inboundSignalSubject('whatsapp'))
       return this.inbound.relaySignal(msg.json<AppSignal>());
     return this.inbound.relay(msg.json<EventEnvelope>());

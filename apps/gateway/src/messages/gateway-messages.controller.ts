@@ -24,7 +24,7 @@ export class GatewayMessagesController {
 
   @Post()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Send a template on a connected channel; 202 once it is queued' })
+  @ApiOperation({ summary: 'Send a template or free-form content on a connected channel; 202 once it is queued' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Repeats return the first answer' })
   @ApiAcceptedResponse({ type: SendGatewayMessageResponseDto })
   @ApiProblems(400, 403, 404, 409, 422)
@@ -41,7 +41,7 @@ export class GatewayMessagesController {
     const answer = await this.messages.send(account, dto, idempotency);
     if (answer.replayed) void reply.header('Idempotent-Replayed', 'true');
     void reply.header('Location', `/v1/messages/${answer.id}`);
-    return { id: answer.id, status: answer.status };
+    return { id: answer.id, status: answer.status, ...(answer.rendered_as ? { rendered_as: answer.rendered_as } : {}) };
   }
 
   @Get()

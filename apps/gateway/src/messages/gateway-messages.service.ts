@@ -1,18 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import {
+  addressKindsOf,
+  contentErrors,
   FailoverStep,
   GATEWAY_MESSAGES_RPC,
   GatewaySendChannel,
   GatewaySendResult,
   ListMessageReportsResult,
+  MessageContact,
   MessageReport,
   readAddress,
+  SendContent,
+  SendContentType,
   sendRecipient,
   UsageQuery,
   UsageReport,
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
-import { BatchedRpc, RpcClient } from '@app/messaging';
+import { BatchedRpc, RpcClient, RpcProblemError } from '@app/messaging';
 import {
   ForbiddenProblem,
   NotFoundProblem,
@@ -28,6 +33,10 @@ import { ContactsService } from '../contacts/contacts.service';
 import { identitiesOf } from '../contacts/contact-addresses';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
 import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn, templateAppIn } from './send-route';
+import { windowClosedOf } from './window-closed.problem';
+
+/** What a send answers: the api's result, and for a `content` send what the channel was asked to send. */
+export type GatewaySendAnswer = GatewaySendResult & { rendered_as?: SendContentType };
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
 const SEND_RPC_TIMEOUT_MS = 10_000;
@@ -70,30 +79,49 @@ export class GatewayMessagesService {
     });
   }
 
+  /**
+   * A send of a template or of `content` (exactly one): its recipient or route read here, each
+   * channel's content limits checked before the api is asked (so nothing is held for a refused
+   * send), then the api's one send path. A WhatsApp content send with the window closed is a 422
+   * `WindowClosedProblem` naming the templates that could be sent instead.
+   */
   async send(
     account: AuthenticatedAccount,
     dto: SendGatewayMessageDto,
     idempotency: { key: string; hash: string } | null,
-  ): Promise<GatewaySendResult> {
+  ): Promise<GatewaySendAnswer> {
+    const content = contentOf(dto);
     if (dto.media_url) checkMediaUrl(this.targets, dto.media_url);
+    if (content && 'url' in content) checkMediaUrl(this.targets, content.url, 'content.url');
     const userId = billedUser(account);
-    const { route, senders } = await this.routeOf(account, dto);
-    const templateAppId = templateAppIn(senders);
+    const { route, senders, contact } = await this.routeOf(account, dto);
+    if (content) {
+      const errors = route.flatMap((step) => contentErrors(step.channel, content));
+      if (errors.length) throw new ValidationProblem(uniqueErrors(errors));
+    }
+    // Content needs no template: the WhatsApp app, when linked, is only the sender on WhatsApp.
+    const templateAppId = content ? (senders.whatsapp?.appId ?? null) : templateAppIn(senders);
     const [first] = route;
-    return this.sends.call({
-      account_id: account.id,
-      user_id: userId,
-      channel: first.channel,
-      to: first.to,
-      template_app_id: templateAppId,
-      template: dto.template,
-      ...(dto.language ? { language: dto.language } : {}),
-      params: dto.params ?? [],
-      ...(dto.media_url ? { media_url: dto.media_url } : {}),
-      ...(first.sender ? { sender: first.sender } : {}),
-      ...(route.length > 1 ? { route } : {}),
-      idempotency,
-    });
+    const result = await this.sends
+      .call({
+        account_id: account.id,
+        user_id: userId,
+        channel: first.channel,
+        to: first.to,
+        template_app_id: templateAppId,
+        ...(content ? { content } : { template: dto.template! }),
+        ...(dto.language ? { language: dto.language } : {}),
+        params: dto.params ?? [],
+        ...(dto.media_url ? { media_url: dto.media_url } : {}),
+        ...(first.sender ? { sender: first.sender } : {}),
+        ...(route.length > 1 ? { route } : {}),
+        ...(contact ? { contact } : {}),
+        idempotency,
+      })
+      .catch((err: unknown) => {
+        throw (err instanceof RpcProblemError && windowClosedOf(err.problem)) || err;
+      });
+    return content ? { ...result, rendered_as: content.type } : result;
   }
 
   /**
@@ -104,7 +132,7 @@ export class GatewayMessagesService {
   private async routeOf(
     account: AuthenticatedAccount,
     dto: SendGatewayMessageDto,
-  ): Promise<{ route: FailoverStep[]; senders: LiveSenders }> {
+  ): Promise<{ route: FailoverStep[]; senders: LiveSenders; contact?: MessageContact }> {
     const sendersOf = (channels: readonly GatewaySendChannel[]) =>
       liveSendersOf(this.connections, account.id, channels.includes('whatsapp') ? channels : [...channels, 'whatsapp']);
     if (dto.contact === undefined) {
@@ -116,7 +144,7 @@ export class GatewayMessagesService {
         ...(dto.channels !== undefined ? [{ field: 'channels', message: 'channels go with contact' }] : []),
       ];
       if (errors.length) throw new ValidationProblem(errors);
-      const rule = sendRecipient(dto.channel!);
+      const rule = recipientRule(dto.channel!);
       const to = readAddress(rule.kinds, dto.to!, account.defaultRegion)?.value ?? null;
       if (to === null) throw new ValidationProblem([{ field: 'to', message: rule.message }]);
       const senders = await sendersOf([dto.channel!]);
@@ -140,7 +168,7 @@ export class GatewayMessagesService {
         `The contact has no identity on any of ${dto.channels!.join(', ')} that the account has a live connection of.`,
       );
     }
-    return { route, senders };
+    return { route, senders, contact: { id: contact.id, external_id: contact.external_id } };
   }
 
   async get(account: AuthenticatedAccount, id: string): Promise<GatewayMessageReport> {
@@ -171,6 +199,8 @@ export class GatewayMessagesService {
         ...(q.status ? { status: q.status } : {}),
         ...(from !== undefined ? { from } : {}),
         ...(to !== undefined ? { to } : {}),
+        ...(q.campaign_id ? { campaign_id: q.campaign_id.toLowerCase() } : {}),
+        ...(q.contact_id ? { contact_id: q.contact_id.toLowerCase() } : {}),
         ...(q.cursor ? { cursor: q.cursor } : {}),
         limit: q.limit === undefined ? 50 : Number(q.limit),
       },
@@ -209,6 +239,46 @@ export class GatewayMessagesService {
     }
     return { data };
   }
+}
+
+/**
+ * The send's `content`, or null for a template send: exactly one of `template` and `content` (both
+ * or neither is a field error); a content send takes none of the template's fields.
+ */
+function contentOf(dto: SendGatewayMessageDto): SendContent | null {
+  if (dto.content === undefined) {
+    if (dto.template === undefined) {
+      throw new ValidationProblem([{ field: 'template', message: 'template or content is required' }]);
+    }
+    return null;
+  }
+  const errors = [
+    ...(dto.template !== undefined
+      ? [{ field: 'content', message: 'a send takes template or content, not both' }]
+      : []),
+    ...(['params', 'language', 'media_url'] as const)
+      .filter((f) => dto[f] !== undefined)
+      .map((f) => ({ field: f, message: `${f} goes with template` })),
+  ];
+  if (errors.length) throw new ValidationProblem(errors);
+  return dto.content as SendContent;
+}
+
+/**
+ * Who `to` can name on a channel: its registered send recipients and, on WhatsApp, a
+ * business-scoped user id as well (a customer known only by it is answered there).
+ */
+function recipientRule(channel: GatewaySendChannel): ReturnType<typeof sendRecipient> {
+  const rule = sendRecipient(channel);
+  const userId = channel === 'whatsapp' ? addressKindsOf(channel).find((k) => k.kind === 'user_id') : undefined;
+  if (!userId || rule.kinds.includes(userId)) return rule;
+  return { kinds: [...rule.kinds, userId], message: `${rule.message}, or a business-scoped user id` };
+}
+
+/** The same field error once, though several channels of a route refuse it alike. */
+function uniqueErrors(errors: { field: string; message: string }[]): { field: string; message: string }[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(`${e.field}\n${e.message}`) && !!seen.add(`${e.field}\n${e.message}`));
 }
 
 const notConnected = (channel: string) =>

@@ -73,10 +73,10 @@ export function templateAppIn(senders: LiveSenders): number {
 }
 
 /**
- * A template's media URL as a channel (or the MAX connector itself) fetches it: https, no
+ * A media URL (a template's `media_url`, a content's `content.url`) as a channel (or the MAX connector itself) fetches it: https, no
  * credentials, no internal IP literal; the name's addresses are checked when the media is downloaded.
  */
-export function checkMediaUrl(targets: TargetPolicy, url: string): void {
+export function checkMediaUrl(targets: TargetPolicy, url: string, field = 'media_url'): void {
   const media = targets.checkForm(url);
-  if (!media.ok) throw new ValidationProblem([{ field: 'media_url', message: `media_url ${media.reason}` }]);
+  if (!media.ok) throw new ValidationProblem([{ field, message: `${field} ${media.reason}` }]);
 }

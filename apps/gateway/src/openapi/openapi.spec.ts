@@ -23,7 +23,8 @@ describe("the gateway's OpenAPI document", () => {
   // A contact import's CSV or NDJSON file is read from the request stream, never parsed as JSON.
   itDocumentsEveryRoute(() => ({ document, routes }), {
     minRoutes: 13,
-    withoutCredential: ['Pixel_open'],
+    withoutCredential: ['Pixel_open', 'Links_follow'],
+    redirects: ['Links_follow'],
     streamedBodies: ['ContactImports_start'],
   });
 
@@ -37,8 +38,10 @@ describe("the gateway's OpenAPI document", () => {
   it('documents the send, the delivery report and its pages, without the channel callbacks', () => {
     expect(Object.keys(document.paths)).not.toContainEqual(expect.stringMatching(/inbound|course\/events\/|whatsapp/));
     const send = schemaOf(document, { $ref: '#/components/schemas/SendGatewayMessageDto' });
-    // channel and to, or contact and channels: the service names whichever is missing.
-    expect(send.required).toEqual(['template']);
+    // channel and to, or contact and channels; template or content: the service names whichever is missing.
+    expect(send.required).toBeUndefined();
+    expect(Object.keys(send.properties ?? {})).toEqual(expect.arrayContaining(['template', 'content']));
+    expect(schemaOf(document, { $ref: '#/components/schemas/SendContentDto' }).required).toEqual(['type']);
     const idempotency = operationsOf(document)
       .get('GatewayMessages_send')
       ?.parameters?.find((p) => 'name' in p && p.name === 'Idempotency-Key');

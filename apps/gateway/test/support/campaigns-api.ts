@@ -6,11 +6,14 @@ import {
   CAMPAIGNS_RPC,
   CampaignConsentRequest,
   CampaignConsentResult,
+  CampaignFrequencyRequest,
+  CampaignFrequencyResult,
   CampaignQuote,
   CampaignRecipientInput,
   CampaignRef,
   CampaignView,
   CreateCampaignRequest,
+  FrequencySkip,
   LaunchCampaignRequest,
   ListCampaignRecipientsRequest,
   ListCampaignRecipientsResult,
@@ -41,6 +44,9 @@ export class CampaignsApiState {
   readonly optedOut = new Set<string>();
   /** Addresses that consent refuses for want of an opt-in. */
   readonly consentRequired = new Set<string>();
+  /** Contacts the frequency rules keep out, and why; the frequency requests as asked. */
+  readonly frequencyLimited = new Map<string, FrequencySkip>();
+  readonly frequencyAsked: CampaignFrequencyRequest[] = [];
   quote: CampaignQuote = {
     category: 'MARKETING',
     currency: 'USD',
@@ -168,6 +174,14 @@ class CampaignsApiController {
           return { index: -1, reason: this.s.optedOut.has(route[0]?.to) ? 'opted_out' : 'consent_required' };
         }),
       };
+    }, rpcProblemOf);
+  }
+
+  @MessagePattern(CAMPAIGNS_RPC.frequency)
+  frequency(@Payload() req: CampaignFrequencyRequest): Promise<RpcReply<CampaignFrequencyResult>> {
+    return rpcAnswer(() => {
+      this.s.frequencyAsked.push(req);
+      return { excluded: req.contact_ids.map((id) => this.s.frequencyLimited.get(id) ?? null) };
     }, rpcProblemOf);
   }
 

@@ -14,6 +14,7 @@ import {
 import { EmulateBotInboundDto, RegisterBotDto, SetBotFaultDto } from './dto/bot-controls.dto';
 import { maxUpdate } from './max-bot-api.controller';
 import { telegramUpdate } from './telegram-bot-api.controller';
+import { channelHasKind, maxKindUpdate, telegramKindUpdate } from './inbound-updates';
 
 /** Controls of the Telegram and MAX emulators, `/_sandbox/telegram/...` and `/_sandbox/max/...` (docs/sandbox.md). */
 @Controller('_sandbox/:channel')
@@ -81,7 +82,7 @@ export class BotControlsController {
     this.emulator(channel).clearFault();
   }
 
-  /** Posts an update to the bot's webhook as the channel would: a message, a photo, a document or a button press. */
+  /** Posts an update to the bot's webhook as the channel would: any `kind` of message, an edit, a reaction or a button press. */
   @Post('inbound')
   async inbound(
     @Param('channel') channel: string,
@@ -99,7 +100,17 @@ export class BotControlsController {
     }
     const bot = emulator.allBots().find((b) => b.token === dto.bot || String(b.id) === dto.bot);
     if (!bot) throw new NotFoundProblem('bot');
+    if (dto.kind !== undefined && !channelHasKind(emulator.channel, dto.kind)) {
+      throw new ValidationProblem([{ field: 'kind', message: `${channel} has no ${dto.kind} update` }]);
+    }
+    if (channel === 'telegram' && dto.message_id !== undefined && !/^\d{1,15}$/.test(dto.message_id)) {
+      throw new ValidationProblem([{ field: 'message_id', message: 'a Telegram message id is a number' }]);
+    }
+    if ((dto.kind === 'edit' || dto.kind === 'reaction') && !dto.message_id) {
+      throw new ValidationProblem([{ field: 'message_id', message: `${dto.kind} needs message_id` }]);
+    }
     if (
+      dto.kind === undefined &&
       dto.text === undefined &&
       dto.photo_url === undefined &&
       dto.document_url === undefined &&
@@ -108,10 +119,15 @@ export class BotControlsController {
       throw new ValidationProblem([{ field: 'text', message: 'give text, photo_url, document_url or callback_data' }]);
     }
     const updateId = ++this.updateSeq;
+    const kind = dto.kind;
     const update =
       channel === 'telegram'
-        ? telegramUpdate(updateId, bot, { chat_id: dto.from, ...dto })
-        : maxUpdate(bot, { user_id: dto.from, ...dto }, updateId);
+        ? kind
+          ? telegramKindUpdate(updateId, bot, { ...dto, kind })
+          : telegramUpdate(updateId, bot, { chat_id: dto.from, ...dto, message_id: Number(dto.message_id ?? 1) })
+        : kind
+          ? maxKindUpdate(bot, { ...dto, kind }, updateId)
+          : maxUpdate(bot, { user_id: dto.from, ...dto }, updateId);
     this.sentUpdates.set(updateId, { channel: emulator.channel, bot, update });
     // Kept to be sent again on request: the most recent only (SANDBOX_RECORDS_MAX).
     if (this.sentUpdates.size > this.config.SANDBOX_RECORDS_MAX) {

@@ -101,7 +101,12 @@ function checkKeyboard(markup: unknown): void {
   }
 }
 
-const MEDIA_FIELD: Record<string, string> = { sendPhoto: 'photo', sendVideo: 'video', sendDocument: 'document' };
+const MEDIA_FIELD: Record<string, string> = {
+  sendPhoto: 'photo',
+  sendVideo: 'video',
+  sendDocument: 'document',
+  sendAudio: 'audio',
+};
 
 /**
  * The emulated Telegram Bot API at `/telegram/bot<token>/<method>`, with Telegram's answers
@@ -174,6 +179,10 @@ export class TelegramBotApiController {
       case 'answerCallbackQuery':
         if (!params.callback_query_id)
           throw badRequest('query is too old and response timeout expired or query ID is invalid');
+        this.emulator.recordAccepted(bot, method, params);
+        return { ok: true, result: true };
+      case 'sendChatAction':
+        if (!params.chat_id || !params.action) throw badRequest('chat_id and action are required');
         this.emulator.recordAccepted(bot, method, params);
         return { ok: true, result: true };
       case 'sendMessage':

@@ -17,6 +17,7 @@ import { GraphAuthGuard } from './graph-auth.guard';
 import { graphErrors, GraphErrorFilter } from './graph-error';
 import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { ReadMarkers } from './read-markers';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxTemplatesService } from './templates.service';
 
@@ -30,6 +31,7 @@ export class GraphController {
     private readonly templates: SandboxTemplatesService,
     private readonly numbers: PhoneNumbersService,
     private readonly clock: SandboxClock,
+    private readonly readMarkers: ReadMarkers,
   ) {}
 
   @Post(':version/:phoneNumberId/messages')
@@ -39,6 +41,8 @@ export class GraphController {
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<GraphSendResponse> {
+    const marker = this.readMarkers.take(phoneNumberId, body);
+    if (marker) return Promise.resolve(marker as unknown as GraphSendResponse);
     return this.handleSend(phoneNumberId, 'messages', body, reply);
   }
 

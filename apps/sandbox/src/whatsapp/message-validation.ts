@@ -1,4 +1,5 @@
 import { templateVariables } from '@app/channels';
+import { isWhatsAppUserId } from '@app/contracts';
 import { graphErrors } from './graph-error';
 import { StoredTemplate } from './templates.service';
 
@@ -24,10 +25,15 @@ export function validateMessage(body: unknown): ValidatedMessage {
   if (body.recipient_type !== undefined && body.recipient_type !== 'individual') {
     throw graphErrors.invalidValue('recipient_type must be "individual"');
   }
-  if (typeof body.to !== 'string' || !body.to.trim())
+  // A business-scoped user id is addressed as `recipient` instead of `to`.
+  const byUserId = body.to === undefined && typeof body.recipient === 'string';
+  if (byUserId && !isWhatsAppUserId(body.recipient as string))
+    throw graphErrors.invalidValue(`${String(body.recipient)} is not a valid business-scoped user id`);
+  if (!byUserId && (typeof body.to !== 'string' || !body.to.trim()))
     throw graphErrors.missingParameter('The parameter to is required');
-  const to = body.to.replace(/[\s+\-()]/g, '');
-  if (!/^[1-9]\d{7,14}$/.test(to)) throw graphErrors.invalidValue(`${body.to} is not a valid phone number`);
+  const to = byUserId ? (body.recipient as string) : (body.to as string).replace(/[\s+\-()]/g, '');
+  if (!byUserId && !/^[1-9]\d{7,14}$/.test(to))
+    throw graphErrors.invalidValue(`${String(body.to)} is not a valid phone number`);
   const callbackData = body.biz_opaque_callback_data;
   if (callbackData !== undefined && (typeof callbackData !== 'string' || callbackData.length > 512)) {
     throw graphErrors.invalidValue('biz_opaque_callback_data must be a string of at most 512 characters');

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { GraphSendResponse, WebhookInboundMessage, WebhookStatus, WebhookStatusError } from '@app/channels';
+import { GraphSendResponse, WebhookStatus, WebhookStatusError } from '@app/channels';
 import { SenderArrivals } from '@app/contracts';
 import { SandboxConfig } from '../config';
 import { RecordWindow } from '../record-window';
@@ -18,6 +18,7 @@ import {
   WebhookSource,
 } from './webhook-dispatcher';
 import { pooledRandomBytes } from '../random-pool';
+import { inboundWebhookContent, InboundRequest } from './inbound-kinds';
 
 export type FaultMode = '429' | '500' | 'hang';
 export type FaultScope = 'messages' | 'templates' | 'all';
@@ -224,29 +225,21 @@ export class GraphMessagesService {
     this.arrivalsBySender.clear();
   }
 
-  /** An inbound message from a recipient (opens the 24-hour window) or their reaction. */
-  async inbound(input: {
-    phone_number_id: string;
-    from: string;
-    text?: string;
-    reaction?: { message_id: string; emoji: string };
-    profile_name?: string;
-  }): Promise<{ id: string; webhook: WebhookDelivery }> {
-    const id = newWamid();
+  /**
+   * An inbound message from a recipient (opens the 24-hour window): a text or a reaction, or any
+   * `kind` of inbound-kinds, its sender named in the chosen shape. `message_id` reuses a wamid, so
+   * the same message can be delivered again as Meta repeats a webhook.
+   */
+  async inbound(
+    input: InboundRequest & { phone_number_id: string; message_id?: string },
+  ): Promise<{ id: string; webhook: WebhookDelivery }> {
+    const id = input.message_id ?? newWamid();
     this.pricing.customerWrote(input.phone_number_id, input.from);
-    const message: WebhookInboundMessage = {
-      from: input.from,
-      id,
-      timestamp: String(Math.floor(Date.now() / 1000)),
-      ...(input.reaction
-        ? { type: 'reaction', reaction: { message_id: input.reaction.message_id, emoji: input.reaction.emoji } }
-        : { type: 'text', text: { body: input.text ?? '' } }),
-    };
     // The answer tells how the first attempt went; a refused webhook keeps being retried.
-    const webhook = await this.deliverMessages(input.phone_number_id, {
-      contacts: [{ profile: { name: input.profile_name ?? 'Sandbox User' }, wa_id: input.from }],
-      messages: [message],
-    }).first;
+    const webhook = await this.deliverMessages(
+      input.phone_number_id,
+      inboundWebhookContent(input, id, Math.floor(Date.now() / 1000)),
+    ).first;
     return { id, webhook };
   }
 

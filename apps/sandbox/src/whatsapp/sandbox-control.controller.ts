@@ -66,13 +66,17 @@ export class SandboxControlController {
     this.messages.clearFault();
   }
 
-  /** A recipient writes to a business number (text) or reacts to one of its messages. */
+  /** A recipient writes to a business number: a text, a reaction, or any `kind` of inbound message. */
   @Post('inbound')
   async inbound(
     @Body() dto: EmulateInboundDto,
   ): Promise<{ id: string; webhook: { delivered: boolean; status: number | null } }> {
-    if ((dto.text === undefined) === (dto.reaction === undefined)) {
-      throw new ValidationProblem([{ field: 'text', message: 'give exactly one of text or reaction' }]);
+    if (dto.kind === undefined && (dto.text === undefined) === (dto.reaction === undefined)) {
+      throw new ValidationProblem([{ field: 'text', message: 'give exactly one of text or reaction, or a kind' }]);
+    }
+    if ((dto.kind === 'reaction' && !dto.reaction) || (dto.kind === 'edit' && !dto.context_message_id)) {
+      const field = dto.kind === 'edit' ? 'context_message_id' : 'reaction';
+      throw new ValidationProblem([{ field, message: `${dto.kind} needs ${field}` }]);
     }
     const { id, webhook } = await this.messages.inbound(dto);
     return { id, webhook: { delivered: webhook.delivered, status: webhook.status } };

@@ -5,6 +5,7 @@ import { GraphAuthGuard } from './graph-auth.guard';
 import { GraphController } from './graph.controller';
 import { GraphMessagesService } from './messages.service';
 import { PhoneNumbersService } from './phone-numbers.service';
+import { ReadMarkers, ReadMarkersController } from './read-markers';
 import { SandboxPricingService } from './pricing.service';
 import { SandboxClock } from './sandbox-clock';
 import { SandboxControlController } from './sandbox-control.controller';
@@ -22,6 +23,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
     SignupGraphController,
     GraphController,
     ArrivalsController,
+    ReadMarkersController,
   ],
   providers: [
     SandboxClock,
@@ -33,6 +35,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
     SignupService,
     GraphAuthGuard,
     AccountSignalsService,
+    ReadMarkers,
   ],
 })
 export class WhatsAppModule {}

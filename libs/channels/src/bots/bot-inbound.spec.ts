@@ -59,7 +59,7 @@ describe('bot updates as message.received', () => {
       now,
     )!;
     expect(press.data).toMatchObject({
-      type: 'button',
+      type: 'reply',
       text: 'Stop promotions',
       from: '5550001',
       provider_message_id: 'callback:cb1',
@@ -74,7 +74,7 @@ describe('bot updates as message.received', () => {
     );
     expect(normalizeTelegramUpdate(u, 'conn-2', now)!.id).not.toBe(normalizeTelegramUpdate(u, 'conn-1', now)!.id);
     expect(
-      normalizeTelegramUpdate({ update_id: 13, edited_message: u.message } as TelegramUpdate, 'conn-1', now),
+      normalizeTelegramUpdate({ update_id: 13, chat_join_request: {} } as unknown as TelegramUpdate, 'conn-1', now),
     ).toBeNull();
   });
 
@@ -114,7 +114,7 @@ describe('bot updates as message.received', () => {
       'conn-9',
       now,
     )!;
-    expect(press.data).toMatchObject({ type: 'button', text: 'stop', provider_message_id: 'cb.7' });
+    expect(press.data).toMatchObject({ type: 'reply', text: 'stop', provider_message_id: 'cb.7' });
     expect(
       normalizeMaxUpdate({ update_type: 'bot_started', timestamp: 1, chat_id: 1, user } as MaxUpdate, 'conn-9', now),
     ).toBeNull();

@@ -47,6 +47,15 @@ describe('MAX connector', () => {
     expect(maxFailure('messages', new MaxError(400, { code: 'text.too.long', message: 'long' })).notReady).toBe(false);
   });
 
+  it('uploads audio as MAX requires, with the caption as the message text', () => {
+    const audio = message({ kind: 'AUDIO', content: { audio: { url: 'https://a.example/a.mp3', caption: 'Listen' } } });
+    expect(toMaxRequest(audio)).toEqual({
+      text: 'Listen',
+      media: { type: 'audio', url: 'https://a.example/a.mp3' },
+      keyboard: [],
+    });
+  });
+
   it('refuses a recipient id larger than a JavaScript number carries, instead of sending to someone else', () => {
     expect(toMaxRequest(message({ recipient: '9007199254740993' }))).toEqual({
       error: expect.stringMatching(/at most/),

@@ -7,6 +7,7 @@ import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 import { redactSecrets } from '../failure-text';
+import { MAX_UPDATE_TYPES } from './max-update.normalizer';
 
 export interface MaxConnectorConfig {
   /** MAX Bot API base URL: https://platform-api2.max.ru in production, `{sandbox}/max` locally. */
@@ -64,11 +65,7 @@ export class MaxConnector implements ChannelConnector {
 
   /** Subscribes the bot's updates to our inbound URL with the secret MAX will send back. */
   subscribe(token: string, url: string, secret: string): Promise<Outcome<unknown>> {
-    return this.call(
-      'subscriptions',
-      () => this.api(token).subscribe(url, secret, ['message_created', 'message_callback']),
-      token,
-    );
+    return this.call('subscriptions', () => this.api(token).subscribe(url, secret, [...MAX_UPDATE_TYPES]), token);
   }
 
   unsubscribe(token: string, url: string): Promise<Outcome<unknown>> {
@@ -108,7 +105,7 @@ export class MaxConnector implements ChannelConnector {
   private async mediaAttachment(
     api: Api,
     token: string,
-    media: { type: 'image' | 'video' | 'file'; url: string },
+    media: { type: 'image' | 'video' | 'audio' | 'file'; url: string },
   ): Promise<Outcome<MaxAttachmentRequest>> {
     if (media.type === 'image') return { ok: true, value: { type: 'image', payload: { url: media.url } } };
     const slot = await this.call(
@@ -234,7 +231,8 @@ export function maxFailure(
 }
 
 type MaxRequest =
-  { text: string; media?: { type: 'image' | 'video' | 'file'; url: string }; keyboard: object[][] } | { error: string };
+  | { text: string; media?: { type: 'image' | 'video' | 'audio' | 'file'; url: string }; keyboard: object[][] }
+  | { error: string };
 
 /** The MAX message for an outbound message: HTML text, an optional media attachment, the buttons. */
 export function toMaxRequest(msg: OutboundMessage): MaxRequest {
@@ -268,6 +266,8 @@ export function toMaxRequest(msg: OutboundMessage): MaxRequest {
     return { text: escapeHtml(c.video.caption ?? ''), media: { type: 'video', url: c.video.url }, keyboard: [] };
   if ('document' in c)
     return { text: escapeHtml(c.document.caption ?? ''), media: { type: 'file', url: c.document.url }, keyboard: [] };
+  if ('audio' in c)
+    return { text: escapeHtml(c.audio.caption ?? ''), media: { type: 'audio', url: c.audio.url }, keyboard: [] };
   return { error: `${msg.kind} messages cannot be sent to MAX` };
 }
 

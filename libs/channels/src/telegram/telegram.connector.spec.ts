@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startFloodServer } from '@app/testing';
 import { OutboundMessage } from '@app/contracts';
-import { TelegramConnector } from './telegram.connector';
+import { TelegramConnector, toTelegramRequest } from './telegram.connector';
 
 const TOKEN = '7012345678:AAHk-secret_bot_token_0123456789';
 
@@ -31,6 +31,20 @@ async function closedPort(): Promise<number> {
 }
 
 describe('Telegram connector', () => {
+  it('sends audio by URL with sendAudio and its caption escaped', () => {
+    const audio = {
+      ...message(),
+      kind: 'AUDIO' as const,
+      content: { audio: { url: 'https://a.example/a.mp3', caption: 'A & B' } },
+    };
+    expect(toTelegramRequest(audio)).toEqual({
+      method: 'sendAudio',
+      text: 'A &amp; B',
+      media: 'https://a.example/a.mp3',
+      keyboard: [],
+    });
+  });
+
   it('a network failure names the call, never the bot token in its URL', async () => {
     const connector = new TelegramConnector({
       apiUrl: `http://127.0.0.1:${await closedPort()}`,

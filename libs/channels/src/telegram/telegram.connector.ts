@@ -7,6 +7,7 @@ import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 import { redactSecrets } from '../failure-text';
+import { TELEGRAM_ALLOWED_UPDATES } from './telegram-update.normalizer';
 
 /**
  * grammY's default client (node-fetch) reads an answer whole; this is Node's fetch reading at most
@@ -38,7 +39,8 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; failure: BotApiFailure }
 /**
  * Telegram Bot API connector, through grammY's `Api` client (its API root and timeout set here, its
  * errors mapped here): templates become HTML text with an inline keyboard, media templates a photo,
- * video or document with that text as caption. Telegram has no delivery receipts: a sent message
+ * video or document with that text as caption; free-form content is `sendMessage`, `sendPhoto`,
+ * `sendVideo`, `sendAudio` or `sendDocument` (media by URL, the caption escaped). Telegram has no delivery receipts: a sent message
  * stays SENT.
  */
 export class TelegramConnector implements ChannelConnector {
@@ -61,7 +63,7 @@ export class TelegramConnector implements ChannelConnector {
   setWebhook(token: string, url: string, secret: string): Promise<Outcome<true>> {
     return this.call(
       'setWebhook',
-      () => this.api(token).setWebhook(url, { secret_token: secret, allowed_updates: ['message', 'callback_query'] }),
+      () => this.api(token).setWebhook(url, { secret_token: secret, allowed_updates: TELEGRAM_ALLOWED_UPDATES }),
       token,
     );
   }
@@ -73,6 +75,11 @@ export class TelegramConnector implements ChannelConnector {
   /** Ends the loading indicator Telegram shows on a pressed button until the bot answers the press. */
   answerCallbackQuery(token: string, callbackQueryId: string): Promise<Outcome<true>> {
     return this.call('answerCallbackQuery', () => this.api(token).answerCallbackQuery(callbackQueryId), token);
+  }
+
+  /** Shows "typing..." in the chat while a reply is written (`sendChatAction`, docs/conversations.md). */
+  sendTyping(token: string, chatId: string): Promise<Outcome<true>> {
+    return this.call('sendChatAction', () => this.api(token).sendChatAction(chatId, 'typing'), token);
   }
 
   async send(msg: OutboundMessage): Promise<SendResult> {
@@ -95,6 +102,8 @@ export class TelegramConnector implements ChannelConnector {
             return api.sendVideo(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
           case 'sendDocument':
             return api.sendDocument(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+          case 'sendAudio':
+            return api.sendAudio(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
           default:
             return api.sendMessage(msg.recipient, request.text, other);
         }
@@ -162,7 +171,7 @@ export function telegramFailure(method: string, err: unknown): BotApiFailure {
 
 type TelegramRequest =
   | {
-      method: 'sendMessage' | 'sendPhoto' | 'sendVideo' | 'sendDocument';
+      method: 'sendMessage' | 'sendPhoto' | 'sendVideo' | 'sendDocument' | 'sendAudio';
       text: string;
       media?: string;
       keyboard: InlineKeyboardButton[][];
@@ -185,6 +194,8 @@ export function toTelegramRequest(msg: OutboundMessage): TelegramRequest {
     return { method, text, media: media.url, keyboard };
   }
   if ('text' in c) return { method: 'sendMessage', text: escapeHtml(c.text.body), keyboard: [] };
+  if ('audio' in c)
+    return { method: 'sendAudio', text: escapeHtml(c.audio.caption ?? ''), media: c.audio.url, keyboard: [] };
   if ('image' in c)
     return { method: 'sendPhoto', text: escapeHtml(c.image.caption ?? ''), media: c.image.url, keyboard: [] };
   if ('video' in c)

@@ -58,18 +58,22 @@ export interface GraphTemplateMessage {
 export type GraphMessageBody = {
   messaging_product: 'whatsapp';
   recipient_type: 'individual';
-  to: string;
-  /** Echoed by the channel in this message's status webhooks: carries our message id. */
-  biz_opaque_callback_data?: string;
 } & (
-  | { type: 'text'; text: { body: string; preview_url?: boolean } }
-  | { type: 'image'; image: GraphMediaObject }
-  | { type: 'video'; video: GraphMediaObject }
-  | { type: 'document'; document: GraphMediaObject }
-  | { type: 'audio'; audio: GraphMediaObject }
-  | { type: 'reaction'; reaction: { message_id: string; emoji: string } }
-  | { type: 'template'; template: GraphTemplateMessage }
-);
+  | { to: string }
+  /** A business-scoped user id (no phone known): Meta takes it as `recipient` instead of `to`. */
+  | { recipient: string }
+) & {
+    /** Echoed by the channel in this message's status webhooks: carries our message id. */
+    biz_opaque_callback_data?: string;
+  } & (
+    | { type: 'text'; text: { body: string; preview_url?: boolean } }
+    | { type: 'image'; image: GraphMediaObject }
+    | { type: 'video'; video: GraphMediaObject }
+    | { type: 'document'; document: GraphMediaObject }
+    | { type: 'audio'; audio: GraphMediaObject }
+    | { type: 'reaction'; reaction: { message_id: string; emoji: string } }
+    | { type: 'template'; template: GraphTemplateMessage }
+  );
 
 export interface GraphSendResponse {
   messaging_product: 'whatsapp';
@@ -182,6 +186,8 @@ export interface WebhookStatus {
   /** Unix seconds, as a string. */
   timestamp: string;
   recipient_id: string;
+  /** The recipient's business-scoped user id (a send to it may carry no phone in `recipient_id`). */
+  recipient_user_id?: string;
   /** What the send carried in `biz_opaque_callback_data` (our message id, and its campaign's). */
   biz_opaque_callback_data?: string;
   conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
@@ -190,7 +196,10 @@ export interface WebhookStatus {
 }
 
 export interface WebhookInboundMessage {
-  from: string;
+  /** The sender's phone; absent for a sender known only by a business-scoped user id. */
+  from?: string;
+  /** The sender's business-scoped user id (BSUID, since 2026). */
+  from_user_id?: string;
   id: string;
   timestamp: string;
   type: string;
@@ -207,13 +216,15 @@ export interface WebhookInboundMessage {
     list_reply?: { id: string; title: string };
   };
   context?: { from?: string; id?: string };
+  /** The other message types (sticker, location, contacts, nfm_reply, system, ...): read loosely. */
+  [field: string]: unknown;
 }
 
 /** `value` of a change with `field: "messages"`. */
 export interface MessagesChangeValue {
   messaging_product: 'whatsapp';
   metadata: { display_phone_number: string; phone_number_id: string };
-  contacts?: { profile?: { name?: string }; wa_id: string }[];
+  contacts?: { profile?: { name?: string; username?: string }; wa_id?: string; user_id?: string }[];
   messages?: WebhookInboundMessage[];
   statuses?: WebhookStatus[];
   errors?: WebhookStatusError[];

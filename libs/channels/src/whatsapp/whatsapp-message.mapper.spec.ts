@@ -33,6 +33,22 @@ describe('toGraphMessage', () => {
     });
   });
 
+  it('addresses a business-scoped user id as recipient, and carries preview_url and a document file name', () => {
+    const { to: _to, ...rest } = envelope;
+    const text = { ...message('TEXT', { text: { body: 'https://a.example', preview_url: true } }) };
+    expect(toGraphMessage({ ...text, recipient: 'US.13491208655302741918' })).toEqual({
+      ...rest,
+      recipient: 'US.13491208655302741918',
+      type: 'text',
+      text: { body: 'https://a.example', preview_url: true },
+    });
+    const doc = message('DOCUMENT', { document: { url: 'https://a.example/r.pdf', file_name: 'r.pdf' } });
+    expect(toGraphMessage(doc)).toMatchObject({
+      to: '79990001122',
+      document: { link: 'https://a.example/r.pdf', filename: 'r.pdf' },
+    });
+  });
+
   it("carries a campaign message's campaign with its id, for the status callbacks", () => {
     const msg = {
       ...message('TEXT', { text: { body: 'Hello' } }),

@@ -1,4 +1,4 @@
-import { callbackDataOf, OutboundMessage, TemplateContent } from '@app/contracts';
+import { callbackDataOf, isWhatsAppUserId, OutboundMessage, TemplateContent } from '@app/contracts';
 import { GraphMessageBody, GraphTemplateMessage, GraphTemplateMessageComponent } from './graph.types';
 
 /** A work item whose content does not fit its kind: no retry can send it. */
@@ -17,17 +17,22 @@ export function messagesEndpoint(msg: OutboundMessage): 'messages' | 'marketing_
 /** Maps an outbound work item to the Graph API messages body for its kind. */
 export function toGraphMessage(msg: OutboundMessage): GraphMessageBody {
   // Our message id (and its campaign's) rides along and comes back in the status webhooks, so callbacks name our message.
+  // A business-scoped user id (US.13491208655302741918) is addressed as `recipient`, a phone as `to`.
   const base = {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to: msg.recipient,
+    ...(isWhatsAppUserId(msg.recipient) ? { recipient: msg.recipient } : { to: msg.recipient }),
     biz_opaque_callback_data: callbackDataOf(msg.id, msg.campaign_id),
   } as const;
   const c = msg.content;
   switch (msg.kind) {
     case 'TEXT':
       if (!('text' in c)) break;
-      return { ...base, type: 'text', text: { body: c.text.body } };
+      return {
+        ...base,
+        type: 'text',
+        text: { body: c.text.body, ...(c.text.preview_url ? { preview_url: true } : {}) },
+      };
     case 'IMAGE':
       if (!('image' in c)) break;
       return { ...base, type: 'image', image: media(c.image.url, c.image.caption) };
@@ -36,7 +41,14 @@ export function toGraphMessage(msg: OutboundMessage): GraphMessageBody {
       return { ...base, type: 'video', video: media(c.video.url, c.video.caption) };
     case 'DOCUMENT':
       if (!('document' in c)) break;
-      return { ...base, type: 'document', document: media(c.document.url, c.document.caption) };
+      return {
+        ...base,
+        type: 'document',
+        document: {
+          ...media(c.document.url, c.document.caption),
+          ...(c.document.file_name ? { filename: c.document.file_name } : {}),
+        },
+      };
     case 'AUDIO':
       if (!('audio' in c)) break;
       // Audio takes no caption; `voice` marks a voice note (OGG/OPUS), shown with a play icon.

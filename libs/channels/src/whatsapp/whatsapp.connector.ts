@@ -99,6 +99,23 @@ export class WhatsAppConnector implements ChannelConnector {
     return { ok: true, provider_message_id: id };
   }
 
+  /**
+   * Marks a customer's message read and shows the typing indicator while a reply is written:
+   * `POST /{phone_number_id}/messages` with `status: read` (docs/conversations.md). False when the
+   * channel refused it (a read marker is a courtesy: nothing waits on it).
+   */
+  async markRead(phoneNumberId: string, providerMessageId: string): Promise<boolean> {
+    const outcome = await this.request<{ success?: boolean }>('POST', `${encodeURIComponent(phoneNumberId)}/messages`, {
+      body: {
+        messaging_product: 'whatsapp',
+        status: 'read',
+        message_id: providerMessageId,
+        typing_indicator: { type: 'text' },
+      },
+    });
+    return outcome.ok;
+  }
+
   /** Submits a template for moderation: `POST /{waba_id}/message_templates`. */
   async submitTemplate(connection: WhatsAppConnection, submission: TemplateSubmission): Promise<SubmitTemplateReply> {
     const body = this.mapSubmission(() => toGraphTemplateCreate(submission));

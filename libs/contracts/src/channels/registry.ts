@@ -1,4 +1,4 @@
-import type { AddressKind } from '../addresses';
+import { maskMiddle, type AddressKind } from '../addresses';
 import { COURSE_CHANNEL } from './course';
 import { MAX_CHANNEL } from './max';
 import type {
@@ -124,6 +124,28 @@ export const GATEWAY_SEND_CHANNELS = channelNames(sendsFromGateway) as readonly 
  * charged when it is sent.
  */
 export const RECEIPTLESS_CHANNELS: readonly string[] = channelNames(isReceiptless);
+
+/**
+ * The status at which a message on `channel` is final and charged, the one definition the message,
+ * its charge (the transaction) and the usage report share: SENT on a channel without receipts
+ * (nothing follows it there), DELIVERED on the others.
+ */
+export function chargedStatusOf(channel: string): 'SENT' | 'DELIVERED' {
+  const reg = registrations.get(channel);
+  return reg !== undefined && isReceiptless(reg) ? 'SENT' : 'DELIVERED';
+}
+
+/**
+ * A recipient as answers show it, masked the way its address kind on `channel` says (a phone, a
+ * Telegram chat id or @username, a MAX user id: partly shown, never whole); a value no kind of the
+ * channel reads is hidden but for its first and last characters.
+ */
+export function maskAddress(channel: string, value: string): string {
+  for (const kind of registrations.get(channel)?.addresses ?? []) {
+    if (kind.canonical(value) !== null) return kind.mask(value);
+  }
+  return maskMiddle(value, 1, 1);
+}
 
 export function isChannel(value: unknown): value is Channel {
   return isRegisteredChannel(value);

@@ -522,6 +522,7 @@ export interface components {
         | 'message.failed'
         | 'message.received'
         | 'message.reaction'
+        | 'message.clicked'
         | 'template.status_changed'
         | 'template.updated'
         | 'app.updated'
@@ -530,7 +531,12 @@ export interface components {
         | 'contact.opted_in'
         | 'campaign.started'
         | 'campaign.paused'
+        | 'campaign.resumed'
+        | 'campaign.cancelled'
         | 'campaign.completed'
+        | 'conversation.message.created'
+        | 'conversation.assigned'
+        | 'conversation.status_changed'
         | '*'
       )[];
       /** Format: uuid */
@@ -582,6 +588,7 @@ export interface components {
             | 'message.failed'
             | 'message.received'
             | 'message.reaction'
+            | 'message.clicked'
             | 'template.status_changed'
             | 'template.updated'
             | 'app.updated'
@@ -590,7 +597,12 @@ export interface components {
             | 'contact.opted_in'
             | 'campaign.started'
             | 'campaign.paused'
+            | 'campaign.resumed'
+            | 'campaign.cancelled'
             | 'campaign.completed'
+            | 'conversation.message.created'
+            | 'conversation.assigned'
+            | 'conversation.status_changed'
             | '*'
           )[];
       /**
@@ -958,6 +970,7 @@ export interface components {
         | 'message.failed'
         | 'message.received'
         | 'message.reaction'
+        | 'message.clicked'
         | 'template.status_changed'
         | 'template.updated'
         | 'app.updated'
@@ -966,7 +979,12 @@ export interface components {
         | 'contact.opted_in'
         | 'campaign.started'
         | 'campaign.paused'
+        | 'campaign.resumed'
+        | 'campaign.cancelled'
         | 'campaign.completed'
+        | 'conversation.message.created'
+        | 'conversation.assigned'
+        | 'conversation.status_changed'
         | '*'
       )[];
       /** Format: uuid */
@@ -1132,6 +1150,11 @@ export interface components {
        */
       assumed_category?: string | null;
       /**
+       * @description Of a charge: the campaign its message was sent for; null otherwise
+       * @example 019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00
+       */
+      campaign_id?: string | null;
+      /**
        * @description Of a charge: the category charged (what the channel billed, else the one the message was sent as)
        * @example MARKETING
        */
@@ -1150,7 +1173,7 @@ export interface components {
        */
       recipient_phone?: string | null;
       /**
-       * @description DELIVERED (a charge) or CREDITED (a top-up)
+       * @description CREDITED (a top-up), or a charge's status: the one its message is charged at, DELIVERED, or SENT on a channel without receipts (Telegram, MAX), as the message's own status
        * @example DELIVERED
        */
       status: string;
@@ -1208,6 +1231,7 @@ export interface components {
             | 'message.failed'
             | 'message.received'
             | 'message.reaction'
+            | 'message.clicked'
             | 'template.status_changed'
             | 'template.updated'
             | 'app.updated'
@@ -1216,7 +1240,12 @@ export interface components {
             | 'contact.opted_in'
             | 'campaign.started'
             | 'campaign.paused'
+            | 'campaign.resumed'
+            | 'campaign.cancelled'
             | 'campaign.completed'
+            | 'conversation.message.created'
+            | 'conversation.assigned'
+            | 'conversation.status_changed'
             | '*'
           )[];
       /**

@@ -24,7 +24,11 @@ export class TransactionDto {
   @ApiProperty({ example: 'USD' })
   currency: string;
 
-  @ApiProperty({ example: 'DELIVERED', description: 'DELIVERED (a charge) or CREDITED (a top-up)' })
+  @ApiProperty({
+    example: 'DELIVERED',
+    description:
+      "CREDITED (a top-up), or a charge's status: the one its message is charged at, DELIVERED, or SENT on a channel without receipts (Telegram, MAX), as the message's own status",
+  })
   status: string;
 
   @ApiPropertyOptional({
@@ -61,6 +65,14 @@ export class TransactionDto {
 
   @ApiPropertyOptional({ type: String, nullable: true, example: '7999*****22', description: 'Masked' })
   recipient_phone: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00',
+    description: 'Of a charge: the campaign its message was sent for; null otherwise',
+  })
+  campaign_id: string | null;
 
   @ApiProperty({ example: 1763700000, description: 'Unix seconds' })
   timestamp: number;

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CAMPAIGN_LIMITS, CONTACT_LIMITS, GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
+import { CampaignVariantDto } from './campaign-variant.dto';
+import { FrequencyRulesDto } from './campaign-settings.dto';
 
 /**
  * A schedule's time as a client may send it: the form it reads in answers (Unix seconds) or ISO
@@ -134,4 +136,27 @@ export class CampaignDefinitionDto {
     example: 100,
   })
   budget?: number | null;
+
+  @ApiPropertyOptional({
+    type: [CampaignVariantDto],
+    nullable: true,
+    minItems: 2,
+    maxItems: 4,
+    description: "Templates sharing the audience by percentage; each contact is sent its variant's",
+  })
+  variants?: CampaignVariantDto[] | null;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    nullable: true,
+    description: 'Every https URL in the params becomes a short link on the gateway that records clicks',
+  })
+  track_links?: boolean | null;
+
+  @ApiPropertyOptional({
+    type: FrequencyRulesDto,
+    nullable: true,
+    description: "Overrides the account's frequency rules (GET /v1/campaigns/settings) field by field",
+  })
+  frequency?: FrequencyRulesDto | null;
 }

@@ -3,9 +3,12 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   CampaignEstimate,
   ESTIMATE_LIMITS,
+  ESTIMATE_WARNINGS,
   EstimateExclusion,
   EstimateLimit,
   EstimateLimitView,
+  EstimateWarning,
+  EstimateWarningCode,
 } from '../campaign-estimate';
 import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
@@ -21,6 +24,33 @@ export class CampaignExcludedDto implements Record<EstimateExclusion, number> {
 
   @ApiProperty({ example: 0, description: 'A field a param refers to is empty' })
   missing_param: number;
+
+  @ApiProperty({
+    example: 0,
+    description: 'The contact already had as many marketing messages in the period as the frequency cap allows',
+  })
+  frequency_cap: number;
+
+  @ApiProperty({ example: 0, description: 'The contact had this template within the recent-template days' })
+  recent_template: number;
+}
+
+export class CampaignWarningDto implements EstimateWarning {
+  @ApiProperty({ enum: ESTIMATE_WARNINGS, example: 'unknown_list' })
+  code: EstimateWarningCode;
+
+  @ApiProperty({ example: 'no contact of the account is in the list "custmers"' })
+  detail: string;
+
+  @ApiPropertyOptional({ example: 'custmers', description: 'unknown_list: the list no contact is in' })
+  list?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'no_match: the filter (or list) that matched no contact, as written',
+  })
+  filter?: Record<string, unknown>;
 }
 
 export class CampaignChannelEstimateDto {
@@ -99,8 +129,11 @@ export class CampaignLimitDto implements EstimateLimitView {
   @ApiPropertyOptional({ example: 1, description: 'tier: the days past today the campaign goes on' })
   days?: number;
 
-  @ApiPropertyOptional({ example: 0.5, description: 'quiet_hours: the share of a day outside quiet hours' })
-  allowed_fraction?: number;
+  @ApiPropertyOptional({
+    example: 120,
+    description: 'quiet_hours: the recipients inside their quiet hours at the start, sent once they end',
+  })
+  recipients?: number;
 
   @ApiProperty({ example: 3, description: 'How long this limit alone would take' })
   seconds: number;
@@ -128,6 +161,6 @@ export class CampaignEstimateDto implements CampaignEstimate {
   @ApiProperty({ type: [CampaignLimitDto] })
   limits: CampaignLimitDto[];
 
-  @ApiProperty({ type: [String], example: ['the balance covers 120 of 285 recipients'] })
-  warnings: string[];
+  @ApiProperty({ type: [CampaignWarningDto] })
+  warnings: CampaignWarningDto[];
 }

@@ -11,6 +11,7 @@ import {
 } from '@app/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CampaignAudienceDto, CampaignDefinitionDto } from './campaign-definition.dto';
+import { CampaignVariantResultDto } from './campaign-variant.dto';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
 import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
@@ -59,7 +60,7 @@ export class CampaignMoneyDto {
   @ApiProperty({ example: 2.1, description: 'Captured' })
   spent: number;
 
-  @ApiProperty({ example: 2.35, description: 'What the budget counts' })
+  @ApiProperty({ example: 2.35, description: 'What the budget counts: held + spent (a released hold counts nothing)' })
   committed: number;
 }
 
@@ -133,6 +134,15 @@ export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
 
   @ApiUnixSeconds({ nullable: true })
   completed_at: number | null;
+
+  @ApiPropertyOptional({ type: [CampaignVariantResultDto], description: 'With variants: how each did, in their order' })
+  variant_results?: CampaignVariantResultDto[];
+
+  @ApiPropertyOptional({
+    example: 42,
+    description: 'With tracked links: recipients who clicked one (people, once each)',
+  })
+  clicked?: number;
 }
 
 export class CampaignPageDto implements ListCampaignsResult {

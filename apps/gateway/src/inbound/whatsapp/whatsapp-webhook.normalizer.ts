@@ -25,10 +25,10 @@ import {
   MessagesChangeValue,
   TemplateCategoryUpdateValue,
   TemplateStatusUpdateValue,
-  WebhookInboundMessage,
   WebhookStatus,
 } from '@app/channels';
 import { accountSignalOf, isAccountSignalField } from './whatsapp-account-signals';
+import { contextOf, whatsappContentOf, whatsappSenderOf } from './whatsapp-inbound-content';
 
 /** What one webhook call amounts to. */
 export interface NormalizedWebhook {
@@ -61,9 +61,10 @@ function seconds(value: string | number | undefined, fallback: number): number {
 
 /**
  * Turns a WhatsApp Business Account webhook into platform events: statuses into message.sent /
- * delivered / read / failed, inbound messages into message.received, reactions into
- * message.reaction, template moderation into template.status_changed, a completed change of a
- * template's category into template.updated; account changes (quality,
+ * delivered / read / failed, inbound messages of every kind into message.received (with a typed
+ * `content` and `sender`, see whatsapp-inbound-content), reactions into message.reaction as well,
+ * template moderation into template.status_changed, a completed change of a template's category
+ * into template.updated; account changes (quality,
  * messaging limit, restriction, ban) into app signals. App and tenant are left
  * null here: the inbound service asks the api for them (see tenantLookupOf) before publishing.
  * `now` is when the callback arrived: the events' `created_at`.
@@ -239,37 +240,48 @@ function messagesChange(
     const ours = messageOfCallbackData(s.biz_opaque_callback_data);
     if (ours) out.observed.push({ messageId: ours.messageId, providerMessageId: s.id });
   }
-  const contacts = Array.isArray(value.contacts) ? value.contacts : [];
+  const contacts: unknown[] = Array.isArray(value.contacts) ? value.contacts : [];
   for (const m of Array.isArray(value.messages) ? value.messages : []) {
-    if (!isObject(m) || typeof m.id !== 'string' || typeof m.from !== 'string') {
+    const raw = m as unknown;
+    if (!isObject(raw) || typeof raw.id !== 'string' || !raw.id) {
+      out.skipped.push('inbound message without id or sender');
+      continue;
+    }
+    const { sender, profileName } = whatsappSenderOf(raw, contacts);
+    const from = sender.phone ?? sender.user_id;
+    if (!from) {
       out.skipped.push('inbound message without id or sender');
       continue;
     }
     const timestamp = seconds(m.timestamp, createdAt);
-    if (m.type === 'reaction' && m.reaction) {
+    const content = whatsappContentOf(raw);
+    // A reaction stays `message.reaction` for its subscribers, and is a received message as well.
+    if (content.reaction) {
       const data: MessageReactionData = {
         connection_id: connectionId,
         waba_id: wabaId,
-        from: m.from,
-        provider_message_id: m.reaction.message_id,
+        from,
+        provider_message_id: content.reaction.target_provider_message_id,
         message_id: null,
-        emoji: m.reaction.emoji ?? '',
+        emoji: content.reaction.emoji ?? '',
         timestamp,
       };
-      out.events.push(envelope(callbackEventId('whatsapp', 'reaction', m.id), 'message.reaction', data));
-      continue;
+      out.events.push(envelope(callbackEventId('whatsapp', 'reaction', raw.id), 'message.reaction', data));
     }
     const data: MessageReceivedData = {
       connection_id: connectionId,
       waba_id: wabaId,
-      from: m.from,
-      profile_name: contacts.find((c) => c.wa_id === m.from)?.profile?.name ?? null,
-      provider_message_id: m.id,
-      type: String(m.type ?? 'unknown'),
-      text: inboundText(m),
+      from,
+      profile_name: profileName,
+      provider_message_id: raw.id,
+      type: content.type,
+      text: content.text,
+      content,
+      sender,
+      context_provider_message_id: contextOf(raw),
       timestamp,
     };
-    out.events.push(envelope(callbackEventId('whatsapp', 'received', m.id), 'message.received', data));
+    out.events.push(envelope(callbackEventId('whatsapp', 'received', raw.id), 'message.received', data));
   }
 }
 
@@ -288,7 +300,8 @@ function statusEvent(
   const err = Array.isArray(s.errors) ? s.errors[0] : undefined;
   const data: MessageStatusData = {
     message_id: ours ? ours.messageId : s.id,
-    recipient: String(s.recipient_id ?? ''),
+    // A recipient known only by its business-scoped user id has no phone: the id stands in.
+    recipient: String(s.recipient_id || s.recipient_user_id || ''),
     status: kind.status,
     provider_message_id: s.id,
     connection_id: connectionId,
@@ -312,20 +325,6 @@ function statusEvent(
     ? messageStatusEventId(data.message_id, kind.status)
     : callbackEventId('whatsapp', 'status', s.id, s.status);
   return envelope(id, kind.type, data);
-}
-
-/** The human-readable part of an inbound message, whatever its type. */
-function inboundText(m: WebhookInboundMessage): string | null {
-  return (
-    m.text?.body ??
-    m.button?.text ??
-    m.interactive?.button_reply?.title ??
-    m.interactive?.list_reply?.title ??
-    m.image?.caption ??
-    m.video?.caption ??
-    m.document?.caption ??
-    null
-  );
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   MESSAGE_STATUSES,
   MessageAttempt,
   MessageCategory,
+  MessageContact,
   MessageStatus,
 } from '@app/contracts';
 import { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from '@app/server';
@@ -30,6 +31,15 @@ export class MessageAttemptDto implements MessageAttempt {
   updated_at: number;
 }
 
+/** The contact a message was sent to. */
+export class MessageContactDto implements MessageContact {
+  @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'crm-42', description: 'Its external id, when it had one' })
+  external_id: string | null;
+}
+
 /** The one delivery report of a message, whatever its channel: never its content. */
 export class MessageReportDto extends MessageChargeDto implements GatewayMessageReport {
   @ApiProperty({ example: '019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00' })
@@ -47,7 +57,13 @@ export class MessageReportDto extends MessageChargeDto implements GatewayMessage
   @ApiProperty({ enum: MESSAGE_CATEGORIES })
   category: MessageCategory;
 
-  @ApiProperty({ type: String, nullable: true, example: '4242**', description: 'The recipient, masked' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '7999*****22',
+    description:
+      "The recipient, masked the way its address kind on the channel says: a phone's first 4 and last 2 digits, a Telegram chat id's or @username's (a MAX user id's) first 3 and last 2 characters",
+  })
   to: string | null;
 
   @ApiProperty({ example: 0 })
@@ -76,6 +92,16 @@ export class MessageReportDto extends MessageChargeDto implements GatewayMessage
     description: 'A send to a contact over a failover route: every attempt, in order (docs/failover.md)',
   })
   attempts?: MessageAttemptDto[];
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'The campaign it was sent for' })
+  campaign_id: string | null;
+
+  @ApiProperty({
+    type: MessageContactDto,
+    nullable: true,
+    description: 'The contact it was sent to (a send with `contact`, a campaign); null for a send to an address',
+  })
+  contact: MessageContactDto | null;
 }
 
 export class MessageReportPageDto {

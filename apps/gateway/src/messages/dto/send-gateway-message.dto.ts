@@ -1,24 +1,33 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   ArrayUnique,
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
+  IsUUID,
   Matches,
   MaxLength,
   MinLength,
+  ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import {
+  CONTENT_LIMITS,
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
   IsRegisteredChannel,
   MESSAGE_STATUSES,
   MessageStatus,
+  SEND_CONTENT_TYPES,
+  SendContentType,
   sendsFromGateway,
 } from '@app/contracts';
 import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
@@ -62,7 +71,64 @@ export const IsMediaUrl = (): PropertyDecorator =>
     IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'media_url must be an https URL' }),
   );
 
-/** `POST /v1/messages`: one APPROVED template of the linked WhatsApp app, to one recipient of a channel. */
+/** The longest text or caption any channel takes; each channel's own limit is checked per send. */
+const LONGEST_TEXT = Math.max(...Object.values(CONTENT_LIMITS).map((l) => Math.max(l.text, l.caption)));
+
+/**
+ * A free-form message (`content`): text, or media by an https URL with a caption. Each kind's
+ * fields are checked here; the channel's limits (docs/gateway.md#content) when it is sent.
+ */
+export class SendContentDto {
+  @ApiProperty({ enum: SEND_CONTENT_TYPES, example: 'text' })
+  @IsIn(SEND_CONTENT_TYPES)
+  type: SendContentType;
+
+  @ApiPropertyOptional({
+    example: 'Your order is ready.',
+    description: 'type text: the message (1 to 4,096 characters)',
+  })
+  @ValidateIf((c: SendContentDto) => c.type === 'text')
+  @IsString()
+  @MinLength(1)
+  @MaxLength(LONGEST_TEXT)
+  text?: string;
+
+  @ApiPropertyOptional({ description: 'type text: let WhatsApp show a preview of the first URL in the text' })
+  @IsOptional()
+  @IsBoolean()
+  preview_url?: boolean;
+
+  @ApiPropertyOptional({
+    example: 'https://shop.example/receipt.pdf',
+    description: 'Media types: the https URL of the file',
+  })
+  @ValidateIf((c: SendContentDto) => c.type !== 'text')
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'content.url must be an https URL' })
+  url?: string;
+
+  @ApiPropertyOptional({
+    example: 'Your receipt',
+    description: "Media types: the caption (each channel's limit applies)",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(LONGEST_TEXT)
+  caption?: string;
+
+  @ApiPropertyOptional({ example: 'receipt.pdf', description: 'type document: the file name shown' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(240)
+  file_name?: string;
+}
+
+/**
+ * `POST /v1/messages`: an APPROVED template of the linked WhatsApp app (`template`), or a
+ * free-form message (`content`), to one recipient of a channel or a contact over a route.
+ */
 export class SendGatewayMessageDto {
   @ApiPropertyOptional({
     enum: GATEWAY_SEND_CHANNELS,
@@ -109,9 +175,23 @@ export class SendGatewayMessageDto {
   @IsRegisteredChannel(sendsFromGateway, { each: true })
   channels?: GatewaySendChannel[];
 
-  @ApiProperty({ example: 'order_ready', description: 'Name of an APPROVED template of the linked WhatsApp app' })
+  @ApiPropertyOptional({
+    example: 'order_ready',
+    description: 'Name of an APPROVED template of the linked WhatsApp app; or `content` (exactly one)',
+  })
+  @IsOptional()
   @IsTemplateName()
-  template: string;
+  template?: string;
+
+  @ApiPropertyOptional({
+    type: SendContentDto,
+    description: 'A free-form message (text, or media by URL); or `template` (exactly one)',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SendContentDto)
+  content?: SendContentDto;
 
   @ApiPropertyOptional({
     type: [String],
@@ -139,6 +219,13 @@ export class SendGatewayMessageResponseDto {
 
   @ApiProperty({ example: 'QUEUED' })
   status: 'QUEUED';
+
+  @ApiPropertyOptional({
+    enum: SEND_CONTENT_TYPES,
+    example: 'image',
+    description: 'A `content` send: what the channel was asked to send (docs/gateway.md#content)',
+  })
+  rendered_as?: SendContentType;
 }
 
 /** `GET /v1/messages`: the account's messages, newest first, a page at a time. */
@@ -164,4 +251,21 @@ export class ListGatewayMessagesDto extends CursorPageQueryDto {
   @IsString()
   @Matches(ISO_TIME, { message: 'to must be an ISO 8601 date (YYYY-MM-DD) or date-time' })
   to?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: "Only the messages of this campaign; another account's or an unknown campaign gives an empty page",
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'campaign_id must be a campaign id (a UUID)' })
+  campaign_id?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      "Only the messages sent to this contact (its id); another account's or an unknown contact gives an empty page",
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'contact_id must be a contact id (a UUID)' })
+  contact_id?: string;
 }

@@ -1,6 +1,7 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { FaultSwitchDto } from '../../faults/fault-switch.dto';
 import type { BotFaultMode } from '../bot-emulator';
+import { BOT_INBOUND_KINDS, BotInboundKind } from '../inbound-updates';
 
 export class RegisterBotDto {
   /** The token the bot API will accept; made up when omitted. */
@@ -41,7 +42,8 @@ export class EmulateBotInboundDto {
   @MaxLength(256)
   bot!: string;
 
-  /** Telegram: the chat id; MAX: the user id. */
+  /** Telegram: the chat id; MAX: the user id. Not needed with `repeat_update_id`. */
+  @ValidateIf((o: EmulateBotInboundDto) => o.repeat_update_id === undefined)
   @IsString()
   @Matches(/^-?\d{1,20}$/)
   from!: string;
@@ -67,6 +69,17 @@ export class EmulateBotInboundDto {
   @MinLength(1)
   @MaxLength(64)
   callback_data?: string;
+
+  /** The kind of update (docs/sandbox.md); without it: text, photo_url, document_url or callback_data decide. */
+  @IsOptional()
+  @IsIn(BOT_INBOUND_KINDS)
+  kind?: BotInboundKind;
+
+  /** The message an `edit`, a `reaction` or a `button` press is about (Telegram: its number; MAX: its mid). */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9._:-]{1,128}$/)
+  message_id?: string;
 
   /** Send the same update again (its id unchanged), as a channel does after a timeout. */
   @IsOptional()

@@ -1,5 +1,11 @@
 import { Type } from 'class-transformer';
-import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import {
+  WHATSAPP_INBOUND_KINDS,
+  WHATSAPP_SENDER_SHAPES,
+  WhatsAppInboundKind,
+  WhatsAppSenderShape,
+} from '../inbound-kinds';
 
 export class InboundReactionDto {
   /** The wamid of the business message reacted to. */
@@ -38,4 +44,45 @@ export class EmulateInboundDto {
   @IsString()
   @MaxLength(256)
   profile_name?: string;
+
+  /** What the message is (docs/sandbox.md, Inbound messages); default: `text`, or `reaction` with `reaction`. */
+  @IsOptional()
+  @IsIn(WHATSAPP_INBOUND_KINDS)
+  kind?: WhatsAppInboundKind;
+
+  /** How the webhook names the sender: `phone` (default), `phone_and_user_id` or `user_id` (no phone). */
+  @IsOptional()
+  @IsIn(WHATSAPP_SENDER_SHAPES)
+  sender?: WhatsAppSenderShape;
+
+  /** The sender's business-scoped user id; default `ZZ.<from>`. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z]{2}\.[A-Za-z0-9.]{1,128}$/)
+  user_id?: string;
+
+  /** The sender's WhatsApp username (`contacts[].profile.username`). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  username?: string;
+
+  /** `user_id_change`: the id the sender had before; default `ZZ.old.<from>`. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z]{2}\.[A-Za-z0-9.]{1,128}$/)
+  previous_user_id?: string;
+
+  /** The business message this one answers or quotes (`context.id`); for `edit`, the edited message. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  context_message_id?: string;
+
+  /** The wamid to use: the same one again repeats a message, as Meta repeats webhooks. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^wamid\.[A-Za-z0-9._=-]{1,200}$/)
+  message_id?: string;
 }

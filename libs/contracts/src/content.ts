@@ -1,0 +1,119 @@
+import type { MessageCategory } from './channels';
+import type { MessageKind, OutboundContent } from './outbound';
+
+/** Media kinds a send's `content` can carry, by URL. */
+export const SEND_MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
+export type SendMediaType = (typeof SEND_MEDIA_TYPES)[number];
+
+/** Every kind of `content` a send takes (more kinds, such as buttons or lists, join this list). */
+export const SEND_CONTENT_TYPES = ['text', ...SEND_MEDIA_TYPES] as const;
+export type SendContentType = (typeof SEND_CONTENT_TYPES)[number];
+
+/**
+ * A free-form message, the same wherever the platform sends: text, or media by an https URL with
+ * an optional caption. Sent as a service message (inside WhatsApp's 24-hour window).
+ */
+export type SendContent =
+  | { type: 'text'; text: string; preview_url?: boolean }
+  | { type: SendMediaType; url: string; caption?: string; file_name?: string };
+
+/** The longest text and caption a channel takes, in characters. */
+export interface ContentLimits {
+  text: number;
+  caption: number;
+  /** Media kinds that take no caption on the channel. */
+  uncaptioned: readonly SendMediaType[];
+}
+
+/**
+ * Each channel's documented limits: WhatsApp's text body 4,096 and media caption 1,024 (audio takes
+ * none); Telegram's message 4,096 and caption 1,024; MAX's message text, which is also the caption
+ * of its attachments, 4,000.
+ */
+export const CONTENT_LIMITS: Readonly<Record<string, ContentLimits>> = {
+  whatsapp: { text: 4096, caption: 1024, uncaptioned: ['audio'] },
+  telegram: { text: 4096, caption: 1024, uncaptioned: [] },
+  max: { text: 4000, caption: 4000, uncaptioned: [] },
+};
+
+/** Fields of `content` that only some of its types take. */
+const FIELDS_OF: Record<string, readonly SendContentType[]> = {
+  text: ['text'],
+  preview_url: ['text'],
+  url: SEND_MEDIA_TYPES,
+  caption: SEND_MEDIA_TYPES,
+  file_name: ['document'],
+};
+
+/**
+ * The field errors of a content on a channel: a field its type does not take, or a text or caption
+ * longer than the channel's limit (`content.text`, `content.caption`); empty when it fits.
+ */
+export function contentErrors(channel: string, content: SendContent): { field: string; message: string }[] {
+  const given = content as Record<string, unknown>;
+  const misplaced = Object.keys(FIELDS_OF)
+    .filter((f) => given[f] !== undefined && !FIELDS_OF[f].includes(content.type))
+    .map((f) => ({ field: `content.${f}`, message: `content.${f} goes with type ${FIELDS_OF[f].join(' or ')}` }));
+  if (misplaced.length) return misplaced;
+  const limits = CONTENT_LIMITS[channel];
+  if (!limits) return [{ field: 'content', message: `content cannot be sent on ${channel}` }];
+  if (content.type === 'text') {
+    return [...content.text].length > limits.text
+      ? [{ field: 'content.text', message: `content.text is longer than ${channel}'s ${limits.text} characters` }]
+      : [];
+  }
+  if (content.caption === undefined || content.caption === '') return [];
+  if (limits.uncaptioned.includes(content.type)) {
+    return [{ field: 'content.caption', message: `${channel} sends ${content.type} without a caption` }];
+  }
+  return [...content.caption].length > limits.caption
+    ? [
+        {
+          field: 'content.caption',
+          message: `content.caption is longer than ${channel}'s ${limits.caption} characters`,
+        },
+      ]
+    : [];
+}
+
+/** A content send's message kind and outbound content (the work item's), always in the SERVICE category. */
+export function outboundOfContent(content: SendContent): {
+  kind: MessageKind;
+  category: MessageCategory;
+  content: OutboundContent;
+} {
+  const category: MessageCategory = 'SERVICE';
+  switch (content.type) {
+    case 'text':
+      return {
+        kind: 'TEXT',
+        category,
+        content: { text: { body: content.text, ...(content.preview_url ? { preview_url: true } : {}) } },
+      };
+    case 'audio':
+      return {
+        kind: 'AUDIO',
+        category,
+        content: { audio: { url: content.url, ...(content.caption ? { caption: content.caption } : {}) } },
+      };
+    default: {
+      const media = { url: content.url, ...(content.caption ? { caption: content.caption } : {}) };
+      if (content.type === 'image') return { kind: 'IMAGE', category, content: { image: media } };
+      if (content.type === 'video') return { kind: 'VIDEO', category, content: { video: media } };
+      const named = content.file_name ? { file_name: content.file_name } : {};
+      return { kind: 'DOCUMENT', category, content: { document: { ...media, ...named } } };
+    }
+  }
+}
+
+/** An approved template named by a `window-closed` problem: one that could be sent instead. */
+export interface WindowClosedTemplate {
+  name: string;
+  language: string;
+  category: string;
+}
+
+/** The slug of the problem a WhatsApp content send gets when the customer-service window is closed. */
+export const WINDOW_CLOSED = 'window-closed';
+/** Most templates a `window-closed` problem names. */
+export const WINDOW_CLOSED_TEMPLATES_MAX = 20;
