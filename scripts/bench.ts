@@ -6,6 +6,7 @@ import { Bench, BenchFigure, report } from './bench/report';
 import { campaignBench } from './bench/campaign.bench';
 import { consumerBench } from './bench/consumer.bench';
 import { contactsBench } from './bench/contacts.bench';
+import { conversationsBench } from './bench/conversations.bench';
 import { e2eBench } from './bench/e2e.bench';
 import { fairnessBench } from './bench/fairness.bench';
 import { hostileInputBench } from './bench/hostile-input.bench';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, Bench> = {
   transactions: transactionsBench,
   contacts: contactsBench,
   campaign: campaignBench,
+  conversations: conversationsBench,
 };
 
 async function main(): Promise<void> {

@@ -18,7 +18,7 @@ export async function setupNats(
     return [
       ...report.streams.map((s) => `stream ${s.name}: ${s.action}`),
       ...report.consumers.map((c) => `consumer ${c.stream}/${c.name}: ${c.action}`),
-      ...report.buckets.map((b) => `key-value bucket ${b.name}: ${b.action}`),
+      ...report.buckets.map((b) => `bucket ${b.name}: ${b.action}`),
     ];
   } finally {
     await clients.drain();

@@ -59,6 +59,7 @@ const SECRET_KEYS: Record<string, { nats?: NatsServiceUser; keys: string[] }> = 
       'WHATSAPP_ACCESS_TOKEN',
       'WHATSAPP_TWO_STEP_PIN',
       'CREDENTIALS_KEYS',
+      'MEDIA_LINK_SECRET',
     ],
   },
   webhooks: { nats: 'webhooks', keys: ['DATABASE_URL', 'WEBHOOK_SECRET_KEYS'] },

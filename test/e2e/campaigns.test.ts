@@ -205,6 +205,12 @@ describe('campaigns end to end', () => {
         'queued_at',
         'updated_at',
         'next_attempt_at',
+        'variant',
+        'replied_at',
+        'reply_kind',
+        'reply_id',
+        'reply_title',
+        'reply_text',
       ];
       expect(Object.keys(csv[0])).toEqual(columns);
       const asText = (v: unknown) => (v === null || v === undefined ? '' : String(v));

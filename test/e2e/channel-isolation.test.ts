@@ -4,7 +4,7 @@ import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.rep
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { ApiFactory } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
-import { registerSandboxNumber } from '../support/sandbox';
+import { registerSandboxNumber, sandboxControl } from '../support/sandbox';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -29,13 +29,8 @@ describe('channel isolation under a hanging channel', () => {
   let phoneNumberId: string;
   const bots: Record<'telegram' | 'max', { id: number; token: string }> = {} as never;
 
-  const sandbox = async (path: string, body?: unknown, method?: string) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: method ?? (body === undefined ? 'GET' : 'POST'),
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return res.status === 204 ? null : ((await res.json()) as Json & Json[]);
-  };
+  const sandbox = async (path: string, body?: unknown, method?: string) =>
+    (await sandboxControl<(Json & Json[]) | null>(platform.urls.sandbox, path, body, method)).body;
   const gateway = async (path: string, body?: unknown) => {
     const res = await fetch(`${platform.urls.gateway}${path}`, {
       method: body === undefined ? 'GET' : 'POST',

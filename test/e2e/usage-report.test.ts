@@ -10,7 +10,7 @@ import { gatewaySchema } from '../../apps/gateway/src/database/schema';
 import { client, errorFields, expectProblem, Json } from '../../apps/api/test/support/http';
 import { ApiFactory, TestUser } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
-import { registerSandboxNumber } from '../support/sandbox';
+import { registerSandboxNumber, sandboxControl } from '../support/sandbox';
 import { commitTemplateSend } from '../support/send-records';
 
 const HOUR_MS = 3_600_000;
@@ -87,13 +87,8 @@ describe('usage report', () => {
   };
   const expectedRows = () => [...expected.keys()].sort().map((k) => expected.get(k)!);
 
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return (await res.json()) as Json;
-  };
+  const sandbox = async (path: string, body?: unknown) =>
+    (await sandboxControl<Json>(platform.urls.sandbox, path, body)).body;
   const emit = async (type: EventType, data: Record<string, unknown>) => {
     const now = Math.floor(Date.now() / 1000);
     const event: EventEnvelope = {

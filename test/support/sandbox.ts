@@ -49,3 +49,21 @@ export function statusesCarried(webhook: LoggedWebhook): number {
     0,
   );
 }
+
+/**
+ * One call to the sandbox's control API (`/_sandbox/<path>`): a GET without a body, a POST with
+ * one (or `method`); its status and JSON answer (null when it has none).
+ */
+export async function sandboxControl<T = unknown>(
+  sandboxUrl: string,
+  path: string,
+  body?: unknown,
+  method?: string,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${sandboxUrl}/_sandbox/${path}`, {
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
+    ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}

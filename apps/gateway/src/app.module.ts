@@ -11,6 +11,7 @@ import { ConnectionsModule } from './connections/connections.module';
 import { hideGatewayPath } from './contacts/contact-log';
 import { ContactsModule } from './contacts/contacts.module';
 import { ConversationsModule } from './conversations/conversations.module';
+import { ConversationRetentionModule } from './conversations/retention.module';
 import { CourseModule } from './course/course.module';
 import { GatewayMessagesModule } from './messages/gateway-messages.module';
 import { InboundModule } from './inbound/inbound.module';
@@ -41,6 +42,7 @@ export class GatewayModule {
         ContactsModule,
         CampaignsModule,
         ConversationsModule,
+        ConversationRetentionModule,
       ],
     };
   }

@@ -132,6 +132,30 @@ export class GatewayConfig extends PublicApiConfig {
     return this.ALLOW_PRIVATE_TARGETS === 'true';
   }
 
+  /** Signs the expiring links to inbound media (HMAC-SHA256, docs/conversations.md#media); rotating it ends every link handed out. */
+  @Secret()
+  @IsString()
+  @MinLength(16)
+  MEDIA_LINK_SECRET: string = 'sandbox-media-link-secret';
+
+  /** How long a link to an inbound file works after the message was read (seconds). */
+  @IsInt()
+  @Min(60)
+  @Max(7 * 86_400)
+  MEDIA_LINK_TTL_S: number = 3600;
+
+  /** How long fetching one inbound file from its channel may take before it is tried again later. */
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  MEDIA_FETCH_TIMEOUT_MS: number = 120_000;
+
+  /** Inbound files one gateway process fetches at once. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  MEDIA_FETCHES_AT_ONCE: number = 4;
+
   /** Course status events: the first retry of a post the platform did not answer with 2xx waits this long... */
   @IsInt()
   @Min(10)

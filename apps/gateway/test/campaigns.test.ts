@@ -109,7 +109,6 @@ describe('gateway campaigns', () => {
     const created = await create({ rate: 5, budget: 20, quiet_hours: { start: '21:00', end: '09:00' } });
     expect(created).toMatchObject({ state: 'draft', name: 'November sale', rate: 5, audience: { list: 'vip' } });
     expect((await call(`/v1/campaigns/${created.id}`)).body).toEqual(created);
-
     const second = await create({ name: 'Second' });
     const page = await call('/v1/campaigns?limit=1');
     expect(page.body.data.map((c: Json) => c.id)).toEqual([second.id]);
@@ -478,10 +477,11 @@ describe('gateway campaigns', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     const lines = csv.text.trim().split('\n');
     expect(lines[0]).toBe(
-      'seq,contact_id,external_id,status,skip_reason,channel,message_id,failure_code,queued_at,updated_at,next_attempt_at',
+      'seq,contact_id,external_id,status,skip_reason,channel,message_id,failure_code,queued_at,updated_at,next_attempt_at,' +
+        'variant,replied_at,reply_kind,reply_id,reply_title,reply_text',
     );
     expect(lines).toHaveLength(2501);
-    expect(lines[1]).toMatch(/^1,[0-9a-f-]{36},big-\d+,pending,,,,,,,$/);
+    expect(lines[1]).toMatch(/^1,[0-9a-f-]{36},big-\d+,pending,,,,,,,,,,,,,$/);
     // Text a spreadsheet would run as a formula is quoted.
     expect(csv.text).toMatch(/^\d+,[0-9a-f-]{36},"'=HYPERLINK\(""x""\)",pending,/m);
     expect((await call(`/v1/campaigns/${uuidv7()}/recipients`, { headers: { Accept: 'text/csv' } })).status).toBe(404);

@@ -5,6 +5,7 @@ import { NatsClients } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
+import { sandboxControl } from '../../../test/support/sandbox';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
 import { eventsOf } from './support/whatsapp';
@@ -34,13 +35,8 @@ describe('gateway accounts, connections and bot updates', () => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json & Json[] };
   };
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return (await res.json()) as Json & Json[];
-  };
+  const sandbox = async (path: string, body?: unknown) =>
+    (await sandboxControl<Json & Json[]>(platform.urls.sandbox, path, body)).body;
   const newAccount = async (userId: string | null) =>
     (await accounts.createAccount(`acct-${Math.random()}`, userId)).token;
   const bot = async (channel: 'telegram' | 'max') =>

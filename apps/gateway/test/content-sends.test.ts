@@ -3,7 +3,7 @@ import { createDataSource } from '@app/database';
 import { DataSource } from 'typeorm';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { registerSandboxNumber } from '../../../test/support/sandbox';
+import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
 
@@ -40,13 +40,8 @@ describe('gateway content sends', () => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json };
   };
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return (await res.json()) as Json & Json[];
-  };
+  const sandbox = async (path: string, body?: unknown) =>
+    (await sandboxControl<Json & Json[]>(platform.urls.sandbox, path, body)).body;
   /** Every hold ever taken from the user's balance (a refused send takes none). */
   const holds = async (user: TestUser) =>
     (

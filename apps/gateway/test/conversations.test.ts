@@ -5,7 +5,7 @@ import { NatsClients } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { registerSandboxNumber } from '../../../test/support/sandbox';
+import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
 import { Endpoint } from '../../../test/support/webhook-endpoint';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
@@ -46,13 +46,8 @@ describe('conversations: threads in and out, replies, working a conversation', (
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json };
   };
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return (await res.json()) as Json;
-  };
+  const sandbox = async (path: string, body?: unknown) =>
+    (await sandboxControl<Json>(platform.urls.sandbox, path, body)).body;
   /** The account's conversation on a channel with the contact holding `address`, once it exists. */
   const conversationOf = (channel: string, address: string) =>
     waitFor(

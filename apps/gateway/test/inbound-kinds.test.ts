@@ -3,6 +3,7 @@ import { NatsClients } from '@app/messaging';
 import { waitFor } from '@app/testing';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
+import { sandboxControl } from '../../../test/support/sandbox';
 import { createDataSource } from '@app/database';
 import { DataSource } from 'typeorm';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
@@ -23,13 +24,7 @@ describe('inbound kinds through the gateway', () => {
   let gatewayDb: DataSource;
   let accounts: AccountsRepository;
 
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Json & Json[] };
-  };
+  const sandbox = (path: string, body?: unknown) => sandboxControl<Json & Json[]>(platform.urls.sandbox, path, body);
   const received = (match: (d: MessageReceivedData) => boolean, count = 1) =>
     eventsEventually<MessageReceivedData>(clients, platform.infra.topology, 'message.received', match, { count });
 

@@ -3,7 +3,7 @@ import { createDataSource } from '@app/database';
 import { DataSource } from 'typeorm';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { registerSandboxNumber } from '../../../test/support/sandbox';
+import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
 import { Endpoint } from '../../../test/support/webhook-endpoint';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
@@ -47,13 +47,8 @@ describe('gateway sends and the delivery report', () => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json };
   };
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await fetch(`${platform.urls.sandbox}/_sandbox/${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      ...(body !== undefined ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}),
-    });
-    return (await res.json()) as Json & Json[];
-  };
+  const sandbox = async (path: string, body?: unknown) =>
+    (await sandboxControl<Json & Json[]>(platform.urls.sandbox, path, body)).body;
   const balance = async () => {
     const res = await fetch(`${platform.urls.api}/api/v1/users/${user.userId}/balances`, {
       headers: { authorization: user.auth },

@@ -4,6 +4,7 @@ import { HealthModule, loggingModule } from '@app/server';
 import { SandboxConfig } from './config';
 import { BotsModule } from './bots/bots.module';
 import { CourseSandboxModule } from './course/course.module';
+import { SandboxMediaModule } from './media/media.module';
 import { WhatsAppModule } from './whatsapp/whatsapp.module';
 
 /** Emulators of the external parties, for the local stack and end-to-end tests. */
@@ -19,6 +20,7 @@ export class SandboxModule {
         WhatsAppModule,
         BotsModule,
         CourseSandboxModule,
+        SandboxMediaModule,
       ],
     };
   }

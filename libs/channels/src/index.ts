@@ -13,3 +13,4 @@ export { templateHtml, escapeHtml } from './bots/bot-text';
 export { httpCall, HTTP_ANSWER_LIMIT_BYTES } from './http-call';
 export { redactSecrets } from './failure-text';
 export type { HttpCall, HttpAnswer, HttpInit } from './http-call';
+export * from './media-download';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as contracts from './index';
-import { CHANNELS, EVENT_CONSUMERS, KV_BUCKETS, Priority, StreamKey, STREAMS, Topology } from './index';
+import { CHANNELS, EVENT_CONSUMERS, KV_BUCKETS, OBJECT_BUCKETS, Priority, StreamKey, STREAMS, Topology } from './index';
 
 /**
  * docs/architecture.md is the page a newcomer reads first: every request/reply subject and every
@@ -42,12 +42,13 @@ describe('docs/architecture.md', () => {
     expect(missing(streams)).toEqual([]);
   });
 
-  it('names every durable consumer and Key-Value bucket', () => {
+  it('names every durable consumer, Key-Value bucket and object store bucket', () => {
     const consumers = [
       ...(['service', 'marketing'] as Priority[]).map(outboundConsumerPattern),
       ...EVENT_CONSUMERS.map((service) => t.eventConsumer(service)),
       t.inboundConsumer(),
+      t.mediaConsumer(),
     ];
-    expect(missing([...consumers, ...Object.values(KV_BUCKETS)])).toEqual([]);
+    expect(missing([...consumers, ...Object.values(KV_BUCKETS), ...Object.values(OBJECT_BUCKETS)])).toEqual([]);
   });
 });

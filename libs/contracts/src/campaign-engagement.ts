@@ -1,7 +1,7 @@
 /**
  * Engagement filters of a campaign's audience (docs/campaigns.md#engagement-filters): contacts who
- * received, read or clicked another campaign of the account in the last N days, or did not receive
- * it. Replies come with conversations: `replied` is a known word refused for now.
+ * received, read, clicked or replied to another campaign of the account in the last N days, or did
+ * not receive it.
  */
 export const ENGAGEMENTS = ['received', 'read', 'clicked', 'replied', 'not_received'] as const;
 export type Engagement = (typeof ENGAGEMENTS)[number];
@@ -17,11 +17,11 @@ export interface CampaignEngagement {
   within_days?: number | null;
 }
 
-/** Which of these contacts did `did` (received or read) in the account's campaign. */
+/** Which of these contacts did `did` (received, read or replied) in the account's campaign. */
 export interface CampaignEngagementRequest {
   account_id: string;
   campaign_id: string;
-  did: 'received' | 'read';
+  did: 'received' | 'read' | 'replied';
   within_days: number | null;
   /** At most 5,000 contact ids. */
   contact_ids: string[];

@@ -127,4 +127,6 @@ export interface CampaignVariantResult {
   cost: number;
   /** With tracked links: its recipients who clicked one. */
   clicked?: number;
+  /** Its recipients who replied to their message (docs/campaigns.md#replies). */
+  replied: number;
 }

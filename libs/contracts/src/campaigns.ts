@@ -157,6 +157,36 @@ export interface CampaignView extends CampaignDefinition {
   variant_results?: CampaignVariantResult[];
   /** With tracked links: recipients who clicked one (a person, counted once). */
   clicked?: number;
+  /** Recipients who replied to their message, each once (docs/campaigns.md#replies). */
+  replied: number;
+  /** Button, list and flow replies by the id pressed, most pressed first. */
+  replies_by_button: CampaignButtonReplies[];
+}
+
+/**
+ * How long after a campaign's message an inbound message of its recipient counts as a reply to it
+ * (docs/campaigns.md#replies); a button press naming the message counts whenever it comes.
+ */
+export const CAMPAIGN_REPLY_WINDOW_HOURS = 72;
+
+/** A recipient's reply as the report shows it: the first, or the first button press after it. */
+export interface CampaignRecipientReply {
+  /** `button`, `list`, `flow`, or the inbound content's type (`text`, `image`, ...) of a plain answer. */
+  kind: string;
+  /** The button's, row's or flow's id; null for a plain answer. */
+  id: string | null;
+  title: string | null;
+  /** The text or caption; a button's title. */
+  text: string | null;
+}
+
+/** How often one button (list row, flow) was the reply: `rate` is of the recipients who were sent it. */
+export interface CampaignButtonReplies {
+  id: string;
+  title: string | null;
+  count: number;
+  /** `count` over the recipients whose message was accepted, 0 to 1 (4 decimals). */
+  rate: number;
 }
 
 export interface CampaignRef {
@@ -277,6 +307,11 @@ export interface CampaignRecipientView {
   updated_at: number | null;
   /** When a pending recipient is due (quiet hours, the tier). */
   next_attempt_at: number | null;
+  /** With variants: the name of the recipient's variant; null without. */
+  variant: string | null;
+  /** Unix seconds: when it first replied to its message; null before. */
+  replied_at: number | null;
+  reply: CampaignRecipientReply | null;
 }
 
 export interface ListCampaignRecipientsResult {

@@ -1,21 +1,44 @@
 import type { MessageCategory } from './channels';
+import {
+  INTERACTIVE_CONTENT_TYPES,
+  InteractiveContent,
+  interactiveErrors,
+  RenderedKind,
+  renderedKindOf,
+} from './content-interactive';
 import type { MessageKind, OutboundContent } from './outbound';
 
 /** Media kinds a send's `content` can carry, by URL. */
 export const SEND_MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 export type SendMediaType = (typeof SEND_MEDIA_TYPES)[number];
 
-/** Every kind of `content` a send takes (more kinds, such as buttons or lists, join this list). */
-export const SEND_CONTENT_TYPES = ['text', ...SEND_MEDIA_TYPES] as const;
+/** Every kind of `content` a send takes: text, media, and the interactive kinds (content-interactive.ts). */
+export const SEND_CONTENT_TYPES = ['text', ...SEND_MEDIA_TYPES, ...INTERACTIVE_CONTENT_TYPES] as const;
 export type SendContentType = (typeof SEND_CONTENT_TYPES)[number];
 
 /**
- * A free-form message, the same wherever the platform sends: text, or media by an https URL with
- * an optional caption. Sent as a service message (inside WhatsApp's 24-hour window).
+ * A free-form message, the same wherever the platform sends: text, media by an https URL with an
+ * optional caption, or an interactive kind (buttons, list, CTA link, location request, Flow). Sent
+ * as a service message (inside WhatsApp's 24-hour window).
  */
 export type SendContent =
   | { type: 'text'; text: string; preview_url?: boolean }
-  | { type: SendMediaType; url: string; caption?: string; file_name?: string };
+  | { type: SendMediaType; url: string; caption?: string; file_name?: string }
+  | InteractiveContent;
+
+/** What a channel was asked to send for a content: its type, or the kind a declared fallback sends. */
+export type RenderedAs = 'text' | SendMediaType | RenderedKind;
+export const RENDERED_AS = ['text', ...SEND_MEDIA_TYPES, ...INTERACTIVE_CONTENT_TYPES] as const;
+
+/** What `channel` renders for `content` (the send's `rendered_as`, docs/gateway.md#content-kinds). */
+export function renderedAs(channel: string, content: SendContent): RenderedAs {
+  return isInteractive(content) ? renderedKindOf(channel, content) : content.type;
+}
+
+/** Whether a content is one of the interactive kinds. */
+export function isInteractive(content: SendContent): content is InteractiveContent {
+  return (INTERACTIVE_CONTENT_TYPES as readonly string[]).includes(content.type);
+}
 
 /** The longest text and caption a channel takes, in characters. */
 export interface ContentLimits {
@@ -38,11 +61,21 @@ export const CONTENT_LIMITS: Readonly<Record<string, ContentLimits>> = {
 
 /** Fields of `content` that only some of its types take. */
 const FIELDS_OF: Record<string, readonly SendContentType[]> = {
-  text: ['text'],
+  text: ['text', ...INTERACTIVE_CONTENT_TYPES],
   preview_url: ['text'],
   url: SEND_MEDIA_TYPES,
   caption: SEND_MEDIA_TYPES,
   file_name: ['document'],
+  buttons: ['buttons'],
+  header: ['buttons'],
+  button: ['list', 'cta_url'],
+  sections: ['list'],
+  flow_id: ['flow'],
+  cta: ['flow'],
+  screen: ['flow'],
+  data: ['flow'],
+  fallback_url: ['flow'],
+  flow_token: ['flow'],
 };
 
 /**
@@ -57,6 +90,7 @@ export function contentErrors(channel: string, content: SendContent): { field: s
   if (misplaced.length) return misplaced;
   const limits = CONTENT_LIMITS[channel];
   if (!limits) return [{ field: 'content', message: `content cannot be sent on ${channel}` }];
+  if (isInteractive(content)) return interactiveErrors(channel, content);
   if (content.type === 'text') {
     return [...content.text].length > limits.text
       ? [{ field: 'content.text', message: `content.text is longer than ${channel}'s ${limits.text} characters` }]
@@ -83,6 +117,7 @@ export function outboundOfContent(content: SendContent): {
   content: OutboundContent;
 } {
   const category: MessageCategory = 'SERVICE';
+  if (isInteractive(content)) return { kind: 'INTERACTIVE', category, content: { interactive: content } };
   switch (content.type) {
     case 'text':
       return {

@@ -1,8 +1,10 @@
 import { Channel, MessageCategory, Priority } from './channels';
+import type { InteractiveContent } from './content-interactive';
 
 /** Kinds of message a sender can ask for (the API's `type`, docs/api-sending.md). */
 export const MESSAGE_KINDS = ['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'AUDIO', 'REACTION', 'TEMPLATE'] as const;
-export type MessageKind = (typeof MESSAGE_KINDS)[number];
+/** A message's kind: one the API's `type` names, or INTERACTIVE (the gateway's interactive `content`). */
+export type MessageKind = (typeof MESSAGE_KINDS)[number] | 'INTERACTIVE';
 
 /**
  * The work item on an outbound stream: everything the queue needs to deliver one message. It is
@@ -58,7 +60,8 @@ export type OutboundContent =
   | { document: { url: string; caption?: string; file_name?: string } }
   | { audio: { url: string; is_voice?: boolean; caption?: string } }
   | { reaction: { emoji: string; message_id: string; provider_message_id?: string | null } }
-  | { template: TemplateContent };
+  | { template: TemplateContent }
+  | { interactive: InteractiveContent };
 
 /** A template with its values put in, as a channel without native templates draws it. */
 export interface RenderedTemplate {

@@ -86,6 +86,17 @@ import {
   UpdateTemplateRequest,
   WHATSAPP_RPC,
 } from './whatsapp';
+import {
+  CreateBotTemplateRequest,
+  DeleteBotTemplateRequest,
+  DeleteBotTemplateResult,
+  GATEWAY_TEMPLATES_RPC,
+  GatewayTemplateView,
+  GetGatewayTemplateRequest,
+  GetGatewayTemplateResult,
+  ListGatewayTemplatesRequest,
+  ListGatewayTemplatesResult,
+} from './bot-templates';
 
 /**
  * A refusal returned as data over request/reply, in RFC 9457 terms, so the caller answers its own
@@ -141,6 +152,10 @@ export interface RpcMethods {
   [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };
   [GATEWAY_MESSAGES_RPC.readTarget]: { request: ReadTargetRequest; result: ReadTargetResult };
   [GATEWAY_MESSAGES_RPC.campaignSpend]: { request: GetCampaignSpendRequest; result: CampaignSpendPage };
+  [GATEWAY_TEMPLATES_RPC.create]: { request: CreateBotTemplateRequest; result: GatewayTemplateView };
+  [GATEWAY_TEMPLATES_RPC.list]: { request: ListGatewayTemplatesRequest; result: ListGatewayTemplatesResult };
+  [GATEWAY_TEMPLATES_RPC.get]: { request: GetGatewayTemplateRequest; result: GetGatewayTemplateResult };
+  [GATEWAY_TEMPLATES_RPC.delete]: { request: DeleteBotTemplateRequest; result: DeleteBotTemplateResult };
   [CONSENT_RPC.apply]: { request: ApplyConsentRequest; result: ApplyConsentResult };
   [CONSENT_RPC.read]: { request: ReadConsentRequest; result: ReadConsentResult };
   [CONSENT_RPC.history]: { request: ConsentHistoryRequest; result: ConsentHistoryResult };

@@ -18,3 +18,16 @@ export function maxWithin(sorted: number[], windowMs: number): number {
   }
   return most;
 }
+
+/**
+ * Bytes `offset .. offset + length` of every file the sandbox serves as inbound media: a fixed
+ * pattern, so a test can tell that a download matches the channel's file byte for byte.
+ */
+export function sandboxMediaChunk(offset: number, length: number): Uint8Array {
+  const chunk = new Uint8Array(length);
+  for (let j = 0; j < length; j++) {
+    const i = offset + j;
+    chunk[j] = (i * 7 + Math.floor(i / 1021)) & 0xff;
+  }
+  return chunk;
+}

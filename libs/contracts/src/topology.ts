@@ -23,6 +23,12 @@ export const KV_BUCKETS = {
   senderPacing: 'sender_pacing',
 } as const;
 
+/** JetStream object store buckets of the platform (logical names; see Topology.objectBucket). */
+export const OBJECT_BUCKETS = {
+  /** The files customers sent (inbound media), fetched from the channels by the gateway (docs/conversations.md). */
+  inboundMedia: 'inbound_media',
+} as const;
+
 /**
  * Every stream, consumer and subject name, derived from one optional prefix. Production runs with
  * no prefix; each test suite gets its own so that suites share one NATS server without touching
@@ -49,6 +55,16 @@ export class Topology {
   kvBucket(name: string): string {
     if (!/^[a-z0-9_]+$/i.test(name)) throw new Error(`invalid bucket name "${name}"`);
     return (this.prefix ? `${this.prefix}_${name}` : name).toUpperCase();
+  }
+
+  /** An object store bucket name under the prefix, upper-cased like the Key-Value buckets. */
+  objectBucket(name: string): string {
+    return this.kvBucket(name);
+  }
+
+  /** The gateway's durable consumer of EVENTS that fetches each inbound message's file into the media store. */
+  mediaConsumer(): string {
+    return 'media_gateway';
   }
 
   outboundStream(priority: Priority): string {

@@ -71,6 +71,30 @@ export type TemplateType = 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT';
 export type TemplateStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'FAILED' | 'PAUSED';
 export type TemplateQuality = 'UNKNOWN' | 'GREEN' | 'YELLOW' | 'RED';
 
+/** The buttons a WhatsApp template may have (docs/api.md#templates). */
+export const TEMPLATE_BUTTON_TYPES = ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'FLOW'] as const;
+export type TemplateButtonType = (typeof TEMPLATE_BUTTON_TYPES)[number];
+
+/** How a FLOW button opens its Flow. */
+export const TEMPLATE_FLOW_ACTIONS = ['navigate', 'data_exchange'] as const;
+export type TemplateFlowAction = (typeof TEMPLATE_FLOW_ACTIONS)[number];
+
+/**
+ * A template button as submitted: QUICK_REPLY (text); URL (url, with an example when it ends in
+ * `{{1}}`); PHONE_NUMBER (phone_number); COPY_CODE (example: the sample code); FLOW (flow_id,
+ * flow_action, navigate_screen).
+ */
+export interface TemplateButtonSubmission {
+  type: TemplateButtonType;
+  text: string;
+  url?: string;
+  example?: string;
+  phone_number?: string;
+  flow_id?: string;
+  flow_action?: TemplateFlowAction;
+  navigate_screen?: string;
+}
+
 /** A template as submitted for moderation, in the platform's words (the connector maps it to Graph API). */
 export interface TemplateSubmission {
   name: string;
@@ -81,7 +105,7 @@ export interface TemplateSubmission {
   example_media_url?: string | null;
   body: { text: string; example: string };
   footer?: string | null;
-  buttons?: { type: 'QUICK_REPLY' | 'URL'; text: string; url?: string; example?: string }[] | null;
+  buttons?: TemplateButtonSubmission[] | null;
 }
 
 export interface SubmitTemplateRequest {

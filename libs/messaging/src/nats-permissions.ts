@@ -3,12 +3,14 @@ import {
   CAMPAIGNS_RPC,
   CONSENT_RPC,
   GATEWAY_MESSAGES_RPC,
+  GATEWAY_TEMPLATES_RPC,
   Channel,
   CHANNELS,
   EventConsumer,
   EVENT_TYPES,
   EventType,
   KV_BUCKETS,
+  OBJECT_BUCKETS,
   Priority,
   STREAMS,
   SUBSCRIPTIONS_RPC,
@@ -104,6 +106,25 @@ function bucketRights(bucket: string): NatsPermissions {
   };
 }
 
+/** An object store bucket's files: written in chunks, read through an ordered consumer, purged when deleted. */
+function objectBucketRights(bucket: string): NatsPermissions {
+  const stream = `OBJ_${bucket}`;
+  return {
+    publish: [
+      `$O.${bucket}.>`,
+      `$JS.API.STREAM.INFO.${stream}`,
+      `$JS.API.STREAM.MSG.GET.${stream}`,
+      `$JS.API.DIRECT.GET.${stream}.>`,
+      `$JS.API.STREAM.PURGE.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.>`,
+      `$JS.API.CONSUMER.DELETE.${stream}.>`,
+      `$JS.API.CONSUMER.INFO.${stream}.>`,
+    ],
+    subscribe: [],
+  };
+}
+
 function queueRights(t: Topology, channels: readonly Channel[]): NatsPermissions {
   return merge(
     {
@@ -166,6 +187,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
           ...rpcSubjects(t, CONSENT_RPC),
           ...rpcSubjects(t, CAMPAIGNS_RPC),
+          ...rpcSubjects(t, GATEWAY_TEMPLATES_RPC),
         ],
       },
       eventConsumerRights(t, 'api'),
@@ -181,6 +203,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, GATEWAY_MESSAGES_RPC),
           ...rpcSubjects(t, CONSENT_RPC),
           ...rpcSubjects(t, CAMPAIGNS_RPC),
+          ...rpcSubjects(t, GATEWAY_TEMPLATES_RPC),
         ],
         // The relay listens on its stream's subjects to wake up when a callback arrives.
         subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...t.streamSubjects('inbound')],
@@ -188,6 +211,9 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
       eventConsumerRights(t, 'gateway'),
       consumerRights(t, t.stream('inbound'), t.inboundConsumer()),
       bucketRights(deliveryStateBucket(t)),
+      // Inbound media: fetched off its own consumer of EVENTS into the object store (docs/conversations.md).
+      consumerRights(t, t.stream('events'), t.mediaConsumer()),
+      objectBucketRights(t.objectBucket(OBJECT_BUCKETS.inboundMedia)),
     ),
     webhooks: merge(
       { publish: events('webhooks'), subscribe: rpcSubjects(t, SUBSCRIPTIONS_RPC) },

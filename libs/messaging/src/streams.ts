@@ -11,7 +11,8 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { nanos } from '@nats-io/nats-core';
-import { CHANNELS, EVENT_CONSUMERS, KV_BUCKETS, Priority, StreamKey, Topology } from '@app/contracts';
+import { Objm } from '@nats-io/obj';
+import { CHANNELS, EVENT_CONSUMERS, KV_BUCKETS, OBJECT_BUCKETS, Priority, StreamKey, Topology } from '@app/contracts';
 import { DELIVERY_STATE_TTL_MS, deliveryStateBucket } from './delivery-state';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -158,7 +159,26 @@ export function declareConsumers(t: Topology, o: TopologyOptions = DEFAULT_TOPOL
       max_deliver: o.inboundMaxDeliver,
     },
   };
-  return [...outbound, ...events, inbound];
+  // The gateway's media fetches: only new conversation messages, each file fetched while others wait.
+  const media: ConsumerDeclaration = {
+    stream: t.stream('events'),
+    config: {
+      ...common,
+      durable_name: t.mediaConsumer(),
+      filter_subject: t.eventSubject('conversation.message.created'),
+      max_deliver: o.eventsMaxDeliver,
+      ack_wait: nanos(Math.max(o.ackWaitMs, MEDIA_ACK_WAIT_MS)),
+    },
+  };
+  return [...outbound, ...events, inbound, media];
+}
+
+/** A media fetch may stream a large file: it has this long before JetStream hands it to another replica. */
+export const MEDIA_ACK_WAIT_MS = 5 * 60 * 1000;
+
+/** Object store buckets: the files customers sent, kept until deleted (no age limit; the bucket's size may cap it). */
+export function declareObjectBuckets(t: Topology): { name: string }[] {
+  return [{ name: t.objectBucket(OBJECT_BUCKETS.inboundMedia) }];
 }
 
 export interface BucketDeclaration {
@@ -237,12 +257,33 @@ export async function setupTopology(
     });
     report.buckets.push({ name: b.name, action: exists ? 'exists' : 'created' });
   }
+  const objm = new Objm(jsm.jetstream());
+  for (const b of declareObjectBuckets(t)) {
+    let exists = true;
+    try {
+      await jsm.streams.info(`OBJ_${b.name}`);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      exists = false;
+    }
+    if (!exists) {
+      await objm.create(b.name, {
+        storage: o.storage === 'memory' ? StorageType.Memory : StorageType.File,
+        replicas: o.replicas,
+      });
+    }
+    report.buckets.push({ name: b.name, action: exists ? 'exists' : 'created' });
+  }
   return report;
 }
 
 /** Deletes every stream and bucket of a topology (test teardown). */
 export async function deleteTopology(jsm: JetStreamManager, t: Topology): Promise<void> {
-  const names = [...declareStreams(t).map((d) => d.config.name), ...declareBuckets(t).map((b) => `KV_${b.name}`)];
+  const names = [
+    ...declareStreams(t).map((d) => d.config.name),
+    ...declareBuckets(t).map((b) => `KV_${b.name}`),
+    ...declareObjectBuckets(t).map((b) => `OBJ_${b.name}`),
+  ];
   for (const name of names) {
     try {
       await jsm.streams.delete(name);

@@ -11,6 +11,7 @@ import { readAllEvents, readLedger, Ledger, requestsReachedTwice, webhookHistory
 import { InFlightKeyOutcome, killApiWithKeyInFlight, messagesWithKey } from './in-flight-key';
 import { Attempt, SendLoad, SendTarget } from './load';
 import { CAMPAIGN_ELIGIBLE, CAMPAIGN_EXCLUDED, CampaignOutcome, ChaosCampaign } from './campaign';
+import { InboundLoad } from './inbound';
 
 /** Tunable from the environment; with the defaults the suite takes two to four minutes. */
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -21,6 +22,8 @@ const MAX_IN_FLIGHT = num('CHAOS_MAX_IN_FLIGHT', 20);
 const SETTLE_MS = num('CHAOS_SETTLE_MS', 90_000);
 /** The campaign's pace: slow enough that its 500 recipients are still being sent through every kill and outage. */
 const CAMPAIGN_RATE = num('CHAOS_CAMPAIGN_RATE', 5);
+/** Customers' messages a second to a WhatsApp number, through every kill and outage. */
+const INBOUND_PER_SECOND = num('CHAOS_INBOUND_PER_SECOND', 5);
 /** Messages with no final status after this long are failed `no_receipt` by the api's reconciler. */
 // The receipt reconciler works in whole minutes: a message with no final status after this fails as no_receipt.
 const NO_RECEIPT_AFTER_MINUTES = num('CHAOS_NO_RECEIPT_AFTER_MINUTES', 1);
@@ -118,6 +121,7 @@ export function describeChaos(replicas: number): void {
     let receiver: Receiver;
     let load: SendLoad;
     let campaign: ChaosCampaign;
+    let inbound: InboundLoad;
     const users: { userId: string; auth: string; secret: string; path: string }[] = [];
     const targets: SendTarget[] = [];
     const figures: Figures = { restarts: {} };
@@ -178,6 +182,13 @@ export function describeChaos(replicas: number): void {
         const { secret } = (await res.json()) as { secret: string };
         users.push({ userId: user.userId, auth: user.auth, secret, path });
         targets.push({ userIndex: i, auth: user.auth, appId: app.id, template: template.name });
+        if (i === 0)
+          inbound = await InboundLoad.prepare(
+            cluster.urls,
+            cluster.databaseUrl,
+            { ...user, appId: app.id, phoneNumberId: app.phoneNumberId ?? '' },
+            INBOUND_PER_SECOND,
+          );
       }
       campaign = await ChaosCampaign.prepare(
         cluster.urls,
@@ -194,6 +205,7 @@ export function describeChaos(replicas: number): void {
 
     afterAll(async () => {
       await load?.stop();
+      await inbound?.stop();
       await factory?.close();
       await receiver?.stop();
       await cluster?.stop();
@@ -203,6 +215,7 @@ export function describeChaos(replicas: number): void {
       // The campaign runs through everything that follows, at its own pace, beside the sends.
       await campaign.launch();
       load.start();
+      inbound.start();
       await sleep(STEADY_MS);
 
       for (const service of KILLED) {
@@ -243,6 +256,7 @@ export function describeChaos(replicas: number): void {
         () => cluster.startPostgres(),
       );
       await load.stop();
+      await inbound.stop();
 
       // Settle: every accepted message final, no hold left, every event at its subscriber.
       const ids = load.accepted.map((a) => a.messageId);
@@ -259,7 +273,8 @@ export function describeChaos(replicas: number): void {
           ledger.notFinal.length === 0 &&
           ledger.held.length === 0 &&
           events.every((e) => received.has(e.id)) &&
-          (await campaign.settled().catch(() => false));
+          (await campaign.settled().catch(() => false)) &&
+          (await inbound.settled().catch(() => false));
         if (settled || Date.now() > settleBy) break;
         await sleep(2000);
       }
@@ -333,6 +348,7 @@ export function describeChaos(replicas: number): void {
       );
 
       const campaignOutcome: CampaignOutcome = await campaign.outcome();
+      const inboundOutcome = await inbound.outcome();
       const inFlight = figures.inFlightKey;
       const inFlightMessages = inFlight ? await messagesWithKey(cluster.databaseUrl, users[0].userId, inFlight.key) : 0;
       const during = (phase: string) => load.attempts.filter((a) => a.phase === phase);
@@ -373,6 +389,7 @@ export function describeChaos(replicas: number): void {
         ],
         ['webhook deliveries that failed verification', `${unverified.length}`],
         [`campaign of 500 at ${CAMPAIGN_RATE}/s through it all`, ChaosCampaign.describe(campaignOutcome)],
+        [`customers' messages at ${INBOUND_PER_SECOND}/s to their conversations`, InboundLoad.describe(inboundOutcome)],
         [`sends while NATS was down (${OUTAGE_MS / 1000} s)`, `${describeAnswers(natsDown)}; ${answerTimes(natsDown)}`],
         [`sends while Postgres was down (${OUTAGE_MS / 1000} s)`, `${describeAnswers(pgDown)}; ${answerTimes(pgDown)}`],
         [
@@ -436,6 +453,14 @@ export function describeChaos(replicas: number): void {
         countsMatch: true,
         held: 0,
       });
+      expect({
+        inboundLost: inboundOutcome.lost.slice(0, 20),
+        inboundTwice: inboundOutcome.twice.slice(0, 20),
+      }).toEqual({
+        inboundLost: [],
+        inboundTwice: [],
+      });
+      expect(inboundOutcome.sent).toBeGreaterThan(0);
       expect(ids.length).toBeGreaterThan(0);
       expect(acceptedIds.size).toBe(ids.length);
       for (const s of KILLED) {

@@ -21,8 +21,8 @@ const STATUSES = { received: ['DELIVERED', 'READ'], read: ['READ'] } as const;
 
 /**
  * An audience's engagement filter (docs/campaigns.md#engagement-filters): which of a page of the
- * account's contacts received (delivered or read) or read the message another campaign of the
- * same account sent them, in the last N days. Another account's campaign is unknown (404): its
+ * account's contacts received (delivered or read), read or replied to the message another campaign
+ * of the same account sent them, in the last N days. Another account's campaign is unknown (404): its
  * recipients are never read.
  */
 @Controller()
@@ -38,8 +38,8 @@ export class CampaignEngagementRpcController {
     const errors: FieldError[] = [];
     if (typeof req?.account_id !== 'string' || !UUID.test(req.account_id))
       errors.push({ field: 'account_id', message: 'must be an account id' });
-    if (req?.did !== 'received' && req?.did !== 'read')
-      errors.push({ field: 'did', message: 'must be received or read' });
+    if (req?.did !== 'received' && req?.did !== 'read' && req?.did !== 'replied')
+      errors.push({ field: 'did', message: 'must be received, read or replied' });
     const days = req?.within_days ?? null;
     if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= ENGAGEMENT_LIMITS.maxDays))
       errors.push({ field: 'within_days', message: `must be 1 to ${ENGAGEMENT_LIMITS.maxDays}` });
@@ -60,6 +60,7 @@ export class CampaignEngagementRpcController {
     );
     if (!owned) throw notFound;
     if (!ids.length) return { contact_ids: [] };
+    if (req.did === 'replied') return { contact_ids: await this.replied(req.campaign_id, ids, days) };
     const rows = await sqlRows<{ contact_id: string }>(
       this.ds,
       `SELECT DISTINCT r.contact_id
@@ -74,5 +75,17 @@ export class CampaignEngagementRpcController {
       [req.campaign_id, ids, days, [...STATUSES[req.did]]],
     );
     return { contact_ids: rows.map((r) => r.contact_id) };
+  }
+
+  /** Contacts who replied to the campaign's message (docs/campaigns.md#replies), in the last N days. */
+  private async replied(campaignId: string, ids: string[], days: number | null): Promise<string[]> {
+    const rows = await sqlRows<{ contact_id: string }>(
+      this.ds,
+      `SELECT DISTINCT contact_id FROM campaign_recipients
+        WHERE campaign_id = $1 AND replied_at IS NOT NULL AND contact_id = ANY($2::text[])
+          AND ($3::integer IS NULL OR replied_at >= now() - make_interval(days => $3::integer))`,
+      [campaignId, ids, days],
+    );
+    return rows.map((r) => r.contact_id);
   }
 }

@@ -6,8 +6,8 @@ import { sqlRows } from '@app/database';
 
 /**
  * How each variant of a campaign did (docs/campaigns.md#variants), added up in one read: each
- * recipient counted once by its message's status (the last attempt's over a failover route), and
- * the charges of all its attempts.
+ * recipient counted once by its message's status (the last attempt's over a failover route), its
+ * reply, and the charges of all its attempts.
  */
 @Injectable()
 export class CampaignVariantsRepository {
@@ -25,6 +25,7 @@ export class CampaignVariantsRepository {
       delivered: number;
       read: number;
       failed: number;
+      replied: number;
       cost: string;
     }>(
       this.ds,
@@ -45,6 +46,7 @@ export class CampaignVariantsRepository {
               (count(*) FILTER (WHERE s.status IN ('DELIVERED', 'READ')))::int AS delivered,
               (count(*) FILTER (WHERE s.status = 'READ'))::int AS read,
               (count(*) FILTER (WHERE s.status = 'FAILED'))::int AS failed,
+              (count(*) FILTER (WHERE r.replied_at IS NOT NULL))::int AS replied,
               coalesce(sum(cost.charged), 0) AS cost
          FROM campaign_recipients r
          LEFT JOIN messages m ON m.id = r.message_id AND m.campaign_id = $1
@@ -69,6 +71,7 @@ export class CampaignVariantsRepository {
         read: r?.read ?? 0,
         failed: r?.failed ?? 0,
         cost: Number(r?.cost ?? 0),
+        replied: r?.replied ?? 0,
       };
     });
   }

@@ -4,6 +4,10 @@ import { BillingModule } from '../billing/billing.module';
 import { ConsentModule } from '../consent/consent.module';
 import { SendingModule } from '../sending';
 import { OutboxModule } from '../outbox';
+import { EventsModule } from '../events';
+import { CampaignBudgetWake } from './campaign-budget-wake';
+import { CampaignRepliesRecorder } from './campaign-replies';
+import { CampaignRepliesRepository } from './campaign-replies.repository';
 import { CampaignRunner } from './campaign-runner';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
 import { CampaignEngagementRpcController } from './campaign-variants.engagement';
@@ -16,7 +20,7 @@ import { FrequencyRulesService } from './frequency-rules';
 
 /** Campaigns of the gateway's accounts: their store, the gateway's requests, and the runner that sends them. */
 @Module({
-  imports: [SendingModule, BillingModule, ConsentModule, OutboxModule],
+  imports: [SendingModule, BillingModule, ConsentModule, OutboxModule, EventsModule],
   controllers: [CampaignsRpcController, FrequencyRpcController, CampaignEngagementRpcController],
   providers: [
     Clock,
@@ -24,6 +28,9 @@ import { FrequencyRulesService } from './frequency-rules';
     CampaignsService,
     CampaignRunner,
     CampaignVariantsRepository,
+    CampaignRepliesRecorder,
+    CampaignBudgetWake,
+    CampaignRepliesRepository,
     FrequencyRepository,
     FrequencyRulesService,
   ],

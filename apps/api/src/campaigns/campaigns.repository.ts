@@ -6,6 +6,7 @@ import {
   CampaignDefinition,
   CampaignPauseReason,
   CampaignRecipientInput,
+  CampaignRecipientReply,
   CampaignRecipientStatus,
   CampaignSkipReason,
   CampaignState,
@@ -67,6 +68,10 @@ export interface RecipientReportRow {
   queued_at: Date | null;
   updated_at: Date | null;
   next_at: Date;
+  /** Its variant's index; null without variants. */
+  variant: number | null;
+  replied_at: Date | null;
+  reply: CampaignRecipientReply | null;
 }
 
 /** What the campaign view adds up from its recipients and messages. */
@@ -443,7 +448,8 @@ export class CampaignsRepository {
                 greatest(r.updated_at, coalesce(l.updated_at, m.updated_at)) AS updated_at,
                 -- A WhatsApp-first recipient also waits for the tier to free a place.
                 CASE WHEN r.first_channel = 'whatsapp' AND c.whatsapp_wait_until > r.next_at
-                     THEN c.whatsapp_wait_until ELSE r.next_at END AS next_at
+                     THEN c.whatsapp_wait_until ELSE r.next_at END AS next_at,
+                r.variant, r.replied_at, r.reply
            FROM campaign_recipients r JOIN campaigns c ON c.id = r.campaign_id ${LAST_ATTEMPT_SQL}
           WHERE r.campaign_id = $1 AND r.seq > $2
           ORDER BY r.seq

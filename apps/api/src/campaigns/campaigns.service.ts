@@ -5,6 +5,7 @@ import {
   campaignInstant,
   CampaignPauseReason,
   CampaignQuote,
+  CampaignCounts,
   CampaignQuoteRequest,
   CampaignRecipientView,
   CampaignRef,
@@ -43,6 +44,10 @@ import { isChannel, recipientErrors } from './campaign-recipient-input';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
 import { variantLoadErrors, withVariant } from './campaign-variants';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
+import { CampaignRepliesRepository } from './campaign-replies.repository';
+
+/** Recipients whose message the send path accepted: every one neither pending nor skipped. */
+const acceptedOf = (n: CampaignCounts): number => n.queued + n.sent + n.delivered + n.read + n.failed;
 
 /** Most recipients in one load page. */
 export const LOAD_PAGE_MAX = 5000;
@@ -86,6 +91,7 @@ export class CampaignsService {
     private readonly clock: Clock,
     private readonly config: ApiConfig,
     private readonly variants: CampaignVariantsRepository,
+    private readonly replies: CampaignRepliesRepository,
   ) {}
 
   async create(req: CreateCampaignRequest): Promise<CampaignView> {
@@ -312,6 +318,9 @@ export class CampaignsService {
         queued_at: seconds(r.queued_at),
         updated_at: seconds(r.updated_at),
         next_attempt_at: r.state === 'pending' ? seconds(r.next_at) : null,
+        variant: r.variant === null ? null : (c.definition.variants?.[r.variant]?.name ?? null),
+        replied_at: seconds(r.replied_at),
+        reply: r.reply,
       })),
       next_after: rows.length > limit ? page[page.length - 1].seq : null,
     };
@@ -418,6 +427,7 @@ export class CampaignsService {
       launched_at: seconds(c.launched_at),
       started_at: seconds(c.started_at),
       completed_at: seconds(c.completed_at),
+      ...(await this.replies.summary(c.id, acceptedOf(t.counts))),
       ...(c.definition.variants?.length ? { variant_results: await this.variants.results(c.id, c.definition) } : {}),
     };
   }

@@ -31,6 +31,8 @@ import { FrequencyRules1764810000000 } from './migrations/1764810000000-Frequenc
 import { CampaignBudgetReservations1764800000000 } from './migrations/1764800000000-CampaignBudgetReservations';
 import { ReportsJoinUp1764820000000 } from './migrations/1764820000000-ReportsJoinUp';
 import { CampaignVariants1764830000000 } from './migrations/1764830000000-CampaignVariants';
+import { CampaignReplies1764880000000 } from './migrations/1764880000000-CampaignReplies';
+import { BotTemplates1764890000000 } from './migrations/1764890000000-BotTemplates';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -73,5 +75,7 @@ export const apiSchema: SchemaDefinition = {
     CampaignBudgetReservations1764800000000,
     ReportsJoinUp1764820000000,
     CampaignVariants1764830000000,
+    CampaignReplies1764880000000,
+    BotTemplates1764890000000,
   ],
 };

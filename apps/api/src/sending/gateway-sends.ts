@@ -17,7 +17,7 @@ import {
   outboundOfContent,
   SendContent,
 } from '@app/contracts';
-import { FieldError, UnprocessableProblem, ValidationProblem } from '@app/server';
+import { UnprocessableProblem, ValidationProblem } from '@app/server';
 import { IdempotencyService, KeyLease } from '../idempotency/idempotency.service';
 import { createHash } from 'node:crypto';
 import { AppEntity } from '../wa-apps/app.entity';
@@ -28,6 +28,8 @@ import { MessagesService, PreparedSend } from './messages.service';
 import { SendableTemplatesRepository } from './sendable-templates.repository';
 import { ConversationsService } from '../conversations/conversations.service';
 import { windowClosed } from './window-closed';
+import { BotTemplateRow } from '../templates/bot-templates.repository';
+import { botTemplateSend, refused, TemplateChoice, TemplateSources } from './template-source';
 import {
   chooseTemplate,
   renderTemplate,
@@ -36,18 +38,6 @@ import {
   SendableTemplate,
   templateSendOf,
 } from './template-message';
-
-/** The gateway's field names for what the api's template rules name. */
-function gatewayField(field: string): string {
-  if (field === 'template.name') return 'template';
-  if (field === 'template.language') return 'language';
-  if (field === 'template.url') return 'media_url';
-  if (field.startsWith('template.components')) return 'params';
-  return field;
-}
-
-const refused = (errors: FieldError[]) =>
-  new ValidationProblem(errors.map((e) => ({ field: gatewayField(e.field), message: e.message })));
 
 /**
  * The template's content and category for these params: the gateway's field errors (`params`,
@@ -73,6 +63,8 @@ export interface CampaignSend {
   accountId: string;
   app: AppEntity;
   template: SendableTemplate;
+  /** The account's bot template of the name, sent on Telegram and MAX instead of the rendered `template`. */
+  bot?: BotTemplateRow | null;
   /** The recipient's channels in order (one: a single send; more: a failover route). */
   route: FailoverStep[];
   params: string[];
@@ -117,6 +109,7 @@ export class GatewaySendsService {
     private readonly idempotency: IdempotencyService,
     private readonly failover: FailoverService,
     private readonly windows: ConversationsService,
+    private readonly sources: TemplateSources,
   ) {}
 
   async send(req: GatewaySendRequest): Promise<GatewaySendResult> {
@@ -141,13 +134,19 @@ export class GatewaySendsService {
     const route = req.route && req.route.length > 1 ? req.route : [req];
     const contact = req.contact ?? null;
     if (req.content !== undefined) return this.acceptContent(req, req.content, route, idempotency);
-    if (req.template === undefined || req.template_app_id === null) {
+    if (req.template === undefined) {
       throw new ValidationProblem([{ field: 'template', message: 'template or content is required' }]);
     }
-    const app = await this.sends.sendingApp(String(req.template_app_id), req.user_id);
-    const template = await this.templateOf(app, req.template, req.language);
+    const choice = await this.sources.choose({
+      accountId: req.account_id,
+      userId: req.user_id,
+      appId: req.template_app_id,
+      name: req.template,
+      language: req.language,
+      channels: route.map((step) => step.channel),
+    });
     return this.dispatch(
-      { userId: req.user_id, accountId: req.account_id, app, template, idempotency, campaignId: null, contact },
+      { userId: req.user_id, accountId: req.account_id, idempotency, campaignId: null, contact, ...choice },
       route,
       req.params,
       req.media_url,
@@ -223,7 +222,17 @@ export class GatewaySendsService {
       userId: send.userId,
       accountId: send.accountId,
       app: send.app,
-      template: send.template,
+      meta: send.template,
+      // The campaign's template name as a bot template, sent instead on Telegram and MAX.
+      bot:
+        send.bot !== undefined
+          ? send.bot
+          : await this.sources.botFor(
+              send.accountId,
+              send.template.name,
+              send.template.language,
+              send.route.map((step) => step.channel),
+            ),
       campaignId: send.campaignId,
       alsoWrite: send.alsoWrite,
       contact: send.contact ?? null,
@@ -248,19 +257,26 @@ export class GatewaySendsService {
   }
 
   /**
-   * The one way a gateway or campaign template send is accepted: the template rendered with its
-   * params (natively on WhatsApp, drawn for the bot channels), then its attempts accepted.
+   * The one way a gateway or campaign template send is accepted: on Telegram and MAX the bot
+   * template filled with its params where the account has one, otherwise the Meta template
+   * rendered with them (natively on WhatsApp, drawn for the bot channels); then its attempts accepted.
    */
   private async dispatch(
-    base: AcceptBase & { app: AppEntity; template: SendableTemplate },
+    base: AcceptBase & TemplateChoice,
     route: FailoverStep[],
     params: string[] | undefined,
     mediaUrl: string | null | undefined,
   ): Promise<string> {
-    const chosen = base.template;
-    const resolved = resolvedSend(chosen, params, mediaUrl);
+    const chosen = base.meta;
+    const needsMeta = route.some((step) => step.channel === 'whatsapp' || !base.bot);
+    const resolved = chosen && needsMeta ? resolvedSend(chosen, params, mediaUrl) : null;
     const attempts = route.map((step) => {
       const bot = step.channel !== 'whatsapp';
+      if (bot && base.bot) {
+        const filled = botTemplateSend(base.bot, step.channel, params);
+        return this.attemptOn(step, base, filled.kind, filled.prepared);
+      }
+      if (!chosen || !resolved) throw refused([{ field: 'template.name', message: 'no template to send' }]);
       if (!bot && isWhatsAppUserId(step.to) && resolved.category.startsWith('AUTHENTICATION')) {
         throw new UnprocessableProblem(
           'template-not-for-user-id',

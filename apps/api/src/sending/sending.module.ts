@@ -10,6 +10,7 @@ import { UsageModule } from '../usage/usage.module';
 import { ConsentModule } from '../consent/consent.module';
 import { MessageStoreModule } from '../messages/message-store.module';
 import { OutboxModule } from '../outbox';
+import { BotTemplatesModule } from '../templates/bot-templates.module';
 import { GatewayMessagesRpcController } from './gateway-messages.rpc.controller';
 import { GatewaySendsService } from './gateway-sends';
 import { FailoverService } from './failover.service';
@@ -20,6 +21,7 @@ import { SendableTemplatesRepository } from './sendable-templates.repository';
 import { SendWithdrawal } from './send-withdrawal';
 import { SendTransaction } from './send-transaction';
 import { TierWindowRepository } from './tier-window';
+import { TemplateSources } from './template-source';
 
 /**
  * Accepting a send, from the api's REST surface or the gateway's: the app, the template or the
@@ -37,6 +39,7 @@ import { TierWindowRepository } from './tier-window';
     ConsentModule,
     MessageStoreModule,
     OutboxModule,
+    BotTemplatesModule,
   ],
   controllers: [MessagesController, GatewayMessagesRpcController],
   providers: [
@@ -49,7 +52,15 @@ import { TierWindowRepository } from './tier-window';
     FailoverService,
     FailoverRepository,
     SendWithdrawal,
+    TemplateSources,
   ],
-  exports: [TierWindowRepository, MessagesService, GatewaySendsService, FailoverService, SendWithdrawal],
+  exports: [
+    TierWindowRepository,
+    MessagesService,
+    GatewaySendsService,
+    TemplateSources,
+    FailoverService,
+    SendWithdrawal,
+  ],
 })
 export class SendingModule {}

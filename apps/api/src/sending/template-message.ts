@@ -1,4 +1,4 @@
-import type { MessageCategory, RenderedTemplate, TemplateContent } from '@app/contracts';
+import type { MessageCategory, RenderedTemplate, TemplateButtonType, TemplateContent } from '@app/contracts';
 import type { FieldError } from '@app/server';
 import type { TemplateSendDto } from './dto/send-message.dto';
 
@@ -13,7 +13,7 @@ export interface SendableTemplate {
   header: { text: string } | null;
   body: { text: string };
   footer: { text: string } | null;
-  buttons: { type: 'QUICK_REPLY' | 'URL'; text: string; url?: string }[];
+  buttons: { type: TemplateButtonType; text: string; url?: string }[];
 }
 
 export interface ResolvedTemplate {
@@ -117,7 +117,12 @@ export function resolveTemplate(
       });
     }
     expect(`template.components.buttons.${i}.values`, given.values.length, b.variables, `button ${i + 1}`);
-    buttons.push({ index: b.index, type: b.type, values: given.values.map(String) });
+    // Only URL buttons carry variables.
+    buttons.push({
+      index: b.index,
+      type: b.type === 'QUICK_REPLY' ? 'QUICK_REPLY' : 'URL',
+      values: given.values.map(String),
+    });
   });
 
   const isMedia = template.type !== 'TEXT';
@@ -170,11 +175,13 @@ export function renderTemplate(template: SendableTemplate, content: TemplateCont
     header: template.header ? renderText(template.header.text, content.header_values ?? []) : null,
     body: renderText(template.body.text, content.body_values ?? []),
     footer: template.footer?.text ?? null,
-    buttons: template.buttons.map((b, index) =>
-      b.type === 'URL'
-        ? { type: 'URL', text: b.text, url: renderText(b.url ?? '', buttonValues.get(index) ?? []) }
-        : { type: 'QUICK_REPLY', text: b.text, payload: b.text },
-    ),
+    // A bot has no call, copy-code or Flow button: those are WhatsApp's alone.
+    buttons: template.buttons.flatMap((b, index): RenderedTemplate['buttons'] => {
+      if (b.type === 'URL') {
+        return [{ type: 'URL', text: b.text, url: renderText(b.url ?? '', buttonValues.get(index) ?? []) }];
+      }
+      return b.type === 'QUICK_REPLY' ? [{ type: 'QUICK_REPLY', text: b.text, payload: b.text }] : [];
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { isURL } from 'class-validator';
 import type { FieldError } from '@app/server';
-import type { TemplateType } from '@app/contracts';
+import type { TemplateButtonType, TemplateFlowAction, TemplateType } from '@app/contracts';
 import type { StoredButton, StoredTextComponent } from './template.entity';
 
 /** Variables a header or body may carry: a template message fills at most this many per component. */
@@ -144,10 +144,57 @@ export function checkMediaUrl(type: Exclude<TemplateType, 'TEXT'>, url: string, 
 }
 
 export interface ButtonInput {
-  type: 'QUICK_REPLY' | 'URL';
+  type: TemplateButtonType;
   text: string;
   url?: string | null;
   example?: string | null;
+  phone_number?: string | null;
+  flow_id?: string | null;
+  flow_action?: TemplateFlowAction | null;
+  navigate_screen?: string | null;
+}
+
+/** The fields each button type takes besides `type` and `text`. */
+const BUTTON_FIELDS: Record<TemplateButtonType, readonly (keyof ButtonInput)[]> = {
+  QUICK_REPLY: [],
+  URL: ['url', 'example'],
+  PHONE_NUMBER: ['phone_number'],
+  COPY_CODE: ['example'],
+  FLOW: ['flow_id', 'flow_action', 'navigate_screen'],
+};
+/** The channel takes at most one button of each of these types in a template. */
+const ONE_OF: readonly TemplateButtonType[] = ['PHONE_NUMBER', 'COPY_CODE', 'FLOW'];
+
+/** PHONE_NUMBER, COPY_CODE and FLOW buttons as stored; field errors for what they lack. */
+function checkFixedButton(b: ButtonInput, at: string, errors: FieldError[]): StoredButton {
+  if (b.type === 'PHONE_NUMBER') {
+    if (!/^\+?[1-9][0-9]{6,19}$/.test(b.phone_number ?? '')) {
+      errors.push({
+        field: `${at}.phone_number`,
+        message: 'a PHONE_NUMBER button needs a phone_number such as +15550100',
+      });
+    }
+    return { type: 'PHONE_NUMBER', text: b.text, phone_number: b.phone_number ?? '' };
+  }
+  if (b.type === 'COPY_CODE') {
+    if (!/^[A-Za-z0-9]{1,15}$/.test(b.example ?? '')) {
+      errors.push({
+        field: `${at}.example`,
+        message: 'a COPY_CODE button needs an example code of 1 to 15 letters and digits',
+      });
+    }
+    return { type: 'COPY_CODE', text: b.text, example: b.example ?? '' };
+  }
+  if (!/^[0-9]{1,32}$/.test(b.flow_id ?? '')) {
+    errors.push({ field: `${at}.flow_id`, message: 'a FLOW button needs the flow_id of a published Flow' });
+  }
+  return {
+    type: 'FLOW',
+    text: b.text,
+    flow_id: b.flow_id ?? '',
+    flow_action: b.flow_action ?? 'navigate',
+    ...(b.navigate_screen ? { navigate_screen: b.navigate_screen } : {}),
+  };
 }
 
 const URL_VARIABLE = '{{1}}';
@@ -157,16 +204,21 @@ const URL_VARIABLE = '{{1}}';
  * `{{1}}`, and then needs an example (the full example URL, or just the value of `{{1}}`).
  */
 export function checkButtons(buttons: ButtonInput[], errors: FieldError[]): StoredButton[] {
+  for (const type of ONE_OF) {
+    const at = buttons.map((b, i) => (b.type === type ? i : -1)).filter((i) => i >= 0);
+    if (at.length > 1)
+      errors.push({ field: `buttons.${at[1]}.type`, message: `a template has at most one ${type} button` });
+  }
   return buttons.map((b, i) => {
     const at = `buttons.${i}`;
-    if (b.type === 'QUICK_REPLY') {
-      if (b.url !== undefined && b.url !== null)
-        errors.push({ field: `${at}.url`, message: 'only URL buttons have a url' });
-      if (b.example !== undefined && b.example !== null) {
-        errors.push({ field: `${at}.example`, message: 'only URL buttons have an example' });
+    for (const field of ['url', 'example', 'phone_number', 'flow_id', 'flow_action', 'navigate_screen'] as const) {
+      if (b[field] !== undefined && b[field] !== null && !BUTTON_FIELDS[b.type].includes(field)) {
+        const takers = Object.keys(BUTTON_FIELDS).filter((t) => BUTTON_FIELDS[t as TemplateButtonType].includes(field));
+        errors.push({ field: `${at}.${field}`, message: `only ${takers.join(' and ')} buttons have ${field}` });
       }
-      return { type: 'QUICK_REPLY', text: b.text };
     }
+    if (b.type === 'QUICK_REPLY') return { type: 'QUICK_REPLY', text: b.text };
+    if (b.type !== 'URL') return checkFixedButton(b, at, errors);
     const url = b.url ?? '';
     if (url === '') {
       errors.push({ field: `${at}.url`, message: 'a URL button needs a url' });

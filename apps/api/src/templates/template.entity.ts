@@ -1,5 +1,12 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { TemplateCategory, TemplateQuality, TemplateStatus, TemplateType } from '@app/contracts';
+import type {
+  TemplateButtonType,
+  TemplateCategory,
+  TemplateFlowAction,
+  TemplateQuality,
+  TemplateStatus,
+  TemplateType,
+} from '@app/contracts';
 
 /** A text component (header or body) as written, with its example and the variable values taken from it. */
 export interface StoredTextComponent {
@@ -12,7 +19,7 @@ export interface StoredTextComponent {
 }
 
 export interface StoredButton {
-  type: 'QUICK_REPLY' | 'URL';
+  type: TemplateButtonType;
   text: string;
   /** URL buttons: the URL, possibly ending in `{{1}}`. */
   url?: string;
@@ -20,6 +27,12 @@ export interface StoredButton {
   example?: string;
   /** URL buttons: the example value of `{{1}}` (empty when the URL has no variable). */
   placeholders?: string[];
+  /** PHONE_NUMBER buttons: the number called. */
+  phone_number?: string;
+  /** FLOW buttons: the Flow, how it opens, and its first screen. */
+  flow_id?: string;
+  flow_action?: TemplateFlowAction;
+  navigate_screen?: string;
 }
 
 export interface FailureDetails {

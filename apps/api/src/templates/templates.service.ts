@@ -62,13 +62,27 @@ export function toTemplateDto(t: TemplateEntity): TemplateDto {
       buttons: t.buttons.map((b) =>
         b.type === 'URL'
           ? { type: b.type, text: b.text, url: b.url ?? '', placeholders: b.placeholders ?? [] }
-          : { type: b.type, text: b.text },
+          : { type: b.type, text: b.text, ...fixedButtonFields(b) },
       ),
     },
     failure_details: t.failureDetails,
     created_at: unixTime(t.createdAt),
     updated_at: unixTime(t.updatedAt),
   };
+}
+
+/** A PHONE_NUMBER, COPY_CODE or FLOW button's own fields, as stored. */
+function fixedButtonFields(b: StoredButton): Partial<Omit<StoredButton, 'type' | 'text'>> {
+  const fields = [
+    'phone_number',
+    'flow_id',
+    'flow_action',
+    'navigate_screen',
+    ...(b.type === 'COPY_CODE' ? ['example'] : []),
+  ];
+  return Object.fromEntries(
+    fields.filter((f) => b[f as keyof StoredButton]).map((f) => [f, b[f as keyof StoredButton]]),
+  );
 }
 
 /** What the channel moderates, in the platform's words. */
@@ -90,6 +104,7 @@ function submissionOf(
           text: b.text,
           ...(b.url ? { url: b.url } : {}),
           ...(b.example ? { example: b.example } : {}),
+          ...(b.type !== 'URL' ? fixedButtonFields(b) : {}),
         }))
       : null,
   };

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CAMPAIGNS_RPC, CampaignAudience, CampaignDefinition, CampaignEngagement } from '@app/contracts';
+import { CAMPAIGNS_RPC, CampaignAudience, CampaignEngagement } from '@app/contracts';
 import { RpcCallOptions, RpcClient } from '@app/messaging';
-import { UnprocessableProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import type { AudienceContact } from '../contacts/contacts.repository';
 import { LinksRepository } from '../links/links.repository';
@@ -18,23 +17,11 @@ export type EngagementPageFilter = (contacts: AudienceContact[]) => Promise<Audi
 const engagementOf = (audience: CampaignAudience): CampaignEngagement | null =>
   'filter' in audience ? (audience.filter.engagement ?? null) : null;
 
-/** 422 for an engagement that cannot be told yet (`replied`): refused when the definition is written. */
-export function checkEngagementAvailable(definition: Pick<CampaignDefinition, 'audience'>): void {
-  if (engagementOf(definition.audience)?.did === 'replied') {
-    throw new UnprocessableProblem(
-      'engagement-unavailable',
-      'Engagement not available',
-      'audience.filter.engagement.did "replied" is not available yet: replies are counted once conversations record them. Use received, read, clicked or not_received.',
-      { field: 'audience.filter.engagement.did' },
-    );
-  }
-}
-
 /**
  * `audience.filter.engagement` (docs/campaigns.md#engagement-filters): contacts by what they did
- * with another campaign of the account, page by page of the audience (never all at once). Received
- * and read are the api's (its messages' statuses), clicks the gateway's (tracked links); replies
- * arrive with conversations and are refused until then.
+ * with another campaign of the account, page by page of the audience (never all at once). Received,
+ * read and replied are the api's (its messages' statuses, the replies it recorded on its
+ * recipients), clicks the gateway's (tracked links).
  */
 @Injectable()
 export class CampaignEngagementFilter {
@@ -50,10 +37,9 @@ export class CampaignEngagementFilter {
   async prepare(account: AuthenticatedAccount, audience: CampaignAudience): Promise<EngagementPageFilter | null> {
     const e = engagementOf(audience);
     if (!e) return null;
-    checkEngagementAvailable({ audience });
     const campaignId = e.campaign_id.toLowerCase();
     const days = e.within_days ?? null;
-    const asked = (did: 'received' | 'read', contacts: AudienceContact[]) =>
+    const asked = (did: 'received' | 'read' | 'replied', contacts: AudienceContact[]) =>
       this.rpc
         .call(
           CAMPAIGNS_RPC.engagement,
@@ -81,7 +67,7 @@ export class CampaignEngagementFilter {
             days,
           ),
         );
-      } else matched = await asked(e.did === 'read' ? 'read' : 'received', contacts);
+      } else matched = await asked(e.did === 'read' || e.did === 'replied' ? e.did : 'received', contacts);
       const keep =
         e.did === 'not_received'
           ? (c: AudienceContact) => !matched.has(c.id)

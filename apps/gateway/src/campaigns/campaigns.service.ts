@@ -27,7 +27,6 @@ import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
 import { templateAppOf } from '../messages/send-route';
 import { LinksService } from '../links/links.service';
 import { CampaignAudienceResolver } from './campaign-audience';
-import { checkEngagementAvailable } from './campaign-engagement';
 import { CampaignAudienceCheck, emptyAudience } from './campaign-audience-check';
 import { campaignAnswer, mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
 import { CampaignEstimate, estimateTime, EstimateTally, QuietHoursTally } from './campaign-estimate';
@@ -72,6 +71,12 @@ export const RECIPIENT_COLUMNS = [
   'queued_at',
   'updated_at',
   'next_attempt_at',
+  'variant',
+  'replied_at',
+  'reply_kind',
+  'reply_id',
+  'reply_title',
+  'reply_text',
 ] as const;
 
 export interface RecipientsQuery {
@@ -109,7 +114,6 @@ export class CampaignsService {
       const form = this.targets.checkForm(url);
       return form.ok ? null : form.reason;
     });
-    checkEngagementAvailable(definition);
     return definition;
   }
 
@@ -376,5 +380,11 @@ function recipientLine(r: CampaignRecipientView): string[] {
     String(r.queued_at ?? ''),
     String(r.updated_at ?? ''),
     String(r.next_attempt_at ?? ''),
+    spreadsheetSafe(r.variant ?? ''),
+    String(r.replied_at ?? ''),
+    r.reply?.kind ?? '',
+    spreadsheetSafe(r.reply?.id ?? ''),
+    spreadsheetSafe(r.reply?.title ?? ''),
+    spreadsheetSafe(r.reply?.text ?? ''),
   ];
 }

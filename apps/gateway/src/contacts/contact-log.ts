@@ -1,6 +1,7 @@
 import { isUuid } from '@app/contracts';
 import { hidePixelToken } from '../pixel/pixel.controller';
 import { hideLinkToken } from '../links/tracked-links';
+import { hideMediaLink } from '../media/media-links';
 
 /** What a contact reference by external id is logged as. */
 const HIDDEN_EXTERNAL = 'ext:<hidden>';
@@ -47,7 +48,7 @@ export function hideContactRef(path: string): string {
   return [...segments.slice(0, at), hidden].join('/') + kept;
 }
 
-/** The gateway's request paths as its logs write them: no pixel or link token, no contact's external id. */
+/** The gateway's request paths as its logs write them: no pixel or link token, no contact's external id, no media link signature. */
 export function hideGatewayPath(path: string): string {
-  return hideContactRef(hideLinkToken(hidePixelToken(path)));
+  return hideMediaLink(hideContactRef(hideLinkToken(hidePixelToken(path))));
 }

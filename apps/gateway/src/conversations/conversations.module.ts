@@ -4,6 +4,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { ContactsModule } from '../contacts/contacts.module';
 import { GatewayMessagesModule } from '../messages/gateway-messages.module';
+import { MediaModule } from '../media/media.module';
 import { whatsAppConnectorProvider } from '../templates/whatsapp-connector.provider';
 import { ConversationReadMarkers } from './conversation-read-markers';
 import { ConversationContacts } from './conversation-contacts';
@@ -14,7 +15,7 @@ import { ConversationsService } from './conversations.service';
 
 /** Conversations: every customer's thread, kept from the EVENTS stream, read and answered (docs/conversations.md). */
 @Module({
-  imports: [AccountsModule, ConnectionsModule, ContactsModule, GatewayMessagesModule],
+  imports: [AccountsModule, ConnectionsModule, ContactsModule, GatewayMessagesModule, MediaModule],
   controllers: [ConversationsController],
   providers: [
     Clock,

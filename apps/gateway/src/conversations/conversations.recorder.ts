@@ -9,21 +9,29 @@ import {
   EventEnvelope,
   isUuid,
   MessageReceivedData,
+  MessageStatus,
   MessageStatusData,
   STATUS_OF_EVENT,
+  statusRank,
 } from '@app/contracts';
-import { sqlRows } from '@app/database';
+import { GroupCommit, sqlRows } from '@app/database';
 import { EventPublisher } from '@app/messaging';
 import { Clock } from '@app/server';
 import { AccountsRepository } from '../accounts/accounts.repository';
-import { ConversationContacts, recipientAddress, senderAddresses } from './conversation-contacts';
+import { ContactRow } from '../contacts/contacts.repository';
+import { ConversationContacts, recipientAddress, senderAddresses, SenderOf } from './conversation-contacts';
 import {
   ConversationMessageRow,
   ConversationRow,
   ConversationsRepository,
   NewConversationMessage,
+  NewThread,
+  threadKey,
   UNKNOWN_CONTENT_TYPE,
 } from './conversations.repository';
+
+/** Events recorded in one batch, at most (a pull of the events consumer is smaller). */
+const RECORD_BATCH = 500;
 
 /** What an outbound message sent outside the conversation endpoints shows: its kind is not known here. */
 const UNKNOWN_OUTBOUND: ConversationContent = { type: UNKNOWN_CONTENT_TYPE, text: null };
@@ -51,41 +59,132 @@ export class ConversationsRecorder {
     private readonly clock: Clock,
   ) {}
 
-  /** Records what the event says of a conversation; other events are left alone. */
+  /** Events recorded at the same time (a pull's) go in one batch, batches one after another. */
+  private readonly batches = new GroupCommit<EventEnvelope, Error | null>(
+    (_, events) => this.recordBatch(events),
+    RECORD_BATCH,
+  );
+
+  /**
+   * Records what the event says of a conversation; other events are left alone. The events handed
+   * in the same turn are recorded together (recordBatch); each promise settles with its own event.
+   */
   async record(event: EventEnvelope): Promise<void> {
     if (!event.channel || !CONVERSATION_CHANNELS.includes(event.channel)) return;
-    if (event.type === 'message.received') return this.inbound(event as EventEnvelope<never>);
-    if (STATUS_OF_EVENT[event.type]) return this.outbound(event as EventEnvelope<never>);
+    if (event.type !== 'message.received' && !STATUS_OF_EVENT[event.type]) return;
+    const failed = await this.batches.submit('events', event);
+    if (failed) throw failed;
   }
 
-  private async inbound(event: EventEnvelope<MessageReceivedData>): Promise<void> {
-    const d = event.data;
-    if (!d?.from || !d.provider_message_id) return;
-    const channel = event.channel!;
-    const addresses = senderAddresses(channel, d.from, d.sender);
-    if (!addresses.length) return;
-    const previousId = d.sender?.previous_user_id;
-    const previous = previousId && channel === 'whatsapp' ? { channel, kind: 'user_id', value: previousId } : null;
-    for (const connection of await this.ownersOf(event, d.connection_id)) {
-      const contact = await this.contacts.ofSender(connection.account_id, addresses, previous, d.profile_name ?? null);
-      const conversation = await this.conversations.open(
-        connection.account_id,
-        connection.id,
-        channel,
-        contact.id,
-        d.from,
-        channel === 'whatsapp' ? d.connection_id : null,
-      );
-      const content: ConversationContent = d.content ?? { type: d.type, text: d.text ?? null };
-      await this.add(conversation, event, {
-        direction: 'in',
-        providerMessageId: d.provider_message_id,
-        messageId: null,
-        status: 'RECEIVED',
-        content,
-        at: this.at(d.timestamp, event),
-      });
+  /**
+   * A batch in a few statements: its inbound messages with their contacts, conversations and rows
+   * each in bulk, its statuses moved forward in one update (those of messages in no conversation
+   * yet one by one, in order), the new messages' events published in parallel. Should the batch
+   * fail as a whole, each event is recorded on its own, so that one bad event fails alone.
+   */
+  private async recordBatch(events: EventEnvelope[]): Promise<(Error | null)[]> {
+    try {
+      await this.inboundMany(events.filter((e) => e.type === 'message.received') as EventEnvelope<never>[]);
+      await this.outboundMany(events.filter((e) => e.type !== 'message.received') as EventEnvelope<never>[]);
+      return events.map(() => null);
+    } catch {
+      const outcomes: (Error | null)[] = [];
+      for (const event of events) {
+        try {
+          await (event.type === 'message.received'
+            ? this.inboundMany([event as EventEnvelope<never>])
+            : this.outbound(event as EventEnvelope<never>));
+          outcomes.push(null);
+        } catch (err) {
+          outcomes.push(err instanceof Error ? err : new Error(String(err)));
+        }
+      }
+      return outcomes;
     }
+  }
+
+  private async inboundMany(events: EventEnvelope<MessageReceivedData>[]): Promise<void> {
+    const found = events.flatMap((event) => {
+      const d = event.data;
+      if (!d?.from || !d.provider_message_id) return [];
+      const channel = event.channel!;
+      const addresses = senderAddresses(channel, d.from, d.sender);
+      if (!addresses.length) return [];
+      const previousId = d.sender?.previous_user_id;
+      const previous = previousId && channel === 'whatsapp' ? { channel, kind: 'user_id', value: previousId } : null;
+      return [{ event, d, channel, sender: { addresses, previous, name: d.profile_name ?? null } }];
+    });
+    const owners = await this.ownersOfMany(found.map((f) => ({ event: f.event, connectionId: f.d.connection_id })));
+    // Each account's senders in one lookup; the same sender twice in the batch resolved once.
+    const senders = new Map<string, Map<string, SenderOf>>();
+    const senderKey = (s: SenderOf) => JSON.stringify([s.addresses, s.previous]);
+    for (const [i, f] of found.entries()) {
+      for (const c of owners[i]) {
+        const of = senders.get(c.account_id) ?? new Map<string, SenderOf>();
+        of.set(senderKey(f.sender), f.sender);
+        senders.set(c.account_id, of);
+      }
+    }
+    const contacts = new Map<string, ContactRow>();
+    await Promise.all(
+      [...senders].map(async ([accountId, of]) => {
+        const rows = await this.contacts.ofSenders(accountId, [...of.values()]);
+        [...of.keys()].forEach((key, i) => contacts.set(`${accountId}|${key}`, rows[i]));
+      }),
+    );
+    const wanted = found.flatMap((f, i) =>
+      owners[i].map((c) => {
+        const contact = contacts.get(`${c.account_id}|${senderKey(f.sender)}`)!;
+        const thread: NewThread = {
+          accountId: c.account_id,
+          connectionId: c.id,
+          channel: f.channel,
+          contactId: contact.id,
+          address: f.d.from,
+          sender: f.channel === 'whatsapp' ? f.d.connection_id : null,
+        };
+        return { f, thread };
+      }),
+    );
+    const conversations = await this.conversations.openMany(wanted.map((w) => w.thread));
+    const items = wanted.map(({ f, thread }) => ({
+      conversation: conversations.get(threadKey(thread.accountId, thread.connectionId, thread.contactId))!,
+      cause: f.event,
+      m: {
+        direction: 'in' as const,
+        providerMessageId: f.d.provider_message_id,
+        messageId: null,
+        status: 'RECEIVED' as const,
+        content: f.d.content ?? { type: f.d.type, text: f.d.text ?? null },
+        at: this.at(f.d.timestamp, f.event),
+      },
+    }));
+    const rows = await this.conversations.addInbound(items);
+    const byId = new Map(items.map((it) => [it.conversation.id, it]));
+    // A repeat (same conversation and provider id) was left out: its first stands for it.
+    const causes = new Map(items.map((it) => [`${it.conversation.id}|${it.m.providerMessageId}`, it.cause]));
+    await this.publishMany(
+      rows.map((row) => ({
+        conversation: byId.get(row.conversation_id)!.conversation,
+        row,
+        cause: causes.get(`${row.conversation_id}|${row.provider_message_id}`) ?? null,
+      })),
+    );
+  }
+
+  /** Statuses in one update; those of messages no conversation has yet go one by one, in order. */
+  private async outboundMany(events: EventEnvelope<MessageStatusData>[]): Promise<void> {
+    const valid = events.filter((e) => isUuid(e.data?.message_id));
+    const highest = new Map<string, { messageId: string; status: MessageStatus; providerMessageId: string | null }>();
+    for (const e of valid) {
+      const status = STATUS_OF_EVENT[e.type]!;
+      const seen = highest.get(e.data.message_id);
+      const providerMessageId = seen?.providerMessageId ?? e.data.provider_message_id ?? null;
+      const top = seen && statusRank(seen.status) >= statusRank(status) ? seen.status : status;
+      highest.set(e.data.message_id, { messageId: e.data.message_id, status: top, providerMessageId });
+    }
+    const advanced = await this.conversations.advanceMany([...highest.values()]);
+    for (const e of valid) if (!advanced.has(e.data.message_id)) await this.outbound(e);
   }
 
   private async outbound(event: EventEnvelope<MessageStatusData>): Promise<void> {
@@ -133,6 +232,35 @@ export class ConversationsRecorder {
     });
   }
 
+  /** publishCreated for many new messages at once, each account looked up once. */
+  private async publishMany(
+    created: { conversation: ConversationRow; row: ConversationMessageRow; cause: EventEnvelope<unknown> | null }[],
+  ): Promise<void> {
+    const ids = [...new Set(created.map((c) => c.conversation.account_id))];
+    const accounts = new Map(await Promise.all(ids.map(async (id) => [id, await this.userOf(id)] as const)));
+    await Promise.all(
+      created.map((c) => this.publishCreated(c.conversation, c.row, c.cause, accounts.get(c.conversation.account_id))),
+    );
+  }
+
+  /** The api user of an account (null: none). */
+  private async userOf(accountId: string): Promise<string | null> {
+    return (await this.accounts.findAccount(accountId))?.userId ?? null;
+  }
+
+  /** ownersOf for many events: the same owner question asked once. */
+  private async ownersOfMany(
+    asks: { event: EventEnvelope<unknown>; connectionId: string | null }[],
+  ): Promise<OwnerConnection[][]> {
+    const key = (a: (typeof asks)[number]) =>
+      JSON.stringify([a.event.channel, a.event.app_id ?? null, a.event.user_id ?? null, a.connectionId]);
+    const unique = new Map(asks.map((a) => [key(a), a]));
+    const answers = new Map(
+      await Promise.all([...unique].map(async ([k, a]) => [k, await this.ownersOf(a.event, a.connectionId)] as const)),
+    );
+    return asks.map((a) => answers.get(key(a))!);
+  }
+
   /** Adds the message and, the first time, publishes `conversation.message.created`. */
   private async add(conversation: ConversationRow, cause: EventEnvelope<unknown> | null, m: NewConversationMessage) {
     const row = await this.conversations.add(conversation, m);
@@ -143,8 +271,9 @@ export class ConversationsRecorder {
     conversation: ConversationRow,
     row: ConversationMessageRow,
     cause: EventEnvelope<unknown> | null,
+    userId?: string | null,
   ): Promise<void> {
-    const account = await this.accounts.findAccount(conversation.account_id);
+    const user = userId === undefined ? await this.userOf(conversation.account_id) : userId;
     const data: ConversationMessageCreatedData = {
       conversation_id: conversation.id,
       id: row.id,
@@ -164,7 +293,7 @@ export class ConversationsRecorder {
       created_at: cause?.created_at ?? this.clock.nowSeconds(),
       channel: conversation.channel,
       app_id: cause?.app_id ?? null,
-      user_id: account?.userId ?? null,
+      user_id: user,
       data: data as unknown as Record<string, unknown>,
     });
   }

@@ -70,6 +70,21 @@ export interface NewConversationMessage {
   at: Date;
 }
 
+/** A thread to open: the conversation of a contact on an account's connection. */
+export interface NewThread {
+  accountId: string;
+  connectionId: string;
+  channel: string;
+  contactId: string;
+  address: string;
+  /** WhatsApp: the business number written to. */
+  sender: string | null;
+}
+
+/** The key of a thread (account, connection, contact) in maps of conversations. */
+export const threadKey = (accountId: string, connectionId: string, contactId: string): string =>
+  `${accountId}|${connectionId}|${contactId}`;
+
 export interface ConversationFilter {
   status?: ConversationStatus;
   assignee?: string;
@@ -174,7 +189,7 @@ export class ConversationsRepository {
         ],
       );
       if (!row?.inserted) {
-        if (row) await this.refreshPreview(em, row.id);
+        if (row) await this.refreshPreviews(em, [row.id]);
         return null;
       }
       const inbound = m.direction === 'in';
@@ -198,15 +213,153 @@ export class ConversationsRepository {
     });
   }
 
-  /** Keeps the conversation's last-message preview in step with a message that changed (status, content). */
-  private async refreshPreview(em: DataSource | EntityManager, messageId: string): Promise<void> {
+  /** Keeps the conversations' last-message previews in step with messages that changed (status, content). */
+  private async refreshPreviews(em: DataSource | EntityManager, messageIds: string[]): Promise<void> {
     await em.query(
       `UPDATE conversations c SET last_message = p.preview, updated_at = now()
-         FROM (SELECT ${PREVIEW} AS preview, m.conversation_id FROM conversation_messages m WHERE m.id = $1::uuid) p
-        WHERE c.id = p.conversation_id AND c.last_message ->> 'id' = ($1::uuid)::text
+         FROM (SELECT ${PREVIEW} AS preview, m.id, m.conversation_id FROM conversation_messages m
+                WHERE m.id = ANY($1::uuid[])) p
+        WHERE c.id = p.conversation_id AND c.last_message ->> 'id' = p.id::text
           AND c.last_message IS DISTINCT FROM p.preview`,
-      [messageId],
+      [messageIds],
     );
+  }
+
+  /**
+   * The conversations of many (account, connection, contact) threads in two statements, each made
+   * on its first message (a concurrent make finds the first); keyed by threadKey.
+   */
+  async openMany(threads: NewThread[]): Promise<Map<string, ConversationRow>> {
+    const unique = [...new Map(threads.map((t) => [threadKey(t.accountId, t.connectionId, t.contactId), t])).entries()]
+      // One order for every writer, so that two batches never wait on each other's rows crosswise.
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, t]) => t);
+    if (!unique.length) return new Map();
+    const col = <K extends keyof NewThread>(k: K) => unique.map((t) => t[k]);
+    await this.ds.query(
+      `INSERT INTO conversations (id, account_id, connection_id, channel, contact_id, address, sender)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])
+       ON CONFLICT (account_id, connection_id, contact_id) DO UPDATE SET sender = EXCLUDED.sender
+         WHERE EXCLUDED.sender IS NOT NULL AND conversations.sender IS DISTINCT FROM EXCLUDED.sender`,
+      [
+        unique.map(() => uuidv7()),
+        col('accountId'),
+        col('connectionId'),
+        col('channel'),
+        col('contactId'),
+        col('address'),
+        col('sender'),
+      ],
+    );
+    const rows = await sqlRows<ConversationRow>(
+      this.ds,
+      `SELECT c.* FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(account_id, connection_id, contact_id)
+         JOIN conversations c ON c.account_id = x.account_id AND c.connection_id = x.connection_id
+                             AND c.contact_id = x.contact_id`,
+      [col('accountId'), col('connectionId'), col('contactId')],
+    );
+    return new Map(rows.map((r) => [threadKey(r.account_id, r.connection_id, r.contact_id), r]));
+  }
+
+  /**
+   * Adds many inbound messages at once, each once (a repeat of a stored provider id, or one twice in
+   * the batch, is left out): one insert, then each conversation touched moved on by what it got
+   * (unread count, window, last message), in one transaction. The new rows, in the order given.
+   */
+  async addInbound(
+    items: { conversation: ConversationRow; m: NewConversationMessage }[],
+  ): Promise<ConversationMessageRow[]> {
+    if (!items.length) return [];
+    const rows = items.map(({ conversation, m }) => ({
+      id: uuidv7(),
+      conversation_id: conversation.id,
+      account_id: conversation.account_id,
+      provider_message_id: m.providerMessageId,
+      content: m.content,
+      at: m.at.toISOString(),
+    }));
+    return this.ds.transaction(async (em) => {
+      const ids = [...new Set(rows.map((r) => r.conversation_id))].sort();
+      // Locked in one order first: two batches touching the same conversations wait, never deadlock.
+      await em.query(`SELECT 1 FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+      const inserted = await sqlRows<ConversationMessageRow>(
+        em,
+        `INSERT INTO conversation_messages (id, conversation_id, account_id, direction, provider_message_id, message_id,
+                                            status, content, channel_timestamp)
+         SELECT x.id, x.conversation_id, x.account_id, 'in', x.provider_message_id, NULL, 'RECEIVED', x.content, x.at
+           FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, conversation_id uuid, account_id uuid,
+                                                   provider_message_id text, content jsonb, at timestamptz)
+         ON CONFLICT (conversation_id, direction, provider_message_id) WHERE direction = 'in' DO NOTHING
+         RETURNING ${MESSAGE_COLUMNS}`,
+        [JSON.stringify(rows)],
+      );
+      // Per conversation: how many came, and the latest of them by channel time (a tie: the later given).
+      const order = new Map(rows.map((r, i) => [r.id, i]));
+      const moved = new Map<string, { id: string; n: number; latest: ConversationMessageRow }>();
+      for (const row of inserted) {
+        const seen = moved.get(row.conversation_id);
+        if (!seen) {
+          moved.set(row.conversation_id, { id: row.conversation_id, n: 1, latest: row });
+          continue;
+        }
+        seen.n++;
+        const a = new Date(row.channel_timestamp).getTime();
+        const b = new Date(seen.latest.channel_timestamp).getTime();
+        if (a > b || (a === b && order.get(row.id)! > order.get(seen.latest.id)!)) seen.latest = row;
+      }
+      if (moved.size) {
+        const latest = [...moved.values()].map((u) => ({
+          id: u.id,
+          n: u.n,
+          message: u.latest.id,
+          at: new Date(u.latest.channel_timestamp).toISOString(),
+          provider_id: u.latest.provider_message_id,
+        }));
+        await em.query(
+          `UPDATE conversations c SET
+              unread_count = c.unread_count + u.n,
+              last_inbound_at = CASE WHEN c.last_inbound_at IS NULL OR c.last_inbound_at <= u.at THEN u.at
+                                     ELSE c.last_inbound_at END,
+              last_inbound_provider_id = CASE WHEN c.last_inbound_at IS NULL OR c.last_inbound_at <= u.at
+                                              THEN u.provider_id ELSE c.last_inbound_provider_id END,
+              last_message = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= u.at
+                                  THEN (SELECT ${PREVIEW} FROM conversation_messages m WHERE m.id = u.message)
+                                  ELSE c.last_message END,
+              last_message_at = greatest(c.last_message_at, u.at),
+              updated_at = now()
+             FROM jsonb_to_recordset($1::jsonb) AS u(id uuid, n int, message uuid, at timestamptz, provider_id text)
+            WHERE c.id = u.id`,
+          [JSON.stringify(latest)],
+        );
+      }
+      return inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    });
+  }
+
+  /**
+   * Moves many outbound messages' statuses forward in one statement (each message once: give its
+   * highest status), and their conversations' previews with them; the message ids some conversation has.
+   */
+  async advanceMany(
+    statuses: { messageId: string; status: MessageStatus; providerMessageId: string | null }[],
+  ): Promise<Set<string>> {
+    if (!statuses.length) return new Set();
+    const sorted = [...statuses].sort((a, b) => (a.messageId < b.messageId ? -1 : 1));
+    const rows = await sqlRows<{ id: string; message_id: string }>(
+      this.ds,
+      `UPDATE conversation_messages m SET status = CASE WHEN ${rank('x.status')} > ${rank('m.status')} THEN x.status
+                                                     ELSE m.status END,
+              provider_message_id = coalesce(m.provider_message_id, x.provider_id)
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(message_id, status, provider_id)
+        WHERE m.message_id = x.message_id RETURNING m.id, m.message_id`,
+      [sorted.map((s) => s.messageId), sorted.map((s) => s.status), sorted.map((s) => s.providerMessageId)],
+    );
+    if (rows.length)
+      await this.refreshPreviews(
+        this.ds,
+        rows.map((r) => r.id),
+      );
+    return new Set(rows.map((r) => r.message_id));
   }
 
   /** Moves an outbound message's status forward, wherever it is; false when no conversation has it. */
@@ -218,7 +371,7 @@ export class ConversationsRepository {
         WHERE message_id = $1 RETURNING id`,
       [messageId, status, providerMessageId],
     );
-    if (rows[0]) await this.refreshPreview(this.ds, rows[0].id);
+    if (rows[0]) await this.refreshPreviews(this.ds, [rows[0].id]);
     return rows.length > 0;
   }
 

@@ -7,12 +7,15 @@ import {
   EventType,
   GatewaySendResult,
   SendContent,
+  SendMediaType,
+  isInteractive,
 } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { Clock, NotFoundProblem, ProblemError, ValidationProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { SendGatewayMessageDto } from '../messages/dto/send-gateway-message.dto';
 import { GatewayMessagesService } from '../messages/gateway-messages.service';
+import { MediaViews, MessageMediaView } from '../media/media-views';
 import { ConversationReadMarkers } from './conversation-read-markers';
 import { ConversationsRecorder } from './conversations.recorder';
 import {
@@ -88,6 +91,7 @@ export class ConversationsService {
     private readonly messages: GatewayMessagesService,
     private readonly publisher: EventPublisher,
     private readonly clock: Clock,
+    private readonly media: MediaViews,
   ) {}
 
   async list(
@@ -126,7 +130,7 @@ export class ConversationsService {
     account: AuthenticatedAccount,
     id: string,
     q: ListConversationMessagesDto,
-  ): Promise<{ data: ConversationMessageView[]; next_cursor: string | null }> {
+  ): Promise<{ data: (ConversationMessageView & { media?: MessageMediaView })[]; next_cursor: string | null }> {
     if (q.before && q.after) {
       throw new ValidationProblem([{ field: 'after', message: 'give before or after, not both' }]);
     }
@@ -138,7 +142,9 @@ export class ConversationsService {
       throw new ValidationProblem([{ field, message: `${field} must be a message id of the conversation` }]);
     }
     const edge = q.after ? page.rows[page.rows.length - 1] : page.rows[0];
-    return { data: page.rows.map(messageView), next_cursor: page.more && edge ? edge.id : null };
+    // Inbound files: their state and a fresh signed link (docs/conversations.md#media).
+    const data = await this.media.attach(account.id, page.rows.map(messageView));
+    return { data, next_cursor: page.more && edge ? edge.id : null };
   }
 
   /** Applies a PATCH at `version` (If-Match; null: whatever the version) and publishes what changed. */
@@ -196,8 +202,8 @@ export class ConversationsService {
     const answer = await this.messages.send(account, send, idempotency);
     await this.recorder.sent(conversation, answer.id, {
       type: content.type,
-      text: content.type === 'text' ? content.text : (content.caption ?? null),
-      ...(content.type !== 'text' ? { url: content.url } : {}),
+      text: 'caption' in content ? (content.caption ?? null) : 'text' in content ? content.text : null,
+      ...('url' in content ? { url: content.url } : {}),
     });
     return { ...answer, conversation_id: conversation.id };
   }
@@ -263,11 +269,12 @@ export class ConversationsService {
 
 /** A reply's content as a send takes it (text when no type is given). */
 function contentOf(dto: ConversationReplyDto): SendContent {
+  if (isInteractive(dto as SendContent)) return dto as SendContent;
   if (dto.type === 'text') {
     return { type: 'text', text: dto.text ?? '', ...(dto.preview_url ? { preview_url: true } : {}) };
   }
   return {
-    type: dto.type,
+    type: dto.type as SendMediaType,
     url: dto.url ?? '',
     ...(dto.caption ? { caption: dto.caption } : {}),
     ...(dto.file_name ? { file_name: dto.file_name } : {}),

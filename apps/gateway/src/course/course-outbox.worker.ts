@@ -7,7 +7,9 @@ import { GatewayConfig } from '../config';
 import { CredentialsBox } from '../connections/bot-channels';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { DEFAULT_EVENTS_PATH } from '../connections/connections.service';
-import { CourseRepository, OutboxRow } from './course.repository';
+import { CourseRepliesRepository } from './course-replies.repository';
+import { noReplyPost } from './course-reply-posts';
+import { COURSE_RETENTION_DAYS, CourseRepository, OutboxRow } from './course.repository';
 
 /** Status events taken per pass (each of a different student). */
 const BATCH = 20;
@@ -23,8 +25,9 @@ const posts = () =>
  * queued: only the oldest pending event of a student is ever taken, and the next waits until it is
  * answered with 2xx (or abandoned after COURSE_EVENTS_RETRY_FOR_MS). A refused or unanswered post
  * is tried again after COURSE_EVENTS_RETRY_FIRST_DELAY_MS, doubling up to COURSE_EVENTS_RETRY_MAX_DELAY_MS.
- * The outbox is in the database, so a restart loses nothing. Also purges what is older than the
- * 7 days of retention.
+ * The outbox is in the database, so a restart loses nothing. Each pass first ends the replies'
+ * waits past their due time (`no_reply`, queued in the same transaction: the durable timer of
+ * `wait_for_reply`). Also purges what is older than the 7 days of retention.
  */
 @Injectable()
 export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,6 +37,7 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly course: CourseRepository,
+    private readonly replies: CourseRepliesRepository,
     private readonly connections: ConnectionsRepository,
     private readonly credentials: CredentialsBox,
     private readonly config: GatewayConfig,
@@ -45,8 +49,11 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
       'course retention',
       PURGE_EVERY_MS,
       async () => {
-        const purged = await this.course.purgeExpired();
-        if (purged.events + purged.messages + purged.outbox > 0)
+        const purged = {
+          ...(await this.course.purgeExpired()),
+          waits: await this.replies.purgeEnded(COURSE_RETENTION_DAYS),
+        };
+        if (purged.events + purged.messages + purged.outbox + purged.waits > 0)
           this.logger.log(purged, 'expired course records purged');
       },
       this.logger,
@@ -69,6 +76,8 @@ export class CourseOutboxWorker implements OnApplicationBootstrap, OnApplication
   }
 
   private async drain(): Promise<void> {
+    // Waits past their due time become `no_reply` posts, each once (state and post in one transaction).
+    while ((await this.replies.expireDue(this.clock.now(), BATCH, noReplyPost)).length === BATCH);
     for (;;) {
       const rows = await this.course.claimDueOutbox(BATCH, this.config.COURSE_EVENTS_TIMEOUT_MS + 30_000);
       await Promise.all(rows.map((r) => this.post(r)));

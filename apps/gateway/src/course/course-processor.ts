@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { RpcProblemError } from '@app/messaging';
-import { counter, flattenValidationErrors, PeriodicJob, ProblemError, requestHash } from '@app/server';
+import { Clock, counter, flattenValidationErrors, PeriodicJob, ProblemError, requestHash } from '@app/server';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { GatewayConfig } from '../config';
@@ -10,6 +10,7 @@ import { ConnectionsRepository } from '../connections/connections.repository';
 import { SendGatewayMessageDto } from '../messages/dto/send-gateway-message.dto';
 import { GatewayMessagesService } from '../messages/gateway-messages.service';
 import { normalizePhone, readPath } from './course-body';
+import { CourseRepliesRepository } from './course-replies.repository';
 import { CourseEventRow, CourseRepository, CourseRuleRow } from './course.repository';
 
 /** Events taken per pass, and how long one pass may hold them (the api's send timeout is 10 s per rule). */
@@ -59,6 +60,8 @@ export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShu
     private readonly accounts: AccountsRepository,
     private readonly connections: ConnectionsRepository,
     private readonly messages: GatewayMessagesService,
+    private readonly replies: CourseRepliesRepository,
+    private readonly clock: Clock,
     config: GatewayConfig,
   ) {
     this.job = new PeriodicJob('course events', config.COURSE_POLL_INTERVAL_MS, () => this.drain(), this.logger);
@@ -160,6 +163,20 @@ export class CourseProcessor implements OnApplicationBootstrap, OnApplicationShu
         event_id: e.event_key,
         student: send.to,
       });
+      if (rule.wait_for_reply_seconds) {
+        // The student's next message answers it; at the due time `no_reply` is posted (CourseOutboxWorker).
+        const now = this.clock.now();
+        await this.replies.startWait({
+          message_id: answer.id,
+          account_id: e.account_id,
+          connection_id: e.connection_id,
+          channel: rule.channel,
+          student: send.to,
+          event_id: e.event_key,
+          due_at: new Date(now.getTime() + rule.wait_for_reply_seconds * 1000),
+          created_at: now,
+        });
+      }
       return { ok: true, messageId: answer.id };
     } catch (err) {
       const refusal = refusalOf(err);

@@ -3,6 +3,7 @@ import { NatsClients } from '@app/messaging';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { ConversationsRecorder } from '../conversations/conversations.recorder';
 import { CourseOutboxWorker } from './course-outbox.worker';
+import { CourseReplies } from './course-replies';
 import { CourseMessageRow, CourseRepository } from './course.repository';
 import { CourseStatusConsumer } from './course-status.consumer';
 
@@ -34,6 +35,7 @@ function setup() {
     connections as unknown as ConnectionsRepository,
     outbox as unknown as CourseOutboxWorker,
     { record: jest.fn().mockResolvedValue(undefined) } as unknown as ConversationsRecorder,
+    { onEvent: jest.fn().mockResolvedValue(undefined) } as unknown as CourseReplies,
   );
   return { consumer, course };
 }

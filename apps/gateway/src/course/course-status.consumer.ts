@@ -12,6 +12,7 @@ import { GroupCommit } from '@app/database';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { ConversationsRecorder } from '../conversations/conversations.recorder';
 import { CourseOutboxWorker } from './course-outbox.worker';
+import { CourseReplies } from './course-replies';
 import { CourseMessageRow, CourseRepository } from './course.repository';
 
 /** The statuses posted back to course platforms, by event type. */
@@ -80,6 +81,7 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
     private readonly connections: ConnectionsRepository,
     private readonly outbox: CourseOutboxWorker,
     private readonly conversations: ConversationsRecorder,
+    private readonly replies: CourseReplies,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -97,7 +99,10 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
         // Looked up at once, together with the other events of the pull; used in order.
         const lookup = this.lookUp(event);
         lookup.catch(() => undefined);
-        const next = this.order.then(() => this.handle(event, lookup));
+        // Recorded at once too, with the other events of the pull in one batch; awaited in order.
+        const recorded = this.conversations.record(event);
+        recorded.catch(() => undefined);
+        const next = this.order.then(() => this.handle(event, lookup, recorded));
         this.order = next.catch(() => undefined);
         return next;
       },
@@ -129,9 +134,15 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
     return this.lookups.submit('status', { messageId, userId: event.user_id ?? null });
   }
 
-  async handle(event: EventEnvelope, lookup = this.lookUp(event)): Promise<Settlement> {
+  async handle(
+    event: EventEnvelope,
+    lookup = this.lookUp(event),
+    recorded = this.conversations.record(event),
+  ): Promise<Settlement> {
     // Inbound messages and outbound statuses join their conversations (docs/conversations.md).
-    await this.conversations.record(event);
+    await recorded;
+    // An inbound message answers a course rule's wait, or starts a course event (docs/course.md).
+    await this.replies.onEvent(event);
     const found = await lookup;
     if (!found) return settle.ack();
     const status = STATUS_EVENTS[event.type];

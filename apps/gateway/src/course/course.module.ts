@@ -10,6 +10,9 @@ import { CourseInboundController } from './course-inbound.controller';
 import { CourseInboundService } from './course-inbound.service';
 import { CourseOutboxWorker } from './course-outbox.worker';
 import { CourseProcessor } from './course-processor';
+import { CourseReplies } from './course-replies';
+import { CourseRepliesRepository } from './course-replies.repository';
+import { CourseTriggersController } from './course-triggers.controller';
 import { CourseStatusConsumer } from './course-status.consumer';
 import { CourseController } from './course.controller';
 import { CourseRepository } from './course.repository';
@@ -18,11 +21,13 @@ import { CourseService } from './course.service';
 /** Course platforms: their events in, rules into sends, message statuses back out (docs/course.md). */
 @Module({
   imports: [AccountsModule, ConnectionsModule, ConversationsModule, GatewayMessagesModule, PublicRateLimitModule],
-  controllers: [CourseInboundController, CourseController],
+  controllers: [CourseInboundController, CourseController, CourseTriggersController],
   providers: [
     Clock,
     CourseBodyParser,
     CourseRepository,
+    CourseRepliesRepository,
+    CourseReplies,
     CourseInboundService,
     CourseProcessor,
     CourseService,

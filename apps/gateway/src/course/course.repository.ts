@@ -34,6 +34,8 @@ export interface CourseRuleRow {
   language: string | null;
   recipient_field: string;
   params: string[];
+  /** `wait_for_reply`: how long the student's reply is waited for; null: not at all. */
+  wait_for_reply_seconds: number | null;
   created_at: Date;
 }
 
@@ -168,8 +170,9 @@ export class CourseRepository {
       if (counts.account >= caps.perAccount) return 'account';
       if (counts.event_type >= caps.perEventType) return 'event_type';
       const [rule] = (await em.query(
-        `INSERT INTO course_rules (id, account_id, connection_id, event_type, channel, template, language, recipient_field, params)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+        `INSERT INTO course_rules (id, account_id, connection_id, event_type, channel, template, language, recipient_field,
+                                   params, wait_for_reply_seconds)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
         [
           uuidv7(),
           row.account_id,
@@ -180,6 +183,7 @@ export class CourseRepository {
           row.language,
           row.recipient_field,
           JSON.stringify(row.params),
+          row.wait_for_reply_seconds,
         ],
       )) as CourseRuleRow[];
       return rule;

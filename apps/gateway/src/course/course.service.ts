@@ -16,6 +16,7 @@ export interface CourseRuleView {
   language: string | null;
   recipient_field: string;
   params: string[];
+  wait_for_reply: { timeout_seconds: number } | null;
   created_at: number;
 }
 
@@ -78,6 +79,7 @@ export class CourseService {
         language: dto.language ?? null,
         recipient_field: dto.recipient_field,
         params: dto.params ?? [],
+        wait_for_reply_seconds: dto.wait_for_reply?.timeout_seconds ?? null,
       },
       caps,
     );
@@ -137,6 +139,7 @@ export class CourseService {
       language: r.language,
       recipient_field: r.recipient_field,
       params: r.params,
+      wait_for_reply: r.wait_for_reply_seconds ? { timeout_seconds: r.wait_for_reply_seconds } : null,
       created_at: seconds(r.created_at),
     };
   }

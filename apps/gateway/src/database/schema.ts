@@ -12,6 +12,9 @@ import { ContactAddresses1764500000000 } from './migrations/1764500000000-Contac
 import { RegisteredChannels1764600000000 } from './migrations/1764600000000-RegisteredChannels';
 import { TrackedLinks1764830000000 } from './migrations/1764830000000-TrackedLinks';
 import { Conversations1764840000000 } from './migrations/1764840000000-Conversations';
+import { ConversationRetention1764875000000 } from './migrations/1764875000000-ConversationRetention';
+import { CourseReplies1764875000001 } from './migrations/1764875000001-CourseReplies';
+import { InboundMedia1764870000000 } from './migrations/1764870000000-InboundMedia';
 
 /** The gateway's schema: its entities and migrations, in order. */
 export const gatewaySchema: SchemaDefinition = {
@@ -28,5 +31,8 @@ export const gatewaySchema: SchemaDefinition = {
     RegisteredChannels1764600000000,
     TrackedLinks1764830000000,
     Conversations1764840000000,
+    InboundMedia1764870000000,
+    ConversationRetention1764875000000,
+    CourseReplies1764875000001,
   ],
 };

@@ -41,7 +41,12 @@ export class GatewayMessagesController {
     const answer = await this.messages.send(account, dto, idempotency);
     if (answer.replayed) void reply.header('Idempotent-Replayed', 'true');
     void reply.header('Location', `/v1/messages/${answer.id}`);
-    return { id: answer.id, status: answer.status, ...(answer.rendered_as ? { rendered_as: answer.rendered_as } : {}) };
+    return {
+      id: answer.id,
+      status: answer.status,
+      ...(answer.rendered_as ? { rendered_as: answer.rendered_as } : {}),
+      ...(answer.flow_token ? { flow_token: answer.flow_token } : {}),
+    };
   }
 
   @Get()

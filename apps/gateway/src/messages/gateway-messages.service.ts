@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
   addressKindsOf,
@@ -10,8 +11,9 @@ import {
   MessageContact,
   MessageReport,
   readAddress,
+  RenderedAs,
+  renderedAs,
   SendContent,
-  SendContentType,
   sendRecipient,
   UsageQuery,
   UsageReport,
@@ -32,11 +34,14 @@ import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
 import { identitiesOf } from '../contacts/contact-addresses';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
-import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn, templateAppIn } from './send-route';
+import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn } from './send-route';
 import { windowClosedOf } from './window-closed.problem';
 
-/** What a send answers: the api's result, and for a `content` send what the channel was asked to send. */
-export type GatewaySendAnswer = GatewaySendResult & { rendered_as?: SendContentType };
+/**
+ * What a send answers: the api's result; for a `content` send what the (first) channel was asked
+ * to send, and for a `flow` the token the platform made for it.
+ */
+export type GatewaySendAnswer = GatewaySendResult & { rendered_as?: RenderedAs; flow_token?: string };
 
 /** How long the api may take to accept a send (its transaction and the stream's ack). */
 const SEND_RPC_TIMEOUT_MS = 10_000;
@@ -90,7 +95,7 @@ export class GatewayMessagesService {
     dto: SendGatewayMessageDto,
     idempotency: { key: string; hash: string } | null,
   ): Promise<GatewaySendAnswer> {
-    const content = contentOf(dto);
+    const content = contentOf(dto, idempotency && `${account.id}\n${idempotency.key}`);
     if (dto.media_url) checkMediaUrl(this.targets, dto.media_url);
     if (content && 'url' in content) checkMediaUrl(this.targets, content.url, 'content.url');
     const userId = billedUser(account);
@@ -99,8 +104,9 @@ export class GatewayMessagesService {
       const errors = route.flatMap((step) => contentErrors(step.channel, content));
       if (errors.length) throw new ValidationProblem(uniqueErrors(errors));
     }
-    // Content needs no template: the WhatsApp app, when linked, is only the sender on WhatsApp.
-    const templateAppId = content ? (senders.whatsapp?.appId ?? null) : templateAppIn(senders);
+    // The linked WhatsApp app, when there is one: the sender on WhatsApp and its Meta templates'
+    // source; the api chooses each channel's template (a bot template needs no app).
+    const templateAppId = senders.whatsapp?.appId ?? null;
     const [first] = route;
     const result = await this.sends
       .call({
@@ -121,7 +127,9 @@ export class GatewayMessagesService {
       .catch((err: unknown) => {
         throw (err instanceof RpcProblemError && windowClosedOf(err.problem)) || err;
       });
-    return content ? { ...result, rendered_as: content.type } : result;
+    if (!content) return result;
+    const flowToken = content.type === 'flow' ? { flow_token: content.flow_token } : {};
+    return { ...result, rendered_as: renderedAs(first.channel, content), ...flowToken };
   }
 
   /**
@@ -245,7 +253,7 @@ export class GatewayMessagesService {
  * The send's `content`, or null for a template send: exactly one of `template` and `content` (both
  * or neither is a field error); a content send takes none of the template's fields.
  */
-function contentOf(dto: SendGatewayMessageDto): SendContent | null {
+function contentOf(dto: SendGatewayMessageDto, replayKey: string | null): SendContent | null {
   if (dto.content === undefined) {
     if (dto.template === undefined) {
       throw new ValidationProblem([{ field: 'template', message: 'template or content is required' }]);
@@ -261,7 +269,14 @@ function contentOf(dto: SendGatewayMessageDto): SendContent | null {
       .map((f) => ({ field: f, message: `${f} goes with template` })),
   ];
   if (errors.length) throw new ValidationProblem(errors);
-  return dto.content as SendContent;
+  const content = dto.content as SendContent;
+  if (content.type !== 'flow') return content;
+  // The platform makes a Flow's token (the submitted Flow carries it back): the same for a repeat
+  // of the same Idempotency-Key, so a replayed answer names the token that was sent.
+  const token = replayKey
+    ? createHash('sha256').update(`flow-token\n${replayKey}`).digest().subarray(0, 16)
+    : randomBytes(16);
+  return { ...content, flow_token: `ft_${token.toString('base64url')}` };
 }
 
 /**

@@ -20,10 +20,11 @@ describe("the gateway's OpenAPI document", () => {
   });
 
   // The tracking pixel is loaded by a recipient's reader: the token in its path is the credential.
+  // An inbound file's link is opened by an agent's browser: its signature is the credential.
   // A contact import's CSV or NDJSON file is read from the request stream, never parsed as JSON.
   itDocumentsEveryRoute(() => ({ document, routes }), {
     minRoutes: 13,
-    withoutCredential: ['Pixel_open', 'Links_follow'],
+    withoutCredential: ['Pixel_open', 'Links_follow', 'Media_download'],
     redirects: ['Links_follow'],
     streamedBodies: ['ContactImports_start'],
   });

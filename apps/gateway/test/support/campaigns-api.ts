@@ -100,6 +100,8 @@ class CampaignsApiController {
         launched_at: null,
         started_at: null,
         completed_at: null,
+        replied: 0,
+        replies_by_button: [],
       };
       this.s.campaigns.set(id, campaign);
       return view(campaign);
@@ -272,6 +274,9 @@ class CampaignsApiController {
           queued_at: null,
           updated_at: null,
           next_attempt_at: null,
+          variant: r.variant === undefined || r.variant === null ? null : `variant ${r.variant}`,
+          replied_at: null,
+          reply: null,
         }))
         .filter((r) => r.seq > (req.after ?? 0) && (!req.status || r.status === req.status) && !req.channel);
       const data = rows.slice(0, req.limit);

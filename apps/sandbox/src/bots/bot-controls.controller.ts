@@ -1,5 +1,18 @@
 import { SandboxConfig } from '../config';
-import { Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Req,
+} from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { NotFoundProblem, ValidationProblem } from '@app/server';
 import {
   EmulatedBotChannel,
@@ -87,6 +100,7 @@ export class BotControlsController {
   async inbound(
     @Param('channel') channel: string,
     @Body() dto: EmulateBotInboundDto,
+    @Req() req: FastifyRequest,
   ): Promise<{ update_id: number; update: object; webhook: UpdateDelivery }> {
     const emulator = this.emulator(channel);
     if (dto.repeat_update_id !== undefined) {
@@ -126,7 +140,7 @@ export class BotControlsController {
           ? telegramKindUpdate(updateId, bot, { ...dto, kind })
           : telegramUpdate(updateId, bot, { chat_id: dto.from, ...dto, message_id: Number(dto.message_id ?? 1) })
         : kind
-          ? maxKindUpdate(bot, { ...dto, kind }, updateId)
+          ? maxKindUpdate(bot, { ...dto, kind, media_base: `${req.protocol}://${req.headers.host}` }, updateId)
           : maxUpdate(bot, { user_id: dto.from, ...dto }, updateId);
     this.sentUpdates.set(updateId, { channel: emulator.channel, bot, update });
     // Kept to be sent again on request: the most recent only (SANDBOX_RECORDS_MAX).

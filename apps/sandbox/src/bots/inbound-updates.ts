@@ -1,5 +1,6 @@
 import type { Update as TelegramUpdate } from '@grammyjs/types';
 import type { Update as MaxUpdate } from '@maxhub/max-bot-api/types';
+import { sizeSuffix } from '../media/sandbox-media';
 import type { EmulatedBot, EmulatedBotChannel } from './bot-emulator';
 
 /** The kinds of update `/_sandbox/{channel}/inbound` emits with `kind` (docs/sandbox.md). */
@@ -31,6 +32,10 @@ export interface BotInboundRequest {
   callback_data?: string;
   /** The message an edit, a reaction or a button press is about. */
   message_id?: string;
+  /** Media kinds: the size of the file its file_id or URL serves. */
+  media_size?: number;
+  /** MAX: where the sandbox serves attachment URLs (its own address, as the control call reached it). */
+  media_base?: string;
 }
 
 const PLACE = { latitude: 55.7558, longitude: 37.6173 };
@@ -45,9 +50,10 @@ export function telegramKindUpdate(updateId: number, bot: EmulatedBot, input: Bo
   const target = Number(input.message_id ?? 1);
   const base = { message_id: 100000 + updateId, date, chat, from };
   const file = (prefix: string, extra: Record<string, unknown> = {}) => ({
-    file_id: `${prefix}-${updateId}`,
+    file_id: `${prefix}-${updateId}${sizeSuffix(input.media_size, '-')}`,
     file_unique_id: `${prefix[0]}${updateId}`,
     ...extra,
+    ...(input.media_size === undefined ? {} : { file_size: input.media_size }),
   });
   const caption = input.text === undefined ? {} : { caption: input.text };
   const message = (content: Record<string, unknown>) => ({ update_id: updateId, message: { ...base, ...content } });
@@ -162,7 +168,11 @@ export function maxKindUpdate(bot: EmulatedBot, input: BotInboundRequest, seq: n
   };
   const recipient = { chat_id: Number(input.from), chat_type: 'dialog', user_id: bot.id, post_id: null };
   const mid = `mid.in.${bot.id}.${seq}`;
-  const media = (kind: string) => ({ url: `https://max.sandbox/${kind}/${seq}`, token: `${kind}-${seq}` });
+  const base = input.media_base ?? 'https://max.sandbox';
+  const media = (kind: string) => ({
+    url: `${base}/_media/max.${kind}.${seq}${sizeSuffix(input.media_size, '.')}`,
+    token: `${kind}-${seq}`,
+  });
   const attachment: Record<BotInboundKind, unknown> = {
     text: null,
     image: { type: 'image', payload: { ...media('image'), photo_id: seq } },

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Message, Update, User } from '@maxhub/max-bot-api/types';
 import { BotEmulator, EmulatedBot, MAX_EMULATOR, recipientOutcome } from './bot-emulator';
+import { maxKeyboardProblem } from './keyboard-rules';
 
 interface MaxErrorBody {
   code: string;
@@ -239,24 +240,8 @@ export class MaxBotApiController {
   private checkAttachment(a: MaxAttachment): void {
     switch (a?.type) {
       case 'inline_keyboard': {
-        const rows = a.payload?.buttons;
-        if (!Array.isArray(rows) || rows.some((r) => !Array.isArray(r)))
-          throw new MaxFailure(400, 'proto.payload', 'inline_keyboard buttons must be an array of rows');
-        for (const btn of (rows as unknown[][]).flat() as {
-          type?: unknown;
-          text?: unknown;
-          url?: unknown;
-          payload?: unknown;
-        }[]) {
-          if (typeof btn?.text !== 'string' || !btn.text)
-            throw new MaxFailure(400, 'proto.payload', 'A button needs text');
-          if (btn.type === 'link' && (typeof btn.url !== 'string' || !/^https?:\/\/\S+$/.test(btn.url)))
-            throw new MaxFailure(400, 'proto.payload', 'A link button needs a valid url');
-          else if (btn.type === 'callback' && (typeof btn.payload !== 'string' || !btn.payload))
-            throw new MaxFailure(400, 'proto.payload', 'A callback button needs a payload');
-          else if (btn.type !== 'link' && btn.type !== 'callback')
-            throw new MaxFailure(400, 'proto.payload', `Unsupported button type ${String(btn.type)}`);
-        }
+        const problem = maxKeyboardProblem(a.payload?.buttons);
+        if (problem) throw new MaxFailure(400, 'proto.payload', problem);
         return;
       }
       case 'image':

@@ -1,7 +1,9 @@
-import { All, Body, Controller, Inject, Param, Query, Res } from '@nestjs/common';
+import { All, Body, Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { InlineKeyboardButton, Message, Update, User } from '@grammyjs/types';
+import { sandboxMediaBytes, sizeOfHandle } from '../media/sandbox-media';
 import { BotEmulator, EmulatedBot, recipientOutcome, TELEGRAM_EMULATOR } from './bot-emulator';
+import { telegramReplyKeyboardProblem } from './keyboard-rules';
 
 type Params = Record<string, unknown>;
 type TelegramAnswer = { ok: true; result: unknown; description?: string } | TelegramError;
@@ -82,6 +84,11 @@ export function htmlParseError(text: string): string | null {
 function checkKeyboard(markup: unknown): void {
   if (markup === undefined) return;
   const parsed = typeof markup === 'string' ? (JSON.parse(markup) as unknown) : markup;
+  if ((parsed as { keyboard?: unknown })?.keyboard !== undefined) {
+    const problem = telegramReplyKeyboardProblem((parsed as { keyboard: unknown }).keyboard);
+    if (problem) throw badRequest(problem);
+    return;
+  }
   const rows = (parsed as { inline_keyboard?: unknown })?.inline_keyboard;
   if (!Array.isArray(rows)) throw badRequest("can't parse reply keyboard markup JSON object");
   for (const row of rows) {
@@ -108,6 +115,9 @@ const MEDIA_FIELD: Record<string, string> = {
   sendAudio: 'audio',
 };
 
+/** The Bot API's download limit for bots (getFile). */
+const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
+
 /**
  * The emulated Telegram Bot API at `/telegram/bot<token>/<method>`, with Telegram's answers
  * `{ok, result}` and `{ok: false, error_code, description, parameters}` (docs/sandbox.md).
@@ -115,6 +125,22 @@ const MEDIA_FIELD: Record<string, string> = {
 @Controller('telegram')
 export class TelegramBotApiController {
   constructor(@Inject(TELEGRAM_EMULATOR) private readonly emulator: BotEmulator) {}
+
+  /** A file `getFile` gave the path of: its bytes, made while sent (docs/sandbox.md, Inbound media). */
+  @Get('file/bot:token/files/:fileId')
+  async file(
+    @Param('token') token: string,
+    @Param('fileId') fileId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    if (!this.emulator.bot(token)) {
+      await reply.status(404).send({ ok: false, error_code: 404, description: 'Not Found' });
+      return;
+    }
+    const size = sizeOfHandle(fileId);
+    void reply.header('Content-Type', 'application/octet-stream').header('Content-Length', String(size));
+    await reply.send(sandboxMediaBytes(size));
+  }
 
   @All('bot:token/:method')
   async call(
@@ -185,6 +211,17 @@ export class TelegramBotApiController {
         if (!params.chat_id || !params.action) throw badRequest('chat_id and action are required');
         this.emulator.recordAccepted(bot, method, params);
         return { ok: true, result: true };
+      case 'getFile': {
+        const fileId = typeof params.file_id === 'string' ? params.file_id : '';
+        if (!fileId) throw badRequest('file_id is required');
+        const size = sizeOfHandle(fileId);
+        // The Bot API gives bots files up to 20 MB.
+        if (size > TELEGRAM_DOWNLOAD_LIMIT) throw badRequest('file is too big');
+        return {
+          ok: true,
+          result: { file_id: fileId, file_unique_id: `u${fileId}`, file_size: size, file_path: `files/${fileId}` },
+        };
+      }
       case 'sendMessage':
       case 'sendPhoto':
       case 'sendVideo':

@@ -7,11 +7,13 @@ import {
   Param,
   Post,
   Query,
+  Req,
   Res,
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { whatsAppMediaObject } from '../media/sandbox-media';
 import { GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from '@app/channels';
 import { GraphAuthGuard } from './graph-auth.guard';
 import { graphErrors, GraphErrorFilter } from './graph-error';
@@ -115,7 +117,9 @@ export class GraphController {
 
   /** A template by id, or a phone number's information. */
   @Get(':version/:objectId')
-  object(@Param('objectId') objectId: string) {
+  object(@Param('objectId') objectId: string, @Req() req: FastifyRequest) {
+    // An inbound media id: its URL (served with the access token) and size, as the Cloud API answers.
+    if (objectId.startsWith('media.')) return whatsAppMediaObject(objectId, `${req.protocol}://${req.headers.host}`);
     const template = this.templates.get(objectId);
     if (template) return this.templates.toGraph(template);
     if (!/^\d+$/.test(objectId)) throw graphErrors.objectMissing(objectId);

@@ -1,3 +1,4 @@
+import { sizeSuffix } from '../media/sandbox-media';
 import { MessagesChangeValue, WebhookInboundMessage } from '@app/channels';
 
 /** The kinds of inbound message `/_sandbox/whatsapp/inbound` emits, as the Cloud API's webhooks carry them. */
@@ -38,8 +39,12 @@ export interface InboundRequest {
   username?: string;
   previous_user_id?: string;
   text?: string;
+  /** Media kinds: the size of the file the media id serves. */
+  media_size?: number;
   reaction?: { message_id: string; emoji: string };
   context_message_id?: string;
+  /** `button_reply`, `list_reply`: the pressed button's or picked row's id. */
+  reply_id?: string;
   profile_name?: string;
 }
 
@@ -49,7 +54,7 @@ export const sandboxUserId = (input: InboundRequest) => input.user_id ?? `ZZ.${i
 function body(input: InboundRequest): Record<string, unknown> {
   const text = input.text;
   const media = (mime: string, extra: Record<string, unknown> = {}) => ({
-    id: `media.${input.from}.${mime.replace(/\W+/g, '')}`,
+    id: `media.${input.from}.${mime.replace(/\W+/g, '')}${sizeSuffix(input.media_size, '.')}`,
     mime_type: mime,
     sha256: 'sandbox',
     ...extra,
@@ -93,14 +98,14 @@ function body(input: InboundRequest): Record<string, unknown> {
     case 'button_reply':
       return {
         type: 'interactive',
-        interactive: { type: 'button_reply', button_reply: { id: 'btn-1', title: text ?? 'Yes' } },
+        interactive: { type: 'button_reply', button_reply: { id: input.reply_id ?? 'btn-1', title: text ?? 'Yes' } },
       };
     case 'list_reply':
       return {
         type: 'interactive',
         interactive: {
           type: 'list_reply',
-          list_reply: { id: 'row-1', title: text ?? 'Option 1', description: 'First' },
+          list_reply: { id: input.reply_id ?? 'row-1', title: text ?? 'Option 1', description: 'First' },
         },
       };
     case 'flow':

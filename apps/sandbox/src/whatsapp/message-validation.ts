@@ -1,9 +1,10 @@
 import { templateVariables } from '@app/channels';
 import { isWhatsAppUserId } from '@app/contracts';
 import { graphErrors } from './graph-error';
+import { validateInteractive } from './interactive-validation';
 import { StoredTemplate } from './templates.service';
 
-const TYPES = ['text', 'image', 'video', 'document', 'audio', 'reaction', 'template'] as const;
+const TYPES = ['text', 'image', 'video', 'document', 'audio', 'reaction', 'template', 'interactive'] as const;
 export type SandboxMessageType = (typeof TYPES)[number];
 
 export interface ValidatedMessage {
@@ -66,6 +67,9 @@ export function validateMessage(body: unknown): ValidatedMessage {
       if (data.voice !== undefined && (type !== 'audio' || typeof data.voice !== 'boolean')) {
         throw graphErrors.invalidValue(`${type}.voice is not valid`);
       }
+      break;
+    case 'interactive':
+      validateInteractive(data);
       break;
     case 'reaction':
       if (typeof data.message_id !== 'string' || !data.message_id) {

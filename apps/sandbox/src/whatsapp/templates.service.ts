@@ -354,6 +354,15 @@ function parseComponents(value: unknown): GraphTemplateComponent[] {
           type: 'BUTTONS',
           buttons: buttons.map((b: Record<string, unknown>) => {
             const btype = typeof b?.type === 'string' ? b.type.toUpperCase() : '';
+            if (btype === 'COPY_CODE') {
+              // The channel labels it ("Copy offer code"); the example is the sample code.
+              if (typeof b.example !== 'string' || !/^[A-Za-z0-9]{1,15}$/.test(b.example)) {
+                throw graphErrors.invalidParameter(
+                  'COPY_CODE button needs an example code of 1 to 15 letters and digits',
+                );
+              }
+              return { type: 'COPY_CODE', example: b.example };
+            }
             if (typeof b?.text !== 'string' || !b.text || b.text.length > 25) {
               throw graphErrors.invalidParameter('button text is required and at most 25 characters');
             }
@@ -373,8 +382,27 @@ function parseComponents(value: unknown): GraphTemplateComponent[] {
                 ...(dynamic ? { example: [String((b.example as string[])[0])] } : {}),
               };
             }
-            if (btype === 'PHONE_NUMBER' && typeof b.phone_number === 'string') {
+            if (btype === 'PHONE_NUMBER') {
+              if (typeof b.phone_number !== 'string' || !/^\+?[1-9][0-9]{6,19}$/.test(b.phone_number)) {
+                throw graphErrors.invalidParameter('PHONE_NUMBER button needs a phone_number in international format');
+              }
               return { type: 'PHONE_NUMBER', text: b.text, phone_number: b.phone_number };
+            }
+            if (btype === 'FLOW') {
+              if (typeof b.flow_id !== 'string' || !/^[0-9]{1,32}$/.test(b.flow_id)) {
+                throw graphErrors.invalidParameter('FLOW button needs a flow_id');
+              }
+              const action = b.flow_action ?? 'navigate';
+              if (action !== 'navigate' && action !== 'data_exchange') {
+                throw graphErrors.invalidParameter('FLOW button flow_action must be navigate or data_exchange');
+              }
+              return {
+                type: 'FLOW',
+                text: b.text,
+                flow_id: b.flow_id,
+                flow_action: action,
+                ...(typeof b.navigate_screen === 'string' ? { navigate_screen: b.navigate_screen } : {}),
+              };
             }
             throw graphErrors.invalidParameter(`button type ${btype || '(none)'} is not supported`);
           }),

@@ -4,6 +4,7 @@ import type { Api } from '@maxhub/max-bot-api';
 import { OutboundMessage } from '@app/contracts';
 import { AnswerTooLargeError, cappedFetch, fetchTarget, TargetPolicy, TargetRefusedError } from '@app/egress';
 import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
+import { botInteractive } from '../bots/bot-interactive';
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 import { redactSecrets } from '../failure-text';
@@ -257,6 +258,20 @@ export function toMaxRequest(msg: OutboundMessage): MaxRequest {
             },
           }
         : {}),
+    };
+  }
+  if ('interactive' in c) {
+    // Callback buttons (buttons, list rows), a link button (CTA, a Flow's web form) or a
+    // request_geo_location button, in one inline_keyboard attachment after a media header.
+    const drawn = botInteractive(c.interactive);
+    const keyboard = drawn.location
+      ? [[{ type: 'request_geo_location', text: drawn.location, quick: false }]]
+      : maxKeyboard(drawn.buttons);
+    const media = drawn.media;
+    return {
+      text: drawn.text,
+      keyboard,
+      ...(media ? { media: { type: media.type === 'document' ? 'file' : media.type, url: media.url } } : {}),
     };
   }
   if ('text' in c) return { text: escapeHtml(c.text.body), keyboard: [] };

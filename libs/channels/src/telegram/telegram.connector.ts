@@ -1,9 +1,10 @@
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { ApiClientOptions } from 'grammy';
-import type { InlineKeyboardButton, UserFromGetMe } from '@grammyjs/types';
+import type { InlineKeyboardButton, ReplyKeyboardMarkup, UserFromGetMe } from '@grammyjs/types';
 import { OutboundMessage } from '@app/contracts';
 import { cappedFetch } from '@app/egress';
 import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
+import { botInteractive } from '../bots/bot-interactive';
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
 import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
 import { redactSecrets } from '../failure-text';
@@ -88,10 +89,8 @@ export class TelegramConnector implements ChannelConnector {
     if ('ok' in input) return input;
     const { token, request } = input;
     const api = this.api(token);
-    const other = {
-      parse_mode: 'HTML' as const,
-      ...(request.keyboard.length ? { reply_markup: { inline_keyboard: request.keyboard } } : {}),
-    };
+    const markup = request.replyKeyboard ?? (request.keyboard.length ? { inline_keyboard: request.keyboard } : null);
+    const other = { parse_mode: 'HTML' as const, ...(markup ? { reply_markup: markup } : {}) };
     const outcome = await this.call<{ message_id: number }>(
       request.method,
       () => {
@@ -175,8 +174,12 @@ type TelegramRequest =
       text: string;
       media?: string;
       keyboard: InlineKeyboardButton[][];
+      /** Instead of the inline keyboard: a reply keyboard (a location request). */
+      replyKeyboard?: ReplyKeyboardMarkup;
     }
   | { error: string };
+
+const SEND_MEDIA = { image: 'sendPhoto', video: 'sendVideo', document: 'sendDocument' } as const;
 
 /** The Bot API call for a message: text with a keyboard, or a media message with the text as caption. */
 export function toTelegramRequest(msg: OutboundMessage): TelegramRequest {
@@ -192,6 +195,21 @@ export function toTelegramRequest(msg: OutboundMessage): TelegramRequest {
       return { error: `the rendered template is longer than a ${CAPTION_LIMIT}-character caption` };
     const method = media.type === 'IMAGE' ? 'sendPhoto' : media.type === 'VIDEO' ? 'sendVideo' : 'sendDocument';
     return { method, text, media: media.url, keyboard };
+  }
+  if ('interactive' in c) {
+    // Buttons and list rows as callback buttons, a CTA or a Flow's web form as a link button, a
+    // location request as a one-time reply keyboard; a media header makes it a captioned media message.
+    const drawn = botInteractive(c.interactive);
+    const keyboard = telegramKeyboard(drawn.buttons);
+    const replyKeyboard: ReplyKeyboardMarkup | undefined = drawn.location
+      ? {
+          keyboard: [[{ text: drawn.location, request_location: true }]],
+          one_time_keyboard: true,
+          resize_keyboard: true,
+        }
+      : undefined;
+    if (!drawn.media) return { method: 'sendMessage', text: drawn.text, keyboard, replyKeyboard };
+    return { method: SEND_MEDIA[drawn.media.type], text: drawn.text, media: drawn.media.url, keyboard };
   }
   if ('text' in c) return { method: 'sendMessage', text: escapeHtml(c.text.body), keyboard: [] };
   if ('audio' in c)

@@ -73,6 +73,7 @@ export type GraphMessageBody = {
     | { type: 'audio'; audio: GraphMediaObject }
     | { type: 'reaction'; reaction: { message_id: string; emoji: string } }
     | { type: 'template'; template: GraphTemplateMessage }
+    | { type: 'interactive'; interactive: Record<string, unknown> }
   );
 
 export interface GraphSendResponse {
@@ -85,11 +86,16 @@ export interface GraphSendResponse {
 export type GraphTemplateCategory = 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
 
 export interface GraphTemplateButton {
-  type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER';
-  text: string;
+  type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER' | 'COPY_CODE' | 'FLOW';
+  /** Every type but COPY_CODE (whose label the channel sets). */
+  text?: string;
   url?: string;
   phone_number?: string;
-  example?: string[];
+  /** URL: the example URL; COPY_CODE: the sample code (a string). */
+  example?: string[] | string;
+  flow_id?: string;
+  flow_action?: string;
+  navigate_screen?: string;
 }
 
 export interface GraphTemplateComponent {

@@ -1,5 +1,6 @@
 import { callbackDataOf, isWhatsAppUserId, OutboundMessage, TemplateContent } from '@app/contracts';
 import { GraphMessageBody, GraphTemplateMessage, GraphTemplateMessageComponent } from './graph.types';
+import { toGraphInteractive } from './whatsapp-interactive.mapper';
 
 /** A work item whose content does not fit its kind: no retry can send it. */
 export class InvalidOutboundMessageError extends Error {
@@ -64,6 +65,9 @@ export function toGraphMessage(msg: OutboundMessage): GraphMessageBody {
     case 'TEMPLATE':
       if (!('template' in c)) break;
       return { ...base, type: 'template', template: toGraphTemplateMessage(c.template) };
+    case 'INTERACTIVE':
+      if (!('interactive' in c)) break;
+      return { ...base, type: 'interactive', interactive: toGraphInteractive(c.interactive) };
   }
   throw new InvalidOutboundMessageError(`message ${msg.id}: content does not match kind ${msg.kind}`);
 }

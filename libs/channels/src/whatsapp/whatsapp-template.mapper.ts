@@ -98,6 +98,18 @@ export function toGraphComponents(t: TemplateSubmission): GraphTemplateComponent
       type: 'BUTTONS',
       buttons: t.buttons.map((b): GraphTemplateButton => {
         if (b.type === 'QUICK_REPLY') return { type: 'QUICK_REPLY', text: b.text };
+        if (b.type === 'PHONE_NUMBER')
+          return { type: 'PHONE_NUMBER', text: b.text, phone_number: b.phone_number ?? '' };
+        if (b.type === 'COPY_CODE') return { type: 'COPY_CODE', example: b.example ?? '' };
+        if (b.type === 'FLOW') {
+          return {
+            type: 'FLOW',
+            text: b.text,
+            flow_id: b.flow_id ?? '',
+            flow_action: b.flow_action ?? 'navigate',
+            ...(b.navigate_screen ? { navigate_screen: b.navigate_screen } : {}),
+          };
+        }
         const url = b.url ?? '';
         const dynamic = templateVariables(url).length > 0;
         return {

@@ -14,6 +14,16 @@ export const MAX_CHANNEL = {
   addresses: MAX_ADDRESSES,
   sendTo: { message: 'to must be a MAX user or chat id (an integer)' },
   settings: {
+    mediaMaxBytes: {
+      env: 'MAX_MEDIA_MAX_BYTES',
+      type: 'int',
+      default: 50 * 1024 * 1024,
+      min: 1024,
+      max: 4 * 1024 * 1024 * 1024,
+      services: ['gateway'],
+      description:
+        'Largest inbound file the gateway keeps (as large as the platform lets a bot upload); a larger one is `too_large`',
+    },
     apiUrl: {
       env: 'MAX_API_URL',
       type: 'url',

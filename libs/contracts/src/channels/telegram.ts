@@ -16,6 +16,16 @@ export const TELEGRAM_CHANNEL = {
   addresses: TELEGRAM_ADDRESSES,
   sendTo: { message: 'to must be a Telegram chat id (an integer) or a public channel username (@name)' },
   settings: {
+    mediaMaxBytes: {
+      env: 'TELEGRAM_MEDIA_MAX_BYTES',
+      type: 'int',
+      default: 20 * 1024 * 1024,
+      min: 1024,
+      max: 4 * 1024 * 1024 * 1024,
+      services: ['gateway'],
+      description:
+        'Largest inbound file the gateway keeps: the Bot API lets bots download up to 20 MB; a larger one is `too_large`',
+    },
     apiUrl: {
       env: 'TELEGRAM_API_URL',
       type: 'url',

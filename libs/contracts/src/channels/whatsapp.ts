@@ -21,6 +21,16 @@ export const WHATSAPP_CHANNEL = {
   // Sends reach a phone, not the other kinds a contact may be known by.
   sendTo: { kinds: ['phone'] },
   settings: {
+    mediaMaxBytes: {
+      env: 'WHATSAPP_MEDIA_MAX_BYTES',
+      type: 'int',
+      default: 100 * 1024 * 1024,
+      min: 1024,
+      max: 4 * 1024 * 1024 * 1024,
+      services: ['gateway'],
+      description:
+        'Largest inbound file the gateway keeps (WhatsApp documents up to 100 MB; images 5 MB, audio and video 16 MB); a larger one is `too_large`',
+    },
     graphUrl: {
       env: 'WHATSAPP_GRAPH_URL',
       type: 'url',

@@ -1009,14 +1009,35 @@ export interface components {
     };
     TemplateButtonDto: {
       /**
-       * @description URL buttons with {{1}}: the full example URL (or only the value of {{1}})
+       * @description URL buttons with {{1}}: the full example URL (or only the value of {{1}}); COPY_CODE: the sample code (1 to 15 letters and digits)
        * @example https://shop.example.com/orders/A1234
        */
       example?: string | null;
+      /**
+       * @description FLOW buttons: how the Flow opens
+       * @default navigate
+       * @enum {string}
+       */
+      flow_action: 'navigate' | 'data_exchange';
+      /**
+       * @description FLOW buttons: the id of a published WhatsApp Flow
+       * @example 1234567890
+       */
+      flow_id?: string;
+      /**
+       * @description FLOW buttons with navigate: the first screen
+       * @example WELCOME
+       */
+      navigate_screen?: string;
+      /**
+       * @description PHONE_NUMBER buttons: the number to call, international format
+       * @example +15550100
+       */
+      phone_number?: string;
       /** @example Track order */
       text: string;
       /** @enum {string} */
-      type: 'QUICK_REPLY' | 'URL';
+      type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER' | 'COPY_CODE' | 'FLOW';
       /**
        * @description URL buttons: an https:// URL that may end with one variable {{1}}
        * @example https://shop.example.com/orders/{{1}}
@@ -1036,11 +1057,24 @@ export interface components {
       values: (string | number)[];
     };
     TemplateButtonViewDto: {
+      /** @description COPY_CODE buttons: the sample code */
+      example?: string;
+      /**
+       * @description FLOW buttons: how the Flow opens
+       * @enum {string}
+       */
+      flow_action?: 'navigate' | 'data_exchange';
+      /** @description FLOW buttons: the Flow */
+      flow_id?: string;
+      /** @description FLOW buttons: the first screen */
+      navigate_screen?: string;
+      /** @description PHONE_NUMBER buttons: the number called */
+      phone_number?: string;
       /** @description URL buttons: the example value of {{1}} */
       placeholders?: string[];
       text: string;
       /** @enum {string} */
-      type: 'QUICK_REPLY' | 'URL';
+      type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER' | 'COPY_CODE' | 'FLOW';
       /** @description URL buttons */
       url?: string;
     };

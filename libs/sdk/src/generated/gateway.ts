@@ -388,6 +388,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/conversations/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The content retention of conversation messages, in days (0: metadata only) */
+    get: operations['ConversationSettings_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Change the content retention; content older than it is purged within a minute */
+    patch: operations['ConversationSettings_update'];
+    trace?: never;
+  };
+  '/v1/course/connections/{id}/triggers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A course connection's keyword triggers and on_message event */
+    get: operations['CourseTriggers_get'];
+    /** Set a course connection's triggers (replacing them): messages that start a course event */
+    put: operations['CourseTriggers_set'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/course/events': {
     parameters: {
       query?: never;
@@ -457,6 +493,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/media/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An inbound message's file, through the signed link of its message's `media.url` */
+    get: operations['Media_download'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -487,6 +540,42 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's templates by name and language: bot templates and the WhatsApp app's, paged */
+    get: operations['GatewayTemplates_list'];
+    put?: never;
+    /** Create a bot template, or the next version of its name and language */
+    post: operations['GatewayTemplates_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/templates/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every template of a name: the latest (or a given) bot template version per language, and the Meta ones */
+    get: operations['GatewayTemplates_get'];
+    put?: never;
+    post?: never;
+    /** Delete every version of a bot template (of one language with ?language=) */
+    delete: operations['GatewayTemplates_delete'];
     options?: never;
     head?: never;
     patch?: never;
@@ -566,6 +655,19 @@ export interface components {
        *     ]
        */
       lists?: string[];
+    };
+    CampaignButtonRepliesDto: {
+      /** @example 18 */
+      count: number;
+      /** @example yes */
+      id: string;
+      /**
+       * @description count over the recipients whose message was accepted (0 to 1)
+       * @example 0.0632
+       */
+      rate: number;
+      /** @example Yes, please */
+      title: string | null;
     };
     CampaignChannelEstimateDto: {
       /** @example 2.5 */
@@ -756,6 +858,13 @@ export interface components {
        * @example 300
        */
       recipients: number;
+      /**
+       * @description Recipients who replied to their message, once each
+       * @example 25
+       */
+      replied: number;
+      /** @description Button, list and flow replies by the id pressed, most pressed first */
+      replies_by_button: components['schemas']['CampaignButtonRepliesDto'][];
       schedule?: components['schemas']['CampaignScheduleAnswerDto'] | null;
       /**
        * @description Unix seconds
@@ -960,6 +1069,13 @@ export interface components {
        */
       queued_at: number | null;
       /**
+       * @description Unix seconds: when it first replied to its message
+       * @example 1763700000
+       */
+      replied_at: number | null;
+      /** @description Its first reply (a later button press replaces a plain answer once) */
+      reply: components['schemas']['CampaignRecipientReplyDto'] | null;
+      /**
        * @description Audience order, from 1
        * @example 1
        */
@@ -984,11 +1100,32 @@ export interface components {
        * @example 1763700000
        */
       updated_at: number | null;
+      /**
+       * @description With variants: its variant's name
+       * @example Discount
+       */
+      variant: string | null;
     };
     CampaignRecipientPageDto: {
       data: components['schemas']['CampaignRecipientDto'][];
       /** @description Pass as after for the next page; null on the last */
       next_after: number | null;
+    };
+    CampaignRecipientReplyDto: {
+      /**
+       * @description The button's, row's or flow's id
+       * @example yes
+       */
+      id: string | null;
+      /**
+       * @description button, list or flow for a press; else the inbound content's type (text, image, ...)
+       * @example button
+       */
+      kind: string;
+      /** @description The text or caption; a button's title */
+      text: string | null;
+      /** @example Yes, please */
+      title: string | null;
     };
     CampaignScheduleAnswerDto: {
       /**
@@ -1116,6 +1253,11 @@ export interface components {
        * @example 150
        */
       recipients: number;
+      /**
+       * @description Its recipients who replied to their message
+       * @example 12
+       */
+      replied: number;
       /**
        * @description Reached the channel: sent, delivered or read
        * @example 140
@@ -1407,6 +1549,55 @@ export interface components {
       /** @description Pass as cursor for the next page; null on the last */
       next_cursor: string | null;
     };
+    ContentButtonDto: {
+      /**
+       * @description Comes back in the press (Telegram: at most 64 bytes)
+       * @example yes
+       */
+      id: string;
+      /**
+       * @description The label (WhatsApp: at most 20 characters)
+       * @example Yes
+       */
+      title: string;
+    };
+    ContentCtaButtonDto: {
+      /**
+       * @description WhatsApp: at most 20 characters
+       * @example Track parcel
+       */
+      title: string;
+      /** @example https://shop.example/track/A-1001 */
+      url: string;
+    };
+    ContentHeaderDto: {
+      /** @enum {string} */
+      type: 'image' | 'video' | 'document';
+      /** @example https://cdn.example.com/parcel.jpg */
+      url: string;
+    };
+    ContentListRowDto: {
+      /**
+       * @description WhatsApp: at most 72 characters
+       * @example Morning
+       */
+      description?: string;
+      /** @example slot-10 */
+      id: string;
+      /**
+       * @description WhatsApp: at most 24 characters
+       * @example 10:00
+       */
+      title: string;
+    };
+    ContentListSectionDto: {
+      rows: components['schemas']['ContentListRowDto'][];
+      /**
+       * @description WhatsApp: at most 24 characters
+       * @example Tomorrow
+       */
+      title: string;
+    };
     ConversationContactDto: {
       /**
        * @description The customer's address on the channel, where replies go
@@ -1473,6 +1664,8 @@ export interface components {
       direction: 'in' | 'out';
       /** Format: uuid */
       id: string;
+      /** @description Inbound messages with a file only */
+      media?: components['schemas']['ConversationMessageMediaDto'];
       /** @description Our message id (GET /v1/messages/{id}), for outbound messages */
       message_id: string | null;
       /** @description The channel's id of the message */
@@ -1488,6 +1681,24 @@ export interface components {
        */
       timestamp: number;
     };
+    ConversationMessageMediaDto: {
+      /**
+       * @description Unix seconds: when url stops working (read the message again for a new one)
+       * @example 1763700000
+       */
+      expires_at: number | null;
+      file_name: string | null;
+      mime_type: string | null;
+      /** @description bytes */
+      size: number | null;
+      /**
+       * @description stored: download it at url; pending: being fetched; too_large: past the channel's cap, not kept
+       * @enum {string}
+       */
+      status: 'stored' | 'pending' | 'too_large' | 'failed';
+      /** @description An expiring signed link to the file, while stored */
+      url: string | null;
+    };
     ConversationMessagePageDto: {
       /** @description In channel order, oldest first */
       data: components['schemas']['ConversationMessageDto'][];
@@ -1500,20 +1711,52 @@ export interface components {
       next_cursor: string | null;
     };
     ConversationReplyDto: {
+      /** @description type list: the label of the button that opens the list; type cta_url: the link button {title, url} */
+      button?: string | components['schemas']['ContentCtaButtonDto'];
+      /** @description type buttons: 1 to 3 reply buttons; a press comes back with the button's id */
+      buttons?: components['schemas']['ContentButtonDto'][];
       /**
        * @description Media types: the caption (each channel's limit applies)
        * @example Your receipt
        */
       caption?: string;
       /**
+       * @description type flow: the label of the button that opens it
+       * @example Book now
+       */
+      cta?: string;
+      /** @description type flow: the first screen's data */
+      data?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description type flow: its web form, which Telegram and MAX link to instead (without it they send the text)
+       * @example https://shop.example/book
+       */
+      fallback_url?: string;
+      /**
        * @description type document: the file name shown
        * @example receipt.pdf
        */
       file_name?: string;
+      /**
+       * @description type flow: the published WhatsApp Flow
+       * @example 1234567890
+       */
+      flow_id?: string;
+      /** @description type buttons: a media header by URL */
+      header?: components['schemas']['ContentHeaderDto'];
       /** @description type text: let WhatsApp show a preview of the first URL in the text */
       preview_url?: boolean;
       /**
-       * @description type text: the message (1 to 4,096 characters)
+       * @description type flow: the first screen (navigate); else the endpoint is asked
+       * @example BOOKING
+       */
+      screen?: string;
+      /** @description type list: sections of rows, at most 10 rows in all; a pick comes back with the row's id */
+      sections?: components['schemas']['ContentListSectionDto'][];
+      /**
+       * @description type text and the interactive types: the message (each channel's limit applies)
        * @example Your order is ready.
        */
       text?: string;
@@ -1522,7 +1765,17 @@ export interface components {
        * @example text
        * @enum {string}
        */
-      type: 'text' | 'image' | 'video' | 'audio' | 'document';
+      type:
+        | 'text'
+        | 'image'
+        | 'video'
+        | 'audio'
+        | 'document'
+        | 'buttons'
+        | 'list'
+        | 'cta_url'
+        | 'location_request'
+        | 'flow';
       /**
        * @description Media types: the https URL of the file
        * @example https://shop.example/receipt.pdf
@@ -1539,6 +1792,18 @@ export interface components {
       id: string;
       /** @example QUEUED */
       status: string;
+    };
+    ConversationSettingsDto: {
+      /**
+       * @description Days content is kept; 0: metadata only
+       * @example 7
+       */
+      content_retention: number;
+      /**
+       * @description Unix seconds: When the setting was last changed; null: never (the default)
+       * @example 1763700000
+       */
+      updated_at: number | null;
     };
     ConversationWindowDto: {
       /**
@@ -1603,6 +1868,44 @@ export interface components {
       recipient_field: string;
       /** @example payment_received */
       template: string;
+      /** @description The wait for the student's reply; null: none */
+      wait_for_reply: components['schemas']['WaitForReplyDto'] | null;
+    };
+    CourseTriggersBodyDto: {
+      keyword_triggers?: components['schemas']['KeywordTriggerDto'][];
+      /**
+       * @description The event type any other message starts; null: none
+       * @example student_message
+       */
+      on_message?: string | null;
+    };
+    CourseTriggersDto: {
+      /** Format: uuid */
+      connection_id: string;
+      keyword_triggers: components['schemas']['KeywordTriggerDto'][];
+      on_message: string | null;
+      /**
+       * @description Unix seconds: When they were last set; null: never
+       * @example 1763700000
+       */
+      updated_at: number | null;
+    };
+    CreateBotTemplateDto: {
+      /**
+       * @description Decides the lane and the price
+       * @default UTILITY
+       * @enum {string}
+       */
+      category: 'MARKETING' | 'UTILITY';
+      /** @description What is sent: any `content` kind of POST /v1/messages, with {{1}}…{{n}} in its texts filled by `params` */
+      content: components['schemas']['SendContentDto'];
+      /** @example en */
+      language: string;
+      /**
+       * @description Lowercase letters, digits and _; shared with a WhatsApp template of the name
+       * @example welcome
+       */
+      name: string;
     };
     CreateConnectionDto: {
       api_key?: string;
@@ -1643,6 +1946,8 @@ export interface components {
       recipient_field: string;
       /** @example payment_received */
       template: string;
+      /** @description Post the student's next message back to the platform (`message.replied`), or `message.no_reply` at the timeout */
+      wait_for_reply?: components['schemas']['WaitForReplyDto'];
     };
     FieldErrorDto: {
       /** @example name */
@@ -1664,6 +1969,42 @@ export interface components {
        */
       recent_template_days?: number | null;
     };
+    GatewayTemplateDto: {
+      /**
+       * @description Bot templates: MARKETING or UTILITY; Meta templates: their category
+       * @example UTILITY
+       */
+      category: string;
+      /** @description The channels a send of this name and language uses it on */
+      channels: ('whatsapp' | 'telegram' | 'max')[];
+      /** @description Bot templates: the content with its placeholders */
+      content: components['schemas']['SendContentDto'] | null;
+      /**
+       * @description Unix seconds: when this version was created
+       * @example 1763700000
+       */
+      created_at: number;
+      /** @example en */
+      language: string;
+      /** @example welcome */
+      name: string;
+      /** @description How many params a send of it takes */
+      params: number;
+      /** @enum {string} */
+      source: 'bot' | 'whatsapp';
+      /** @description Meta templates: APPROVED, PENDING, REJECTED, PAUSED… */
+      status: string | null;
+      /** @description Bot templates: 1, then one more per repeat */
+      version: number | null;
+    };
+    GatewayTemplateListDto: {
+      data: components['schemas']['GatewayTemplateDto'][];
+    };
+    GatewayTemplatePageDto: {
+      data: components['schemas']['GatewayTemplateDto'][];
+      /** @description Pass as cursor for the next page; null on the last */
+      next_cursor: string | null;
+    };
     ImportRejectionDto: {
       /**
        * @description The external id the row gives, as written (null when it gives none)
@@ -1679,6 +2020,18 @@ export interface components {
        * @example 7
        */
       row: number;
+    };
+    KeywordTriggerDto: {
+      /**
+       * @description The event type posted to the platform
+       * @example course_start
+       */
+      event: string;
+      /**
+       * @description Matched against the whole message, ignoring case and spaces
+       * @example START
+       */
+      keyword: string;
     };
     MessageAttemptDto: {
       /** @enum {string} */
@@ -1813,20 +2166,52 @@ export interface components {
       type: string;
     };
     SendContentDto: {
+      /** @description type list: the label of the button that opens the list; type cta_url: the link button {title, url} */
+      button?: string | components['schemas']['ContentCtaButtonDto'];
+      /** @description type buttons: 1 to 3 reply buttons; a press comes back with the button's id */
+      buttons?: components['schemas']['ContentButtonDto'][];
       /**
        * @description Media types: the caption (each channel's limit applies)
        * @example Your receipt
        */
       caption?: string;
       /**
+       * @description type flow: the label of the button that opens it
+       * @example Book now
+       */
+      cta?: string;
+      /** @description type flow: the first screen's data */
+      data?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description type flow: its web form, which Telegram and MAX link to instead (without it they send the text)
+       * @example https://shop.example/book
+       */
+      fallback_url?: string;
+      /**
        * @description type document: the file name shown
        * @example receipt.pdf
        */
       file_name?: string;
+      /**
+       * @description type flow: the published WhatsApp Flow
+       * @example 1234567890
+       */
+      flow_id?: string;
+      /** @description type buttons: a media header by URL */
+      header?: components['schemas']['ContentHeaderDto'];
       /** @description type text: let WhatsApp show a preview of the first URL in the text */
       preview_url?: boolean;
       /**
-       * @description type text: the message (1 to 4,096 characters)
+       * @description type flow: the first screen (navigate); else the endpoint is asked
+       * @example BOOKING
+       */
+      screen?: string;
+      /** @description type list: sections of rows, at most 10 rows in all; a pick comes back with the row's id */
+      sections?: components['schemas']['ContentListSectionDto'][];
+      /**
+       * @description type text and the interactive types: the message (each channel's limit applies)
        * @example Your order is ready.
        */
       text?: string;
@@ -1834,7 +2219,17 @@ export interface components {
        * @example text
        * @enum {string}
        */
-      type: 'text' | 'image' | 'video' | 'audio' | 'document';
+      type:
+        | 'text'
+        | 'image'
+        | 'video'
+        | 'audio'
+        | 'document'
+        | 'buttons'
+        | 'list'
+        | 'cta_url'
+        | 'location_request'
+        | 'flow';
       /**
        * @description Media types: the https URL of the file
        * @example https://shop.example/receipt.pdf
@@ -1889,14 +2284,29 @@ export interface components {
       to?: string;
     };
     SendGatewayMessageResponseDto: {
+      /**
+       * @description A `flow` send: the token the platform made for it, which the submitted Flow carries back
+       * @example ft_3q2Zr8xYb1mN0aLk
+       */
+      flow_token?: string;
       /** @example 019a8d6e-3b7c-7f11-9e2a-5b6c7d8e9f00 */
       id: string;
       /**
-       * @description A `content` send: what the channel was asked to send (docs/gateway.md#content)
-       * @example image
+       * @description A `content` send: what the (first) channel was asked to send, the type or its declared fallback (docs/gateway.md#content-kinds)
+       * @example buttons
        * @enum {string}
        */
-      rendered_as?: 'text' | 'image' | 'video' | 'audio' | 'document';
+      rendered_as?:
+        | 'text'
+        | 'image'
+        | 'video'
+        | 'audio'
+        | 'document'
+        | 'buttons'
+        | 'list'
+        | 'cta_url'
+        | 'location_request'
+        | 'flow';
       /** @example QUEUED */
       status: string;
     };
@@ -1947,6 +2357,13 @@ export interface components {
       /** @enum {string} */
       status?: 'open' | 'pending' | 'closed';
     };
+    UpdateConversationSettingsDto: {
+      /**
+       * @description Days the content of conversation messages (text, captions, media, form answers) is kept; 0 keeps metadata only
+       * @example 7
+       */
+      content_retention: number;
+    };
     UsageReportDto: {
       data: components['schemas']['UsageRowDto'][];
     };
@@ -1993,6 +2410,13 @@ export interface components {
        * @example 118
        */
       sent: number;
+    };
+    WaitForReplyDto: {
+      /**
+       * @description How long after the send a reply counts; then `no_reply` is posted
+       * @example 86400
+       */
+      timeout_seconds: number;
     };
   };
   responses: never;
@@ -4680,6 +5104,293 @@ export interface operations {
       };
     };
   };
+  ConversationSettings_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversationSettingsDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  ConversationSettings_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateConversationSettingsDto'];
+      };
+    };
+    responses: {
+      /** @description The settings after the change */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConversationSettingsDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  CourseTriggers_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CourseTriggersDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  CourseTriggers_set: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CourseTriggersBodyDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CourseTriggersDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   Course_listEvents: {
     parameters: {
       query?: {
@@ -5005,6 +5716,51 @@ export interface operations {
       };
     };
   };
+  Media_download: {
+    parameters: {
+      query: {
+        /** @description Unix seconds: when the link stops working */
+        expires: unknown;
+        /** @description The link signature */
+        sig: unknown;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file, as an attachment, with the channel's Content-Type */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+      /** @description Access denied: another account’s resource */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
   GatewayMessages_list: {
     parameters: {
       query?: {
@@ -5220,6 +5976,287 @@ export interface operations {
       };
       /** @description Access denied: another account’s resource */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  GatewayTemplates_list: {
+    parameters: {
+      query?: {
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatewayTemplatePageDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  GatewayTemplates_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateBotTemplateDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatewayTemplateDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  GatewayTemplates_get: {
+    parameters: {
+      query?: {
+        language?: string;
+        /** @description A bot template version (with language) */
+        version?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatewayTemplateListDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  GatewayTemplates_delete: {
+    parameters: {
+      query?: {
+        language?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
         headers: {
           [name: string]: unknown;
         };

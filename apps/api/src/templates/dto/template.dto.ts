@@ -1,5 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { TemplateCategory, TemplateQuality, TemplateStatus, TemplateType } from '@app/contracts';
+import { TEMPLATE_BUTTON_TYPES, TEMPLATE_FLOW_ACTIONS } from '@app/contracts';
+import type {
+  TemplateButtonType,
+  TemplateCategory,
+  TemplateFlowAction,
+  TemplateQuality,
+  TemplateStatus,
+  TemplateType,
+} from '@app/contracts';
 
 export class TemplateTextComponentDto {
   @ApiProperty({ description: 'The text with its {{n}} variables', example: 'Hi {{1}}' })
@@ -13,8 +21,8 @@ export class TemplateTextComponentDto {
 }
 
 export class TemplateButtonViewDto {
-  @ApiProperty({ enum: ['QUICK_REPLY', 'URL'] })
-  type: 'QUICK_REPLY' | 'URL';
+  @ApiProperty({ enum: TEMPLATE_BUTTON_TYPES })
+  type: TemplateButtonType;
 
   @ApiProperty()
   text: string;
@@ -24,6 +32,21 @@ export class TemplateButtonViewDto {
 
   @ApiPropertyOptional({ type: [String], description: 'URL buttons: the example value of {{1}}' })
   placeholders?: string[];
+
+  @ApiPropertyOptional({ description: 'PHONE_NUMBER buttons: the number called' })
+  phone_number?: string;
+
+  @ApiPropertyOptional({ description: 'COPY_CODE buttons: the sample code' })
+  example?: string;
+
+  @ApiPropertyOptional({ description: 'FLOW buttons: the Flow' })
+  flow_id?: string;
+
+  @ApiPropertyOptional({ enum: TEMPLATE_FLOW_ACTIONS, description: 'FLOW buttons: how the Flow opens' })
+  flow_action?: TemplateFlowAction;
+
+  @ApiPropertyOptional({ description: 'FLOW buttons: the first screen' })
+  navigate_screen?: string;
 }
 
 export class TemplateComponentsDto {

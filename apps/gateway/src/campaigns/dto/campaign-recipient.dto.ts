@@ -1,6 +1,7 @@
 import {
   CAMPAIGN_RECIPIENT_STATUSES,
   CAMPAIGN_SKIP_REASONS,
+  CampaignRecipientReply,
   CampaignRecipientStatus,
   CampaignRecipientView,
   CampaignSkipReason,
@@ -10,6 +11,24 @@ import {
 } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
+
+/** A recipient's reply to its message (docs/campaigns.md#replies). */
+export class CampaignRecipientReplyDto implements CampaignRecipientReply {
+  @ApiProperty({
+    example: 'button',
+    description: "button, list or flow for a press; else the inbound content's type (text, image, ...)",
+  })
+  kind: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'yes', description: "The button's, row's or flow's id" })
+  id: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Yes, please' })
+  title: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The text or caption; a button's title" })
+  text: string | null;
+}
 
 export class CampaignRecipientDto implements CampaignRecipientView {
   @ApiProperty({ example: 1, description: 'Audience order, from 1' })
@@ -44,6 +63,19 @@ export class CampaignRecipientDto implements CampaignRecipientView {
 
   @ApiUnixSeconds({ nullable: true, description: 'when a pending recipient is due' })
   next_attempt_at: number | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Discount', description: "With variants: its variant's name" })
+  variant: string | null;
+
+  @ApiUnixSeconds({ nullable: true, description: 'when it first replied to its message' })
+  replied_at: number | null;
+
+  @ApiProperty({
+    type: CampaignRecipientReplyDto,
+    nullable: true,
+    description: 'Its first reply (a later button press replaces a plain answer once)',
+  })
+  reply: CampaignRecipientReplyDto | null;
 }
 
 export class CampaignRecipientPageDto implements ListCampaignRecipientsResult {

@@ -68,4 +68,7 @@ export class CampaignVariantResultDto implements CampaignVariantResult {
 
   @ApiPropertyOptional({ example: 31, description: 'With tracked links: its recipients who clicked one' })
   clicked?: number;
+
+  @ApiProperty({ example: 12, description: 'Its recipients who replied to their message' })
+  replied: number;
 }

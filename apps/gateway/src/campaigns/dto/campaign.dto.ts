@@ -2,6 +2,7 @@ import {
   CAMPAIGN_PAUSE_REASONS,
   CAMPAIGN_STATES,
   CampaignAudience,
+  CampaignButtonReplies,
   CampaignCounts,
   CampaignPauseReason,
   CampaignState,
@@ -80,6 +81,21 @@ export class CampaignScheduleAnswerDto {
   end_by?: number | null;
 }
 
+/** How often one button (list row, flow) was the reply. */
+export class CampaignButtonRepliesDto implements CampaignButtonReplies {
+  @ApiProperty({ example: 'yes' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Yes, please' })
+  title: string | null;
+
+  @ApiProperty({ example: 18 })
+  count: number;
+
+  @ApiProperty({ example: 0.0632, description: 'count over the recipients whose message was accepted (0 to 1)' })
+  rate: number;
+}
+
 export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -143,6 +159,15 @@ export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
     description: 'With tracked links: recipients who clicked one (people, once each)',
   })
   clicked?: number;
+
+  @ApiProperty({ example: 25, description: 'Recipients who replied to their message, once each' })
+  replied: number;
+
+  @ApiProperty({
+    type: [CampaignButtonRepliesDto],
+    description: 'Button, list and flow replies by the id pressed, most pressed first',
+  })
+  replies_by_button: CampaignButtonRepliesDto[];
 }
 
 export class CampaignPageDto implements ListCampaignsResult {

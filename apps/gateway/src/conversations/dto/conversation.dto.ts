@@ -15,6 +15,30 @@ export class ConversationContentDto {
   text: string | null;
 }
 
+/** The file of an inbound message (docs/conversations.md#media): fetched from the channel into the media store. */
+export class ConversationMessageMediaDto {
+  @ApiProperty({
+    enum: ['stored', 'pending', 'too_large', 'failed'],
+    description: "stored: download it at url; pending: being fetched; too_large: past the channel's cap, not kept",
+  })
+  status: 'stored' | 'pending' | 'too_large' | 'failed';
+
+  @ApiProperty({ type: String, nullable: true, description: 'An expiring signed link to the file, while stored' })
+  url: string | null;
+
+  @ApiUnixSeconds({ nullable: true, description: 'when url stops working (read the message again for a new one)' })
+  expires_at: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  mime_type: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'bytes' })
+  size: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  file_name: string | null;
+}
+
 /** A message of a conversation, in or out. */
 export class ConversationMessageDto {
   @ApiProperty({ format: 'uuid' })
@@ -41,6 +65,9 @@ export class ConversationMessageDto {
 
   @ApiProperty({ type: ConversationContentDto })
   content: ConversationContentDto;
+
+  @ApiPropertyOptional({ type: ConversationMessageMediaDto, description: 'Inbound messages with a file only' })
+  media?: ConversationMessageMediaDto;
 
   @ApiUnixSeconds({ description: 'when the channel says the message was written or sent' })
   timestamp: number;

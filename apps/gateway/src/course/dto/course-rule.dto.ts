@@ -1,5 +1,6 @@
 import { GATEWAY_SEND_CHANNELS } from '@app/contracts';
 import { ApiProperty } from '@nestjs/swagger';
+import { WaitForReplyDto } from './course.dto';
 import { CourseRuleView } from '../course.service';
 import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
@@ -27,6 +28,9 @@ export class CourseRuleDto implements CourseRuleView {
 
   @ApiProperty({ type: [String], example: ['user.first_name'] })
   params: string[];
+
+  @ApiProperty({ type: WaitForReplyDto, nullable: true, description: "The wait for the student's reply; null: none" })
+  wait_for_reply: WaitForReplyDto | null;
 
   @ApiUnixSeconds()
   created_at: number;

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
@@ -16,6 +16,7 @@ import {
   Matches,
   MaxLength,
   MinLength,
+  Validate,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
@@ -24,13 +25,26 @@ import {
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
   IsRegisteredChannel,
+  INTERACTIVE_CONTENT_TYPES,
+  MAX_CONTENT_BUTTONS,
+  MAX_CONTENT_ROWS,
   MESSAGE_STATUSES,
   MessageStatus,
+  RENDERED_AS,
+  RenderedAs,
   SEND_CONTENT_TYPES,
+  SEND_MEDIA_TYPES,
   SendContentType,
   sendsFromGateway,
 } from '@app/contracts';
 import { CursorPageQueryDto } from '../../paging/cursor-page.dto';
+import {
+  ContentButtonConstraint,
+  ContentButtonDto,
+  ContentCtaButtonDto,
+  ContentHeaderDto,
+  ContentListSectionDto,
+} from './interactive-content.dto';
 
 /** An ISO 8601 date, or a date-time with a zone. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -74,10 +88,15 @@ export const IsMediaUrl = (): PropertyDecorator =>
 /** The longest text or caption any channel takes; each channel's own limit is checked per send. */
 const LONGEST_TEXT = Math.max(...Object.values(CONTENT_LIMITS).map((l) => Math.max(l.text, l.caption)));
 
+const isMedia = (type: string) => (SEND_MEDIA_TYPES as readonly string[]).includes(type);
+const hasText = (type: string) => type === 'text' || (INTERACTIVE_CONTENT_TYPES as readonly string[]).includes(type);
+
 /**
- * A free-form message (`content`): text, or media by an https URL with a caption. Each kind's
- * fields are checked here; the channel's limits (docs/gateway.md#content) when it is sent.
+ * A free-form message (`content`): text, media by an https URL with a caption, or an interactive
+ * kind (buttons, list, cta_url, location_request, flow). Each kind's fields are checked here; the
+ * channel's limits (docs/gateway.md#content-kinds) when it is sent, before anything is held.
  */
+@ApiExtraModels(ContentCtaButtonDto)
 export class SendContentDto {
   @ApiProperty({ enum: SEND_CONTENT_TYPES, example: 'text' })
   @IsIn(SEND_CONTENT_TYPES)
@@ -85,9 +104,9 @@ export class SendContentDto {
 
   @ApiPropertyOptional({
     example: 'Your order is ready.',
-    description: 'type text: the message (1 to 4,096 characters)',
+    description: "type text and the interactive types: the message (each channel's limit applies)",
   })
-  @ValidateIf((c: SendContentDto) => c.type === 'text')
+  @ValidateIf((c: SendContentDto) => hasText(c.type))
   @IsString()
   @MinLength(1)
   @MaxLength(LONGEST_TEXT)
@@ -102,7 +121,7 @@ export class SendContentDto {
     example: 'https://shop.example/receipt.pdf',
     description: 'Media types: the https URL of the file',
   })
-  @ValidateIf((c: SendContentDto) => c.type !== 'text')
+  @ValidateIf((c: SendContentDto) => isMedia(c.type))
   @IsString()
   @MaxLength(2048)
   @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'content.url must be an https URL' })
@@ -123,6 +142,86 @@ export class SendContentDto {
   @MinLength(1)
   @MaxLength(240)
   file_name?: string;
+
+  @ApiPropertyOptional({
+    type: [ContentButtonDto],
+    description: `type buttons: 1 to ${MAX_CONTENT_BUTTONS} reply buttons; a press comes back with the button's id`,
+  })
+  @ValidateIf((c: SendContentDto) => c.type === 'buttons')
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_CONTENT_BUTTONS)
+  @ValidateNested({ each: true })
+  @Type(() => ContentButtonDto)
+  buttons?: ContentButtonDto[];
+
+  @ApiPropertyOptional({ type: ContentHeaderDto, description: 'type buttons: a media header by URL' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ContentHeaderDto)
+  header?: ContentHeaderDto;
+
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string', example: 'Pick a time' }, { $ref: getSchemaPath(ContentCtaButtonDto) }],
+    description: 'type list: the label of the button that opens the list; type cta_url: the link button {title, url}',
+  })
+  @ValidateIf((c: SendContentDto) => c.type === 'list' || c.type === 'cta_url')
+  @Validate(ContentButtonConstraint)
+  button?: string | ContentCtaButtonDto;
+
+  @ApiPropertyOptional({
+    type: [ContentListSectionDto],
+    description: `type list: sections of rows, at most ${MAX_CONTENT_ROWS} rows in all; a pick comes back with the row's id`,
+  })
+  @ValidateIf((c: SendContentDto) => c.type === 'list')
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_CONTENT_ROWS)
+  @ValidateNested({ each: true })
+  @Type(() => ContentListSectionDto)
+  sections?: ContentListSectionDto[];
+
+  @ApiPropertyOptional({ example: '1234567890', description: 'type flow: the published WhatsApp Flow' })
+  @ValidateIf((c: SendContentDto) => c.type === 'flow')
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'flow_id must be a Flow id' })
+  flow_id?: string;
+
+  @ApiPropertyOptional({ example: 'Book now', description: 'type flow: the label of the button that opens it' })
+  @ValidateIf((c: SendContentDto) => c.type === 'flow')
+  @IsString()
+  @MinLength(1)
+  @MaxLength(128)
+  cta?: string;
+
+  @ApiPropertyOptional({
+    example: 'BOOKING',
+    description: 'type flow: the first screen (navigate); else the endpoint is asked',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_]{1,64}$/, { message: 'screen must be a Flow screen id' })
+  screen?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: "type flow: the first screen's data",
+  })
+  @IsOptional()
+  @IsObject()
+  data?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    example: 'https://shop.example/book',
+    description: 'type flow: its web form, which Telegram and MAX link to instead (without it they send the text)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'content.fallback_url must be an https URL' })
+  fallback_url?: string;
 }
 
 /**
@@ -221,11 +320,18 @@ export class SendGatewayMessageResponseDto {
   status: 'QUEUED';
 
   @ApiPropertyOptional({
-    enum: SEND_CONTENT_TYPES,
-    example: 'image',
-    description: 'A `content` send: what the channel was asked to send (docs/gateway.md#content)',
+    enum: RENDERED_AS,
+    example: 'buttons',
+    description:
+      'A `content` send: what the (first) channel was asked to send, the type or its declared fallback (docs/gateway.md#content-kinds)',
   })
-  rendered_as?: SendContentType;
+  rendered_as?: RenderedAs;
+
+  @ApiPropertyOptional({
+    example: 'ft_3q2Zr8xYb1mN0aLk',
+    description: 'A `flow` send: the token the platform made for it, which the submitted Flow carries back',
+  })
+  flow_token?: string;
 }
 
 /** `GET /v1/messages`: the account's messages, newest first, a page at a time. */

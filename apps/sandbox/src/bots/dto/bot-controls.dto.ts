@@ -1,4 +1,16 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { SANDBOX_MEDIA_MAX_SIZE } from '../../media/sandbox-media';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { FaultSwitchDto } from '../../faults/fault-switch.dto';
 import type { BotFaultMode } from '../bot-emulator';
 import { BOT_INBOUND_KINDS, BotInboundKind } from '../inbound-updates';
@@ -69,6 +81,13 @@ export class EmulateBotInboundDto {
   @MinLength(1)
   @MaxLength(64)
   callback_data?: string;
+
+  /** Media kinds: the size in bytes of the file its file_id or URL serves (default 4096; docs/sandbox.md, Inbound media). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(SANDBOX_MEDIA_MAX_SIZE)
+  media_size?: number;
 
   /** The kind of update (docs/sandbox.md); without it: text, photo_url, document_url or callback_data decide. */
   @IsOptional()

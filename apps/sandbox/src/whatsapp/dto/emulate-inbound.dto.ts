@@ -1,5 +1,17 @@
+import { SANDBOX_MEDIA_MAX_SIZE } from '../../media/sandbox-media';
 import { Type } from 'class-transformer';
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import {
+  IsInt,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+  Min,
+} from 'class-validator';
 import {
   WHATSAPP_INBOUND_KINDS,
   WHATSAPP_SENDER_SHAPES,
@@ -50,6 +62,13 @@ export class EmulateInboundDto {
   @IsIn(WHATSAPP_INBOUND_KINDS)
   kind?: WhatsAppInboundKind;
 
+  /** Media kinds: the size in bytes of the file its media id serves (default 4096; docs/sandbox.md, Inbound media). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(SANDBOX_MEDIA_MAX_SIZE)
+  media_size?: number;
+
   /** How the webhook names the sender: `phone` (default), `phone_and_user_id` or `user_id` (no phone). */
   @IsOptional()
   @IsIn(WHATSAPP_SENDER_SHAPES)
@@ -72,6 +91,13 @@ export class EmulateInboundDto {
   @IsString()
   @Matches(/^[A-Z]{2}\.[A-Za-z0-9.]{1,128}$/)
   previous_user_id?: string;
+
+  /** `button_reply` and `list_reply`: the id of the pressed button or picked row (default `btn-1`, `row-1`). */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  reply_id?: string;
 
   /** The business message this one answers or quotes (`context.id`); for `edit`, the edited message. */
   @IsOptional()
