@@ -182,4 +182,47 @@ describe('conversations: recording a batch of events', () => {
     );
     expect(messages.filter((m) => m.message_id === messageId)).toEqual([expect.objectContaining({ status: 'READ' })]);
   });
+
+  it('announces a message stored by a process that died before publishing its event, when the update comes again', async () => {
+    const c = await conversationOf('8102');
+    const db = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
+    await db.initialize();
+    try {
+      // What the dead process left: the row, and no conversation.message.created.
+      await db.query(
+        `INSERT INTO conversation_messages (id, conversation_id, account_id, direction, provider_message_id, message_id,
+                                            status, content, channel_timestamp)
+         SELECT $1, id, account_id, 'in', '8102:9', NULL, 'RECEIVED', $2::jsonb, now() FROM conversations WHERE id = $3`,
+        [randomUUID(), JSON.stringify({ type: 'text', text: 'stored, never announced' }), c.id],
+      );
+    } finally {
+      await db.destroy();
+    }
+    const at = Math.floor(Date.now() / 1000);
+    const update = {
+      connection_id: connectionId,
+      from: '8102',
+      provider_message_id: '8102:9',
+      type: 'text',
+      text: 'stored, never announced',
+      content: { type: 'text', text: 'stored, never announced' },
+      timestamp: at,
+    };
+    await publish('message.received', update, at);
+    const announced = await waitFor(
+      async () => {
+        const events = await eventsOf<Json>(clients, platform.infra.topology, 'conversation.message.created');
+        const these = events.filter((e) => e.data.provider_message_id === '8102:9');
+        return these.length ? these : false;
+      },
+      20_000,
+      'the event of the stored message',
+      200,
+    );
+    expect(announced).toHaveLength(1);
+    expect(announced[0].data).toMatchObject({ conversation_id: c.id, direction: 'in' });
+    // Stored once: the repeat added nothing to the thread.
+    const res = await call(`/v1/conversations/${c.id}/messages?limit=100`);
+    expect((res.body.data as Json[]).filter((m) => m.provider_message_id === '8102:9')).toHaveLength(1);
+  });
 });

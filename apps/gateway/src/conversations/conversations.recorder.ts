@@ -24,6 +24,7 @@ import {
   ConversationMessageRow,
   ConversationRow,
   ConversationsRepository,
+  MESSAGE_COLUMNS,
   NewConversationMessage,
   NewThread,
   threadKey,
@@ -159,7 +160,10 @@ export class ConversationsRecorder {
         at: this.at(f.d.timestamp, f.event),
       },
     }));
-    const rows = await this.conversations.addInbound(items);
+    const inserted = await this.conversations.addInbound(items);
+    const fresh = new Set(inserted.map((r) => `${r.conversation_id}|${r.provider_message_id}`));
+    const repeats = items.filter((it) => !fresh.has(`${it.conversation.id}|${it.m.providerMessageId}`));
+    const rows = [...inserted, ...(await this.storedBefore(repeats))];
     const byId = new Map(items.map((it) => [it.conversation.id, it]));
     // A repeat (same conversation and provider id) was left out: its first stands for it.
     const causes = new Map(items.map((it) => [`${it.conversation.id}|${it.m.providerMessageId}`, it.cause]));
@@ -169,6 +173,26 @@ export class ConversationsRecorder {
         row,
         cause: causes.get(`${row.conversation_id}|${row.provider_message_id}`) ?? null,
       })),
+    );
+  }
+
+  /**
+   * The inbound messages of a batch that were stored before (a repeated update, or the redelivery
+   * of a batch whose process died after storing and before publishing): their events go out again
+   * with the same ids, so a subscriber and the media fetcher still see each message once, and a
+   * message stored but never announced is announced.
+   */
+  private async storedBefore(
+    items: { conversation: ConversationRow; m: NewConversationMessage }[],
+  ): Promise<ConversationMessageRow[]> {
+    const keys = new Map(items.map((it) => [`${it.conversation.id}|${it.m.providerMessageId}`, it]));
+    if (!keys.size) return [];
+    return sqlRows<ConversationMessageRow>(
+      this.ds,
+      `SELECT ${MESSAGE_COLUMNS} FROM conversation_messages
+        WHERE direction = 'in' AND (conversation_id, provider_message_id) IN
+              (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
+      [[...keys.values()].map((it) => it.conversation.id), [...keys.values()].map((it) => it.m.providerMessageId)],
     );
   }
 

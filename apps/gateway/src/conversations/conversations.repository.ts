@@ -117,7 +117,7 @@ const EXACT = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T
 /** A conversation's columns with its contact's name. */
 const CONVERSATION = `conversations.*, (SELECT k.name FROM contacts k WHERE k.id = conversations.contact_id) AS contact_name`;
 
-const MESSAGE_COLUMNS = `id, conversation_id, direction, provider_message_id, message_id, status, content,
+export const MESSAGE_COLUMNS = `id, conversation_id, direction, provider_message_id, message_id, status, content,
   channel_timestamp, created_at`;
 
 /** The preview of a message row as jsonb (the row aliased `m`). */
