@@ -49,11 +49,12 @@ describe('conversations: threads in and out, replies, working a conversation', (
   const sandbox = async (path: string, body?: unknown) =>
     (await sandboxControl<Json>(platform.urls.sandbox, path, body)).body;
   /** The account's conversation on a channel with the contact holding `address`, once it exists. */
+  /** The conversation once its first message is in (it is opened a moment before its message lands). */
   const conversationOf = (channel: string, address: string) =>
     waitFor(
       async () => {
         const res = await call(`/v1/conversations?channel=${channel}&limit=100`, { token });
-        return (res.body.data as Json[]).find((c) => c.contact.address === address) ?? false;
+        return (res.body.data as Json[]).find((c) => c.contact.address === address && c.last_message) ?? false;
       },
       20_000,
       `the ${channel} conversation with ${address}`,
