@@ -38,6 +38,12 @@ export interface WhatsAppConnection {
   phone_number_id: string;
 }
 
+/**
+ * WhatsApp's customer-service window: free-form messages may answer a customer for this long after
+ * their last message. The api's send check and a conversation's `window` both read it.
+ */
+export const WHATSAPP_SERVICE_WINDOW_SECONDS = 24 * 60 * 60;
+
 export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'SERVICE', 'MARKETING_LITE', 'AUTHENTICATION'] as const;
 export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 

@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EventEnvelope, MessageReceivedData } from '@app/contracts';
+import { EventEnvelope, MessageReceivedData, WHATSAPP_SERVICE_WINDOW_SECONDS } from '@app/contracts';
 import { Clock } from '@app/server';
 import { EventHandlersRegistry } from '../events';
 import { ConversationsRepository } from './conversations.repository';
 
 /** How long a recipient's inbound message lets the business answer with free-form messages. */
-export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const SERVICE_WINDOW_MS = WHATSAPP_SERVICE_WINDOW_SECONDS * 1000;
 
 /** The 24-hour customer-service window: opened and refreshed by inbound messages. */
 @Injectable()

@@ -9,6 +9,7 @@ import {
   SendContent,
   SendMediaType,
   isInteractive,
+  WHATSAPP_SERVICE_WINDOW_SECONDS,
 } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { Clock, NotFoundProblem, ProblemError, ValidationProblem } from '@app/server';
@@ -27,8 +28,6 @@ import {
 import { ConversationReplyDto, UpdateConversationDto } from './dto/conversation-body.dto';
 import { ListConversationMessagesDto, ListConversationsDto } from './dto/conversation-queries.dto';
 
-/** WhatsApp's customer-service window: this long after the customer's last message. */
-const WINDOW_SECONDS = 24 * 3600;
 const DEFAULT_LIMIT = 50;
 
 /** 412 for a change made with a version (If-Match) the conversation has moved on from. */
@@ -236,8 +235,8 @@ export class ConversationsService {
       ...(r.channel === 'whatsapp'
         ? {
             window: {
-              open: lastIn !== null && now < lastIn + WINDOW_SECONDS,
-              expires_at: lastIn === null ? null : lastIn + WINDOW_SECONDS,
+              open: lastIn !== null && now < lastIn + WHATSAPP_SERVICE_WINDOW_SECONDS,
+              expires_at: lastIn === null ? null : lastIn + WHATSAPP_SERVICE_WINDOW_SECONDS,
             },
           }
         : {}),
