@@ -15,14 +15,27 @@ const swc = [
     sourceMaps: 'inline',
   },
 ];
+// The console's components (apps/console) are TSX with Preact's JSX runtime.
+const swcTsx = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', tsx: true },
+      transform: { react: { runtime: 'automatic', importSource: 'preact' } },
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
 const common = {
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': swc, '^.+\\.tsx$': swcTsx },
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
     '^@messaging-platform/sdk$': '<rootDir>/libs/sdk/src',
   },
   testEnvironment: 'node',
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
   // The build output and local service data hold copies of package.json files and sources.
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.data/'],
 };

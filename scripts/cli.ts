@@ -8,6 +8,7 @@ import { registerApiCommands } from '../apps/api/src/cli/admin.commands';
 import { registerSandboxCommands } from '../apps/api/src/cli/sandbox.commands';
 import { apiSchema } from '../apps/api/src/database/schema';
 import { registerGatewayCommands } from '../apps/gateway/src/cli/accounts.commands';
+import { registerConsoleCommands } from '../apps/gateway/src/cli/console.commands';
 import { gatewaySchema } from '../apps/gateway/src/database/schema';
 import { findRunningStack, shownPath, stackDataDir, stackRecordPath, StackRecord } from './stack-state';
 
@@ -117,6 +118,11 @@ export function buildCli(): Command {
   registerApiCommands(program, runOn(apiSchema));
   registerSandboxCommands(program, runOn(apiSchema), () => sandboxUrl());
   registerGatewayCommands(program, runOn(gatewaySchema));
+  registerConsoleCommands(
+    program,
+    runOn(gatewaySchema),
+    () => process.env.GATEWAY_PUBLIC_URL || runningStack(process.env)?.urls?.gateway || 'http://localhost:3100',
+  );
   return program;
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { setupNats } from './nats-setup';
 import { migrateAll } from './db-migrate';
 import { seedDemo } from './seed';
+import { consoleDemoOwner } from './console-demo';
 import { startEmbeddedPostgres, startNatsServer, stopChild } from '@app/testing';
 import { Topology } from '@app/contracts';
 import { SERVICE_NODE_FLAGS } from '@app/config';
@@ -402,6 +403,7 @@ async function main(): Promise<void> {
   say(`demo system user: ${demo.userId}`);
   say(`token (also in ${shown(join(DATA, 'demo.json'))}): ${demo.token}`);
   for (const line of demo.instructions) say(line);
+  for (const line of await step(consoleDemoOwner(databaseUrl, join(DATA, 'demo.json'), urls.gateway))) say(line);
   if (smoke) {
     const ok = await step(demo.check(say));
     say(ok ? 'smoke check: passed' : 'smoke check: FAILED');

@@ -2,10 +2,13 @@
 // - Inbound: customers writing to a Telegram bot and a MAX bot (every fifth message a photo) through
 //   the gateway's webhooks, to `conversation.message.created`: messages/s and p95 from the webhook to
 //   the event, beside the same messages' `message.received` (the webhook to the stream, no recording).
+//   The updates are the sandbox's, posted to each bot's webhook with its secret as the channel does
+//   (the channel's own servers are not on the measured machine); the photos are fetched from it.
 // - History: a page of 50 messages of a random conversation, 20 clients at once, over seeded tables
 //   (BENCH_CONVERSATION_MESSAGES in BENCH_CONVERSATIONS conversations; 10,000,000 in 1,000,000 by
 //   default, 20,000 in 2,000 with --smoke), beside the same gateway's /healthz; the services' RSS
-//   growth while they page.
+//   growth while they page. The messages' secondary indexes are built after their rows (a sort
+//   each, instead of 10,000,000 random inserts into each).
 // - Replies: POST /v1/conversations/{id}/messages accepted, one at a time, p95, beside /healthz.
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -13,7 +16,11 @@ import { EventEnvelope } from '@app/contracts';
 import { createDataSource } from '@app/database';
 import { NatsClients } from '@app/messaging';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
+import { MESSAGE_COLUMNS } from '../../apps/gateway/src/conversations/conversations.repository';
 import { gatewaySchema } from '../../apps/gateway/src/database/schema';
+import { EmulatedBot } from '../../apps/sandbox/src/bots/bot-emulator';
+import { maxUpdate } from '../../apps/sandbox/src/bots/max-bot-api.controller';
+import { telegramUpdate } from '../../apps/sandbox/src/bots/telegram-bot-api.controller';
 import { ApiFactory } from '../../test/support/factories';
 import { httpLoad, keepAliveClient, LoadResult } from './http-load';
 import { Bench, BenchFigure, percentile } from './report';
@@ -26,6 +33,8 @@ const SENDERS = 400;
 /** Rows seeded per statement. */
 const SEED_CHUNK = 500_000;
 const FREE = { MARKETING: 0, MARKETING_LITE: 0, UTILITY: 0, SERVICE: 0, AUTHENTICATION: 0 };
+/** The header each channel sends its webhook secret in. */
+const SECRET_HEADER = { telegram: 'X-Telegram-Bot-Api-Secret-Token', max: 'X-Max-Bot-Api-Secret' } as const;
 
 /** The conversation the seed numbers `n` (the same uuid in SQL: md5 of the text). */
 const seededId = (kind: string, n: number) => {
@@ -83,6 +92,7 @@ export const conversationsBench: Bench = async (opts) => {
     const seedStarted = performance.now();
     await seed(db, account.account.id, connectionId, threads, messages);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
+    const pagePlan = await planOfPage(db, seededId('conv', 1));
     const atRest = platform.peakRssMib();
     const pageOf = () =>
       `/v1/conversations/${seededId('conv', 1 + Math.floor(Math.random() * threads))}/messages?limit=50`;
@@ -104,7 +114,18 @@ export const conversationsBench: Bench = async (opts) => {
       Object.entries(paged).map(([s, v]) => [`rss_growth_mib_${s}`, round((v ?? 0) - (atRest[s as never] ?? 0))]),
     );
 
-    // Inbound: webhooks through the sandbox's bots, each message marked to find its events.
+    // Inbound: the bots' updates posted to their webhooks, each message marked to find its events.
+    const hooks = Object.fromEntries(
+      await Promise.all(
+        (['telegram', 'max'] as const).map(async (channel) => {
+          const res = await sandbox.send({ method: 'GET', path: `/_sandbox/${channel}/bots` }, true);
+          const bot = (JSON.parse(res.body) as EmulatedBot[]).find((b) => b.token === bots[channel])!;
+          if (!bot.webhook?.secret) throw new Error(`the ${channel} bot has no webhook`);
+          const url = new URL(bot.webhook.url);
+          return [channel, { bot, path: url.pathname, headers: { [SECRET_HEADER[channel]]: bot.webhook.secret } }];
+        }),
+      ),
+    ) as Record<'telegram' | 'max', { bot: EmulatedBot; path: string; headers: Record<string, string> }>;
     const t = platform.infra.topology;
     const sentAt = new Map<number, number>();
     const arrived = {
@@ -122,6 +143,7 @@ export const conversationsBench: Bench = async (opts) => {
       })();
       return sub;
     });
+    const cpuBefore = platform.cpuMs();
     let next = 0;
     const inboundEnd = performance.now() + seconds * 1000;
     await Promise.all(
@@ -129,20 +151,16 @@ export const conversationsBench: Bench = async (opts) => {
         while (performance.now() < inboundEnd) {
           const i = next++;
           const channel = i % 2 ? 'max' : 'telegram';
+          const from = String(7_000_000 + (i % SENDERS));
           const text = `bm-${i}- hello`;
-          const body =
-            i % 5 === 0
-              ? {
-                  bot: bots[channel],
-                  from: String(7_000_000 + (i % SENDERS)),
-                  text,
-                  photo_url: 'https://example.com/p.jpg',
-                }
-              : { bot: bots[channel], from: String(7_000_000 + (i % SENDERS)), text };
+          const photo = i % 5 === 0 ? `${platform.urls.sandbox}/_media/bench-${i}?type=image/jpeg` : undefined;
+          const hook = hooks[channel];
+          const update =
+            channel === 'telegram'
+              ? telegramUpdate(1 + i, hook.bot, { chat_id: from, text, photo_url: photo })
+              : maxUpdate(hook.bot, { user_id: from, text, photo_url: photo }, 1 + i);
           sentAt.set(i, performance.now());
-          const res = await post(sandbox, `/_sandbox/${channel}/inbound`, body, {
-            'Content-Type': 'application/json',
-          });
+          const res = await post(gateway, hook.path, update, { ...hook.headers, 'Content-Type': 'application/json' });
           if (res.status >= 300) throw new Error(`inbound ${channel}: ${res.status} ${JSON.stringify(res.body)}`);
         }
       }),
@@ -152,7 +170,15 @@ export const conversationsBench: Bench = async (opts) => {
     while (arrived['conversation.message.created'].size < sent && performance.now() < caughtUp) {
       await new Promise((r) => setTimeout(r, 100));
     }
+    const cpuAfter = platform.cpuMs();
     for (const sub of subs) sub.unsubscribe();
+    // Each service's CPU per message sent, from the first webhook until the last one is recorded.
+    const cpuPerMessage = Object.fromEntries(
+      Object.entries(cpuAfter).map(([s, ms]) => [
+        `cpu_ms_per_message_${s}`,
+        round(((ms ?? 0) - (cpuBefore[s as never] ?? 0)) / sent),
+      ]),
+    );
     const flow = (type: keyof typeof arrived) => {
       const at = arrived[type];
       const lat = [...at].map(([i, ms]) => ms - sentAt.get(i)!);
@@ -199,7 +225,13 @@ export const conversationsBench: Bench = async (opts) => {
           value: received.perSecond,
         },
         ratio: round(recorded.perSecond / Math.max(1, received.perSecond)),
-        detail: { sent, recorded: recorded.count, received: received.count, customers: SENDERS },
+        detail: {
+          sent,
+          recorded: recorded.count,
+          received: received.count,
+          customers: SENDERS,
+          ...cpuPerMessage,
+        },
       },
       {
         bench: 'conversations',
@@ -221,6 +253,7 @@ export const conversationsBench: Bench = async (opts) => {
           pages_per_second: history.perSecond,
           answers: history.statuses,
           seed_seconds: round(seedSeconds),
+          page_plan: pagePlan,
           ...growth,
         },
       },
@@ -245,6 +278,26 @@ export const conversationsBench: Bench = async (opts) => {
   }
 };
 
+/** How PostgreSQL reads a conversation's latest page (the history query's plan below its limit). */
+async function planOfPage(db: ReturnType<typeof createDataSource>, conversationId: string): Promise<string> {
+  const [{ 'QUERY PLAN': plan }] = (await db.query(
+    `EXPLAIN (FORMAT JSON) SELECT ${MESSAGE_COLUMNS} FROM conversation_messages
+      WHERE conversation_id = $1 AND $2::uuid IS NULL ORDER BY channel_timestamp DESC, id DESC LIMIT 51`,
+    [conversationId, null],
+  )) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
+  const steps: string[] = [];
+  for (let node: PlanNode | undefined = plan[0].Plan.Plans?.[0]; node; node = node.Plans?.[0]) {
+    steps.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
+  }
+  return steps.join(' < ');
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
 /** Contacts, conversations and their messages seeded with generate_series, a chunk a statement. */
 async function seed(
   db: ReturnType<typeof createDataSource>,
@@ -267,16 +320,29 @@ async function seed(
       [accountId, from, to, connectionId],
     );
   }
+  // The secondary indexes go while the rows come in and are built after: one sort each.
+  const indexes: { indexname: string; indexdef: string }[] = await db.query(
+    `SELECT indexname, indexdef FROM pg_indexes
+      WHERE schemaname = current_schema() AND tablename = 'conversation_messages'
+        AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'conversation_messages'::regclass)`,
+  );
+  for (const i of indexes) await db.query(`DROP INDEX ${i.indexname}`);
   for (let from = 1; from <= messages; from += SEED_CHUNK) {
     const to = Math.min(messages, from + SEED_CHUNK - 1);
+    // Ids in ascending order (appended to the primary key), each conversation's messages together.
     await db.query(
       `INSERT INTO conversation_messages (id, conversation_id, account_id, direction, provider_message_id, status,
                                           content, channel_timestamp)
-       SELECT gen_random_uuid(), md5('bench-conv-' || (g % $4 + 1))::uuid, $1, 'in', 'seed:' || g, 'RECEIVED',
-              jsonb_build_object('type', 'text', 'text', 'seeded message ' || g), now() - g * interval '1 second'
+       SELECT lpad(to_hex(g), 32, '0')::uuid, md5('bench-conv-' || ((g - 1) / $4 + 1))::uuid, $1, 'in', 'seed:' || g,
+              'RECEIVED', jsonb_build_object('type', 'text', 'text', 'seeded message ' || g),
+              now() - g * interval '1 second'
          FROM generate_series($2::int, $3::int) g`,
-      [accountId, from, to, threads],
+      [accountId, from, to, Math.ceil(messages / threads)],
     );
   }
+  await db.transaction(async (em) => {
+    await em.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+    for (const i of indexes) await em.query(i.indexdef);
+  });
   await db.query(`ANALYZE contacts, conversations, conversation_messages`);
 }

@@ -215,7 +215,7 @@ const containerPort = (container: any, port: string | number) =>
     }
   });
 
-  it('exposes only /api and /v1 over TLS, through Services without the admin port', () => {
+  it('exposes only /api, /v1 and /console over TLS, through Services without the admin port', () => {
     const [ingress, ...more] = ofKind('Ingress');
     expect(more).toEqual([]);
     expect(ingress.metadata.annotations['cert-manager.io/cluster-issuer']).toBeTruthy();
@@ -225,7 +225,7 @@ const containerPort = (container: any, port: string | number) =>
     const routes = ingress.spec.rules.flatMap((r: any) =>
       r.http.paths.map((p: any) => `${p.path} -> ${p.backend.service.name}:${p.backend.service.port.name}`),
     );
-    expect(routes.sort()).toEqual(['/api -> api:http', '/v1 -> gateway:http']);
+    expect(routes.sort()).toEqual(['/api -> api:http', '/console -> gateway:http', '/v1 -> gateway:http']);
     for (const name of PUBLIC) {
       const svc = ofKind('Service').find((s) => s.metadata.name === name)!;
       expect(svc.spec.ports.map((p: any) => p.targetPort)).toEqual(['http']);

@@ -2,6 +2,8 @@ import { CAMPAIGNS_RPC, CampaignSettings, FrequencyRules } from '@app/contracts'
 import { rpcProblem } from '@app/testing';
 import { Clock } from '@app/server';
 import { MessagePrices } from '../src/billing/message-prices';
+import { CampaignPassCostMeter } from '../src/campaigns/campaign-pass-cost';
+import { ConversationsService } from '../src/conversations/conversations.service';
 import { CampaignRunner } from '../src/campaigns/campaign-runner';
 import { CampaignsRepository } from '../src/campaigns/campaigns.repository';
 import { CampaignsService } from '../src/campaigns/campaigns.service';
@@ -49,6 +51,8 @@ describe('campaign frequency rules', () => {
       api.get(Clock),
       api.get(ApiConfig),
       api.get(FrequencyRulesService),
+      api.get(ConversationsService),
+      new CampaignPassCostMeter(),
     );
     for (let i = 0; i < 60; i++) {
       await Promise.all([f.runner.tick(), second.tick()]);

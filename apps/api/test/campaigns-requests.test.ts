@@ -155,6 +155,8 @@ describe('campaign requests', () => {
       currency: 'USD',
       tier: { cap: 250, label: '250', remaining: 250 },
       pacing: { whatsapp: 80, telegram: 30, max: 30 },
+      // The runner the estimate models: its tick and batch (and what its passes cost, once it sent).
+      runner: { tick_ms: expect.any(Number), batch_max: expect.any(Number) },
     });
     expect(quote.prices.whatsapp).toBe(0.02);
     await f.platform.apps

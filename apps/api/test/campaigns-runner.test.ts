@@ -1,6 +1,8 @@
 import { CAMPAIGNS_RPC, unixSeconds } from '@app/contracts';
 import { rpcProblem, waitFor } from '@app/testing';
 import { Clock } from '@app/server';
+import { CampaignPassCostMeter } from '../src/campaigns/campaign-pass-cost';
+import { ConversationsService } from '../src/conversations/conversations.service';
 import { CampaignRunner } from '../src/campaigns/campaign-runner';
 import { CampaignsRepository } from '../src/campaigns/campaigns.repository';
 import { CampaignsService } from '../src/campaigns/campaigns.service';
@@ -290,6 +292,8 @@ describe('campaign runner', () => {
       api.get(Clock),
       api.get(ApiConfig),
       api.get(FrequencyRulesService),
+      api.get(ConversationsService),
+      new CampaignPassCostMeter(),
     );
     const app = await sendableApp({ message_limit: 'TIER_10K' });
     const started = await launched(

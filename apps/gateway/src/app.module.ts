@@ -8,6 +8,7 @@ import { ChannelStatusModule, channelsReadiness } from './channel-status/channel
 import { GatewayConfig } from './config';
 import { gatewaySchema } from './database/schema';
 import { ConnectionsModule } from './connections/connections.module';
+import { ConsoleModule } from './console/console.module';
 import { hideGatewayPath } from './contacts/contact-log';
 import { ContactsModule } from './contacts/contacts.module';
 import { ConversationsModule } from './conversations/conversations.module';
@@ -18,6 +19,8 @@ import { InboundModule } from './inbound/inbound.module';
 import { PixelModule } from './pixel/pixel.module';
 import { SignupModule } from './signup/signup.module';
 import { ChannelTemplatesModule } from './templates/templates.module';
+import { TokensModule } from './tokens/tokens.module';
+import { AccountApiModule } from './account-api/account-api.module';
 
 /** The gateway node: wires the feature modules. */
 @Module({})
@@ -43,6 +46,9 @@ export class GatewayModule {
         CampaignsModule,
         ConversationsModule,
         ConversationRetentionModule,
+        ConsoleModule,
+        TokensModule,
+        AccountApiModule,
       ],
     };
   }

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import {
   PublicApiConfig,
   DEV_CREDENTIALS_KEYS,
@@ -81,6 +81,32 @@ export class GatewayConfig extends PublicApiConfig {
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   GATEWAY_PUBLIC_URL: string = 'http://localhost:3100';
 
+  /** The console's built app (`pnpm console:build`), served at /console (docs/console.md). */
+  @IsString()
+  @MinLength(1)
+  CONSOLE_DIST_DIR: string = join(process.cwd(), 'apps/console/dist');
+
+  /** `true` marks the console's session cookie Secure (HTTPS only); unset: true in production, false elsewhere. */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  CONSOLE_COOKIE_SECURE?: string;
+
+  get consoleCookieSecure(): boolean {
+    return this.CONSOLE_COOKIE_SECURE === undefined ? this.isProduction : this.CONSOLE_COOKIE_SECURE === 'true';
+  }
+
+  /** A console session unused this long (seconds) ends. */
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  CONSOLE_SESSION_IDLE_S: number = 1800;
+
+  /** A console session ends this long (seconds) after sign-in, however busy. */
+  @IsInt()
+  @Min(300)
+  @Max(30 * 86_400)
+  CONSOLE_SESSION_MAX_S: number = 12 * 3600;
+
   /** Verifies X-Hub-Signature-256 of WhatsApp webhooks (the Meta app secret). */
   @Secret()
   @IsString()
@@ -155,6 +181,12 @@ export class GatewayConfig extends PublicApiConfig {
   @Min(1)
   @Max(64)
   MEDIA_FETCHES_AT_ONCE: number = 4;
+
+  /** Media library uploads (POST /v1/media, streamed or fetched from a URL) one gateway process takes at once. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  MEDIA_UPLOADS_AT_ONCE: number = 4;
 
   /** Course status events: the first retry of a post the platform did not answer with 2xx waits this long... */
   @IsInt()

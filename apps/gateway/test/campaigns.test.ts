@@ -243,12 +243,11 @@ describe('gateway campaigns', () => {
     ]);
   });
 
-  it('needs a linked WhatsApp app to estimate or launch', async () => {
+  it('estimates without a WhatsApp app: the api is asked with none (bot templates alone)', async () => {
     const theirs = await call('/v1/campaigns', { token: otherToken, body: definition() });
-    for (const action of ['estimate', 'launch']) {
-      const res = await call(`/v1/campaigns/${theirs.body.id}/${action}`, { token: otherToken, method: 'POST' });
-      expect([res.status, res.body.type]).toEqual([422, '/problems/no-template-source']);
-    }
+    const res = await call(`/v1/campaigns/${theirs.body.id}/estimate`, { token: otherToken, method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(api.state.quoteAsked.filter((q) => q.id === theirs.body.id).map((q) => q.template_app_id)).toEqual([null]);
   });
 
   it('resolves a list audience: routes on live connections, params from each contact, its zone or the account’s', async () => {
@@ -421,7 +420,7 @@ describe('gateway campaigns', () => {
     });
     expect(res.body.limits).toEqual(
       expect.arrayContaining([
-        { limit: 'pacing', channel: 'whatsapp', per_second: 80, seconds: 1 },
+        { limit: 'pacing', channel: 'whatsapp', per_second: 80, seconds: 0.1 },
         { limit: 'tier', channel: 'whatsapp', per_day: 1, days: 1, seconds: 86_400 },
       ]),
     );

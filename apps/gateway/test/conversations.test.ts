@@ -155,8 +155,17 @@ describe('conversations: threads in and out, replies, working a conversation', (
     }
     const wa = await conversationOf('whatsapp', '79990007003');
     expect(wa.contact.name).toBe('Vera');
-    expect(wa.window.open).toBe(true);
-    expect(wa.window.expires_at).toBe(wa.last_message.timestamp + 86_400);
+    // The window is the api's, which the same message opens.
+    const window = await waitFor(
+      async () => ((await call(`/v1/conversations/${wa.id}`, { token })).body.window as Json).open && wa,
+      20_000,
+      'the window open',
+      100,
+    );
+    expect((await call(`/v1/conversations/${window.id}`, { token })).body.window).toEqual({
+      open: true,
+      expires_at: wa.last_message.timestamp + 86_400,
+    });
 
     const created = await waitFor(
       async () => {

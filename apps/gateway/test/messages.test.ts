@@ -194,7 +194,7 @@ describe('gateway sends and the delivery report', () => {
       [tgReport, 'telegram'],
       [mxReport, 'max'],
     ] as const) {
-      expect(report).toMatchObject({ channel, category: 'UTILITY', failure: null });
+      expect(report).toMatchObject({ channel, category: 'UTILITY', failure: null, rendered_as: null });
       expect(Object.keys(report).sort()).toEqual(
         [
           'billed_category',
@@ -210,6 +210,7 @@ describe('gateway sends and the delivery report', () => {
           'pixel_url',
           'price',
           'pricing_type',
+          'rendered_as',
           'status',
           'timeline',
           'to',

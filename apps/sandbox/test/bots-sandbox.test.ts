@@ -246,6 +246,32 @@ describe('Telegram and MAX Bot API emulators', () => {
       expect((await call('/max/subscriptions', { headers: auth })).body).toEqual({ subscriptions: [] });
     });
 
+    it("names the dialog's own chat in an update, and records the bot's actions there", async () => {
+      const bot = await register('max');
+      const auth = { Authorization: bot.token };
+      await call('/max/subscriptions', { headers: auth, body: { url: hook.url, secret: 'max-secret-2' } });
+      hook.received.length = 0;
+      await call('/_sandbox/max/inbound', { body: { bot: bot.token, from: '5550001', text: 'hi' } });
+      const dialog = bot.id + 5550001;
+      const update = hook.received[0].body as { message: { recipient: Record<string, unknown> } };
+      expect(update.message.recipient).toMatchObject({ chat_id: dialog, chat_type: 'dialog' });
+      for (const action of ['mark_seen', 'typing_on']) {
+        expect((await call(`/max/chats/${dialog}/actions`, { headers: auth, body: { action } })).body).toEqual({
+          success: true,
+        });
+      }
+      const bad = await call(`/max/chats/${dialog}/actions`, { headers: auth, body: { action: 'dancing' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.code).toBe('proto.payload');
+      const calls = (await call(`/_sandbox/max/calls?bot_id=${bot.id}&method=actions`)).body as unknown as {
+        params: { chat_id: string; action: string };
+      }[];
+      expect(calls.map((c) => [c.params.chat_id, c.params.action])).toEqual([
+        [String(dialog), 'mark_seen'],
+        [String(dialog), 'typing_on'],
+      ]);
+    });
+
     it('answers 429 with Retry-After under the fault switch', async () => {
       const bot = await register('max');
       await call('/_sandbox/max/faults', { body: { mode: '429', retry_after_seconds: 3, count: 1 } });

@@ -19,8 +19,9 @@ export interface BotChannelAccess {
    */
   acknowledge(token: string, update: unknown): Promise<void>;
   /**
-   * Shows that a reply is being written in the chat with `chatId` (Telegram's `sendChatAction`);
-   * absent on channels whose typing action needs what a conversation does not keep.
+   * Shows that a reply is being written in the chat with `chatId` (Telegram's `sendChatAction`; on
+   * MAX the dialog is marked seen and shows "typing...", `POST /chats/{chatId}/actions`); absent on
+   * channels that have no such action.
    */
   typing?(token: string, chatId: string): Promise<void>;
 }

@@ -56,5 +56,12 @@ registerBotAccessFactory(MAX_CHANNEL, (s, ctx) => {
     // MAX shows no waiting state on a press; an answer (POST /answers) would have to carry a
     // message or a notification the business did not write.
     acknowledge: async () => undefined,
+    // The dialog's messages marked read, then "typing..." (a MAX dialog's chat id, not the user id).
+    typing: async (token, chatId) => {
+      for (const action of ['mark_seen', 'typing_on'] as const) {
+        const r = await max.sendAction(token, chatId, action);
+        if (!r.ok) throw new Error(r.failure.description);
+      }
+    },
   };
 });

@@ -1,4 +1,5 @@
-import { Channel, OutboundMessage } from '@app/contracts';
+import type { Readable } from 'node:stream';
+import { Channel, OutboundMessage, SendMediaType } from '@app/contracts';
 
 /**
  * Whom a refusal concerns, which decides what waits before the next try:
@@ -46,7 +47,52 @@ export interface ChannelConnector {
   readonly pacing: PacingLimits;
   /** Longest a `send` can take (its own timeout): after that a call has ended one way or another. */
   readonly sendTimeoutMs: number;
+  /** Longest the send of this message can take, where it differs from `sendTimeoutMs`. */
+  sendTimeoutOf?(msg: OutboundMessage): number;
   send(msg: OutboundMessage): Promise<SendResult>;
+}
+
+/** Longest the send of `msg` through `connector` can take. */
+export function sendTimeoutOf(connector: ChannelConnector, msg: OutboundMessage): number {
+  return connector.sendTimeoutOf?.(msg) ?? connector.sendTimeoutMs;
+}
+
+/** A media library file to upload to a channel, read from the media store as it is sent. */
+export interface MediaUploadSource {
+  body: Readable;
+  type: SendMediaType;
+  mimeType: string;
+  size: number;
+  fileName: string | null;
+}
+
+/**
+ * What uploading a media library file came to: the channel's handle of it (and, for a channel
+ * whose upload is a send, that send's result), or the refusal, classified as a send's.
+ */
+export type MediaUploadResult =
+  | {
+      ok: true;
+      handle: string;
+      /** Unix seconds; null: the handle does not expire. */
+      expiresAt: number | null;
+      /** The upload was the message's own send (Telegram): its outcome. */
+      sent?: SendResult;
+    }
+  | SendFailure;
+
+/**
+ * A connector that sends media library files (docs/media.md) by a handle the channel gives for an
+ * upload: uploaded once per sender connection, the handle kept by the gateway and reused.
+ */
+export interface MediaUploader {
+  /** Uploads the file for the message's sender; a channel without a separate upload sends the message with it. */
+  uploadMedia(msg: OutboundMessage, file: MediaUploadSource): Promise<MediaUploadResult>;
+}
+
+/** Whether a connector uploads media library files. */
+export function uploadsMedia(connector: ChannelConnector): connector is ChannelConnector & MediaUploader {
+  return typeof (connector as Partial<MediaUploader>).uploadMedia === 'function';
 }
 
 /** Raised when a message is routed to a channel nobody configured a connector for. */

@@ -1,5 +1,14 @@
-export { ChannelRegistry, ChannelNotConfiguredError } from './channel-connector';
-export type { ChannelConnector, SendResult, SendFailure, FailureScope, PacingLimits } from './channel-connector';
+export { ChannelRegistry, ChannelNotConfiguredError, sendTimeoutOf, uploadsMedia } from './channel-connector';
+export type {
+  ChannelConnector,
+  SendResult,
+  SendFailure,
+  FailureScope,
+  PacingLimits,
+  MediaUploader,
+  MediaUploadResult,
+  MediaUploadSource,
+} from './channel-connector';
 export * from './whatsapp';
 export * from './telegram';
 export * from './max';

@@ -35,6 +35,12 @@ export interface WhatsAppMediaConfig {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** Drops an answer's body unread (destroying it emits an error nobody else listens for). */
+function discard(body: { on(event: 'error', fn: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 const failed = (reason: string, retry: boolean): MediaOpening => ({ ok: false, tooLarge: false, retry, reason });
 
 /** A channel's answer status as a failure: 4xx other than 408/429 will not change by asking again. */
@@ -99,17 +105,17 @@ async function openUrl(
       return v === undefined ? null : Array.isArray(v) ? v[0] : v;
     };
     if (REDIRECTS.has(res.statusCode) && header('location')) {
-      res.body.destroy();
+      discard(res.body);
       current = new URL(header('location')!, url).toString();
       continue;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      res.body.destroy();
+      discard(res.body);
       return failedStatus('the file URL', res.statusCode);
     }
     const declared = Number(header('content-length'));
     if (Number.isFinite(declared) && declared > opts.maxBytes) {
-      res.body.destroy();
+      discard(res.body);
       return { ok: false, tooLarge: true, size: declared };
     }
     const body = res.body.pipe(capBytes(opts.maxBytes));
@@ -210,5 +216,10 @@ export function openTelegramFile(
 
 /** A MAX attachment's file: its URL, through the egress policy (MAX hands out its CDN's URLs). */
 export function openMaxAttachment(url: string, policy: TargetPolicy, opts: MediaFetchOptions): Promise<MediaOpening> {
+  return openPublicFile(url, policy, opts);
+}
+
+/** A file at a URL a tenant gave, through the egress policy (a media library upload by URL). */
+export function openPublicFile(url: string, policy: TargetPolicy, opts: MediaFetchOptions): Promise<MediaOpening> {
   return guarded(() => openUrl(url, {}, opts, policy));
 }

@@ -5,6 +5,7 @@ import { isUuid } from './ids';
 import { variantsErrors } from './campaign-variants';
 import { engagementErrors } from './campaign-engagement';
 import { frequencyRulesErrors } from './campaign-frequency';
+import { campaignContentErrors, campaignSendContentErrors } from './campaign-content';
 
 /**
  * A campaign's definition (docs/campaigns.md#the-definition) has one check: the gateway runs it
@@ -44,6 +45,9 @@ type FieldErrors = { field: string; message: string }[];
 export const CAMPAIGN_DEFINITION_FIELDS = [
   'name',
   'template',
+  // A content campaign (docs/campaigns.md#content-campaigns): checked by campaignContentErrors.
+  'content',
+  'fallback_template',
   'language',
   'params',
   'media_url',
@@ -272,7 +276,8 @@ export function campaignDefinitionErrors(raw: unknown): FieldErrors {
   if (typeof d.name !== 'string' || !d.name.trim() || d.name.length > L.nameLength) {
     errors.push({ field: 'name', message: `name must be 1 to ${L.nameLength} characters, not only spaces` });
   }
-  if (typeof d.template !== 'string' || !TEMPLATE_NAME.test(d.template)) {
+  const isTemplateName = (v: unknown) => typeof v === 'string' && TEMPLATE_NAME.test(v);
+  if (!absent(d.template) && !isTemplateName(d.template)) {
     errors.push({ field: 'template', message: 'template must be a template name (lowercase letters, digits, _)' });
   }
   if (!absent(d.language) && !(typeof d.language === 'string' && TEMPLATE_LANGUAGE.test(d.language))) {
@@ -304,6 +309,10 @@ export function campaignDefinitionErrors(raw: unknown): FieldErrors {
       message: `channels must be 1 to ${L.channels} distinct channels of ${GATEWAY_SEND_CHANNELS.join(', ')}`,
     });
   }
+  const known = Array.isArray(channels)
+    ? channels.filter((c) => (GATEWAY_SEND_CHANNELS as readonly unknown[]).includes(c))
+    : [];
+  errors.push(...campaignContentErrors(d, known as string[], isTemplateName));
   errors.push(...scheduleErrors(d.schedule), ...quietHoursErrors(d.quiet_hours));
   if (!absent(d.rate) && !inRange(d.rate, L.minRate, L.maxRate)) {
     errors.push({ field: 'rate', message: `rate must be a number from ${L.minRate} to ${L.maxRate}` });
@@ -314,7 +323,11 @@ export function campaignDefinitionErrors(raw: unknown): FieldErrors {
   if (!absent(d.frequency)) errors.push(...frequencyRulesErrors(d.frequency, 'frequency.'));
   errors.push(
     ...variantsErrors(d.variants, {
-      template: (v) => typeof v === 'string' && TEMPLATE_NAME.test(v),
+      template: isTemplateName,
+      // A content campaign's variants are contents (docs/campaigns.md#variants).
+      ...(absent(d.content) || !absent(d.template)
+        ? {}
+        : { content: (v: unknown) => campaignSendContentErrors(v, known as string[]) }),
       language: (v) => typeof v === 'string' && TEMPLATE_LANGUAGE.test(v),
       params: paramsErrors,
     }),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SendContent } from './content';
 
 /**
  * A campaign's variants (docs/campaigns.md#variants): 2 to 4 templates (each with its own params
@@ -9,7 +10,10 @@ import { createHash } from 'node:crypto';
 export interface CampaignVariant {
   /** 1 to 50 characters, distinct within the campaign. */
   name: string;
-  template: string;
+  /** A template campaign's variant: its template (absent in a content campaign's). */
+  template?: string;
+  /** A content campaign's variant: its content (docs/campaigns.md#content-campaigns). */
+  content?: SendContent | null;
   language?: string | null;
   /** One per template variable, with contact references as the campaign's `params`. */
   params?: string[];
@@ -19,7 +23,8 @@ export interface CampaignVariant {
 
 export const VARIANT_LIMITS = { min: 2, max: 4, nameLength: 50, shareTotal: 100 } as const;
 
-const VARIANT_FIELDS = ['name', 'template', 'language', 'params', 'share'];
+const TEMPLATE_FIELDS = ['name', 'template', 'language', 'params', 'share'];
+const CONTENT_FIELDS = ['name', 'content', 'share'];
 
 type FieldErrors = { field: string; message: string }[];
 
@@ -29,6 +34,11 @@ export interface VariantFieldChecks {
   language: (v: unknown) => boolean;
   /** The params' errors, named `params` and `params[i]`. */
   params: (v: unknown) => FieldErrors;
+  /**
+   * Given for a content campaign, whose variants are contents (each `{name, content, share}`):
+   * the content's errors, named `content` and `content.<field>`.
+   */
+  content?: (v: unknown) => FieldErrors;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -46,28 +56,33 @@ export function variantsErrors(raw: unknown, checks: VariantFieldChecks): FieldE
   let sharesOk = true;
   raw.forEach((v: unknown, i) => {
     const at = `variants[${i}]`;
+    const fields = checks.content ? CONTENT_FIELDS : TEMPLATE_FIELDS;
     if (!isObject(v)) {
-      errors.push({ field: at, message: 'must be an object of name, template, language, params and share' });
+      errors.push({ field: at, message: `must be an object of ${fields.join(', ')}` });
       sharesOk = false;
       return;
     }
     for (const k of Object.keys(v))
-      if (!VARIANT_FIELDS.includes(k)) errors.push({ field: `${at}.${k}`, message: 'is not a field' });
+      if (!fields.includes(k)) errors.push({ field: `${at}.${k}`, message: 'is not a field' });
     if (typeof v.name !== 'string' || !v.name.trim() || v.name.length > nameLength) {
       errors.push({ field: `${at}.name`, message: `name must be 1 to ${nameLength} characters, not only spaces` });
     } else if (names.has(v.name.trim())) {
       errors.push({ field: `${at}.name`, message: 'name must differ from the other variants' });
     } else names.add(v.name.trim());
-    if (!checks.template(v.template)) {
-      errors.push({
-        field: `${at}.template`,
-        message: 'template must be a template name (lowercase letters, digits, _)',
-      });
+    if (checks.content) {
+      errors.push(...checks.content(v.content).map((e) => ({ field: `${at}.${e.field}`, message: e.message })));
+    } else {
+      if (!checks.template(v.template)) {
+        errors.push({
+          field: `${at}.template`,
+          message: 'template must be a template name (lowercase letters, digits, _)',
+        });
+      }
+      if (v.language !== undefined && v.language !== null && !checks.language(v.language)) {
+        errors.push({ field: `${at}.language`, message: 'language must be a language code such as en or pt_BR' });
+      }
+      errors.push(...checks.params(v.params).map((e) => ({ field: `${at}.${e.field}`, message: e.message })));
     }
-    if (v.language !== undefined && v.language !== null && !checks.language(v.language)) {
-      errors.push({ field: `${at}.language`, message: 'language must be a language code such as en or pt_BR' });
-    }
-    errors.push(...checks.params(v.params).map((e) => ({ field: `${at}.${e.field}`, message: e.message })));
     if (!Number.isInteger(v.share) || (v.share as number) < 1 || (v.share as number) >= shareTotal) {
       errors.push({ field: `${at}.share`, message: `share must be a whole percentage from 1 to ${shareTotal - 1}` });
       sharesOk = false;
@@ -82,8 +97,12 @@ export function variantsErrors(raw: unknown, checks: VariantFieldChecks): FieldE
   return errors;
 }
 
-/** A checked variant as kept: the name trimmed, language null and params empty when absent. */
-export function normalizedVariant(v: CampaignVariant): Required<CampaignVariant> {
+/**
+ * A checked variant as kept: the name trimmed; a template's with language null and params empty
+ * when absent, a content's with its content alone.
+ */
+export function normalizedVariant(v: CampaignVariant): CampaignVariant {
+  if (v.content) return { name: v.name.trim(), content: v.content, share: v.share };
   return {
     name: v.name.trim(),
     template: v.template,
@@ -111,7 +130,8 @@ export function variantIndexOf(campaignId: string, contactId: string, shares: re
 /** How one variant did, in `GET /v1/campaigns/{id}` (`variant_results`), counted once per recipient. */
 export interface CampaignVariantResult {
   name: string;
-  template: string;
+  /** Its template; null for a content campaign's variant. */
+  template: string | null;
   share: number;
   /** Recipients assigned to it (excluded ones included). */
   recipients: number;

@@ -1,8 +1,10 @@
 import type { CampaignEngagement } from './campaign-engagement';
 import type { CampaignVariant, CampaignVariantResult } from './campaign-variants';
+import type { CampaignRunnerFigures } from './campaign-time-model';
 import type { FrequencyRules } from './campaign-frequency';
 import type { GatewaySendChannel } from './channels';
 import type { FailoverStep } from './gateway-messages';
+import type { SendContent } from './content';
 
 /**
  * Campaigns (docs/campaigns.md): one template to an audience of a gateway account's contacts. The
@@ -29,6 +31,8 @@ export const CAMPAIGNS_RPC = {
   cancel: 'campaigns.cancel',
   /** The recipients report, a page at a time. */
   recipients: 'campaigns.recipients',
+  /** Whose WhatsApp window is open (a content campaign's estimate). */
+  windows: 'campaigns.windows',
   /** Which of a page of contacts received or read another campaign (an audience's engagement filter). */
   engagement: 'campaigns.engagement',
   /** The account's campaign settings (the frequency rules), and the estimate's dry run of them. */
@@ -86,6 +90,7 @@ export const CAMPAIGN_SKIP_REASONS = [
   'refused',
   'frequency_cap',
   'recent_template',
+  'window_closed',
 ] as const;
 export type CampaignSkipReason = (typeof CAMPAIGN_SKIP_REASONS)[number];
 
@@ -105,9 +110,14 @@ export type CampaignAudience =
 /** What a business defines (POST, PATCH while a draft). */
 export interface CampaignDefinition {
   name: string;
-  template: string;
+  /** The template sent (absent when the campaign sends `content`). */
+  template?: string;
+  /** A free-form message sent as it is (docs/campaigns.md#content-campaigns), instead of `template`. */
+  content?: SendContent | null;
+  /** With `content`: the template WhatsApp recipients whose 24-hour window is closed are sent instead. */
+  fallback_template?: string | null;
   language?: string | null;
-  /** One per template variable: text, with `{{contact.name}}`, `{{contact.external_id}}`, `{{contact.attributes.<key>}}` references. */
+  /** One per template variable (of `fallback_template` with `content`): text, with `{{contact.name}}`, `{{contact.external_id}}`, `{{contact.attributes.<key>}}` references. */
   params: string[];
   media_url?: string | null;
   audience: CampaignAudience;
@@ -217,8 +227,8 @@ export interface ListCampaignsResult {
 }
 
 export interface CampaignQuoteRequest extends CampaignRef {
-  /** The linked WhatsApp app whose templates the account sends. */
-  template_app_id: number;
+  /** The linked WhatsApp app whose templates the account sends; null without one (bot templates alone). */
+  template_app_id: number | null;
 }
 
 /** Pacing the api's campaign runner keeps to, per sender (a WhatsApp number, a bot), messages per second. */
@@ -231,9 +241,24 @@ export interface CampaignQuote {
   prices: Record<GatewaySendChannel, number>;
   /** What the balance can still hold. */
   balance: number;
-  /** The WhatsApp app's tier: unique template recipients per 24 hours, and how many are still free now. */
+  /** The WhatsApp app's tier (null without an app): unique template recipients per 24 hours, and how many are still free now. */
   tier: { cap: number; label: string; remaining: number } | null;
   pacing: ChannelPacing;
+  /** The runner answering: its tick, batch cap and measured pass cost (docs/campaigns.md#the-estimates-time). */
+  runner: CampaignRunnerFigures;
+  /** A content campaign: whether it sends on WhatsApp (an app), and its fallback template's WhatsApp price (null without one). */
+  content?: { whatsapp: boolean; fallback_price: number | null } | null;
+}
+
+/** Whose WhatsApp 24-hour window is open now, for a content campaign's estimate (at most 5,000 addresses). */
+export interface CampaignWindowsRequest extends CampaignRef {
+  template_app_id: number;
+  to: string[];
+}
+
+export interface CampaignWindowsResult {
+  /** One per address, in order. */
+  open: boolean[];
 }
 
 export interface CampaignConsentRequest {
@@ -278,7 +303,8 @@ export interface LoadCampaignResult {
 }
 
 export interface LaunchCampaignRequest extends CampaignRef {
-  template_app_id: number;
+  /** As the quote's: null for an account without a WhatsApp app. */
+  template_app_id: number | null;
   /** Every recipient was loaded: this many in all (a check against an interrupted load). */
   total: number;
 }

@@ -6,7 +6,7 @@ import {
   RenderedKind,
   renderedKindOf,
 } from './content-interactive';
-import type { MessageKind, OutboundContent } from './outbound';
+import type { MessageKind, OutboundContent, OutboundMediaSource } from './outbound';
 
 /** Media kinds a send's `content` can carry, by URL. */
 export const SEND_MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
@@ -17,13 +17,14 @@ export const SEND_CONTENT_TYPES = ['text', ...SEND_MEDIA_TYPES, ...INTERACTIVE_C
 export type SendContentType = (typeof SEND_CONTENT_TYPES)[number];
 
 /**
- * A free-form message, the same wherever the platform sends: text, media by an https URL with an
- * optional caption, or an interactive kind (buttons, list, CTA link, location request, Flow). Sent
+ * A free-form message, the same wherever the platform sends: text, media by an https URL or a
+ * media library file (`media_id`, docs/media.md) with an optional caption, or an interactive kind (buttons, list, CTA link, location request, Flow). Sent
  * as a service message (inside WhatsApp's 24-hour window).
  */
 export type SendContent =
   | { type: 'text'; text: string; preview_url?: boolean }
-  | { type: SendMediaType; url: string; caption?: string; file_name?: string }
+  | { type: SendMediaType; url: string; media_id?: undefined; caption?: string; file_name?: string }
+  | { type: SendMediaType; media_id: string; url?: undefined; caption?: string; file_name?: string }
   | InteractiveContent;
 
 /** What a channel was asked to send for a content: its type, or the kind a declared fallback sends. */
@@ -64,6 +65,7 @@ const FIELDS_OF: Record<string, readonly SendContentType[]> = {
   text: ['text', ...INTERACTIVE_CONTENT_TYPES],
   preview_url: ['text'],
   url: SEND_MEDIA_TYPES,
+  media_id: SEND_MEDIA_TYPES,
   caption: SEND_MEDIA_TYPES,
   file_name: ['document'],
   buttons: ['buttons'],
@@ -88,6 +90,8 @@ export function contentErrors(channel: string, content: SendContent): { field: s
     .filter((f) => given[f] !== undefined && !FIELDS_OF[f].includes(content.type))
     .map((f) => ({ field: `content.${f}`, message: `content.${f} goes with type ${FIELDS_OF[f].join(' or ')}` }));
   if (misplaced.length) return misplaced;
+  const media = mediaSourceErrors(content);
+  if (media.length) return media;
   const limits = CONTENT_LIMITS[channel];
   if (!limits) return [{ field: 'content', message: `content cannot be sent on ${channel}` }];
   if (isInteractive(content)) return interactiveErrors(channel, content);
@@ -110,6 +114,22 @@ export function contentErrors(channel: string, content: SendContent): { field: s
     : [];
 }
 
+/** A media content takes exactly one of `url` and `media_id`. */
+function mediaSourceErrors(content: SendContent): { field: string; message: string }[] {
+  if (!(SEND_MEDIA_TYPES as readonly string[]).includes(content.type)) return [];
+  const given = content as { url?: unknown; media_id?: unknown };
+  if (given.url !== undefined && given.media_id !== undefined)
+    return [{ field: 'content.media_id', message: 'content takes url or media_id, not both' }];
+  if (given.url === undefined && given.media_id === undefined)
+    return [{ field: 'content.url', message: 'content.url or content.media_id is required' }];
+  return [];
+}
+
+/** The file of a media content: its URL, or its media library id (resolved to a channel handle when sent). */
+export function mediaSourceOf(content: { url?: string; media_id?: string }): OutboundMediaSource {
+  return content.media_id !== undefined ? { media_id: content.media_id } : { url: content.url! };
+}
+
 /** A content send's message kind and outbound content (the work item's), always in the SERVICE category. */
 export function outboundOfContent(content: SendContent): {
   kind: MessageKind;
@@ -129,10 +149,10 @@ export function outboundOfContent(content: SendContent): {
       return {
         kind: 'AUDIO',
         category,
-        content: { audio: { url: content.url, ...(content.caption ? { caption: content.caption } : {}) } },
+        content: { audio: { ...mediaSourceOf(content), ...(content.caption ? { caption: content.caption } : {}) } },
       };
     default: {
-      const media = { url: content.url, ...(content.caption ? { caption: content.caption } : {}) };
+      const media = { ...mediaSourceOf(content), ...(content.caption ? { caption: content.caption } : {}) };
       if (content.type === 'image') return { kind: 'IMAGE', category, content: { image: media } };
       if (content.type === 'video') return { kind: 'VIDEO', category, content: { video: media } };
       const named = content.file_name ? { file_name: content.file_name } : {};

@@ -1,6 +1,6 @@
 import type { GatewaySendChannel, MessageCategory, PricingType } from './channels';
 import type { MessageStatus } from './events';
-import type { SendContent } from './content';
+import type { RenderedAs, SendContent } from './content';
 
 /**
  * Sends and the delivery report of the gateway's accounts, served by the api (owner of messages,
@@ -22,6 +22,11 @@ export const GATEWAY_MESSAGES_RPC = {
   readTarget: 'messages.gateway.read_target',
   /** The money charged per campaign of the account's user in a period, a page of campaigns at a time. */
   campaignSpend: 'messages.gateway.campaign_spend',
+  /**
+   * The WhatsApp 24-hour windows of an app's recipients as the send check decides them: the
+   * conversations show the window the api's store says, never one of their own.
+   */
+  windows: 'messages.gateway.windows',
 } as const;
 
 export interface GatewaySendRequest {
@@ -54,6 +59,13 @@ export interface GatewaySendRequest {
   route?: FailoverStep[];
   /** A send to a contact: the contact, kept on the message for its report. */
   contact?: MessageContact;
+  /** A template send: the coupon code of its COPY_CODE button (at most 15 characters). */
+  coupon_code?: string;
+  /**
+   * A template send that may reach WhatsApp: the flow token the gateway made, put in the
+   * template's FLOW button when it has one (the answer's `flow_token` says it was).
+   */
+  flow_token?: string;
 }
 
 /** One channel of a failover route. */
@@ -70,6 +82,8 @@ export interface MessageAttempt {
   failure: { code: string | null; reason: string | null } | null;
   created_at: number;
   updated_at: number;
+  /** What this channel was asked to send for a content send (see MessageReport.rendered_as). */
+  rendered_as: RenderedAs | null;
 }
 
 export interface GatewaySendResult {
@@ -77,6 +91,30 @@ export interface GatewaySendResult {
   status: 'QUEUED';
   /** True when this answers an earlier request with the same Idempotency-Key. */
   replayed: boolean;
+  /** A template send whose FLOW button carries the request's `flow_token`: that token. */
+  flow_token?: string;
+}
+
+/** At most this many recipients per windows request (a page of conversations). */
+export const SERVICE_WINDOWS_MAX = 100;
+
+export interface ServiceWindowsRequest {
+  app_id: number;
+  /** The customers' WhatsApp addresses (phone digits or business-scoped user ids), at most SERVICE_WINDOWS_MAX. */
+  recipients: string[];
+}
+
+/** A recipient's 24-hour window: open exactly when a free-form send to it is accepted. */
+export interface ServiceWindow {
+  recipient: string;
+  open: boolean;
+  /** Unix seconds when it closes; null before the customer's first message. */
+  expires_at: number | null;
+}
+
+export interface ServiceWindowsResult {
+  /** One per recipient asked, in the order asked. */
+  windows: ServiceWindow[];
 }
 
 /** The one delivery report of a message, whatever its channel: never its content. */
@@ -107,6 +145,11 @@ export interface MessageReport {
   campaign_id: string | null;
   /** The contact it was sent to (a send with `contact`, a campaign's recipient); null for a send to an address. */
   contact: MessageContact | null;
+  /**
+   * A content send: what its channel was asked to send, native or by a declared fallback (a list
+   * drawn as buttons on MAX, a Flow as a link on Telegram); null for a template send.
+   */
+  rendered_as: RenderedAs | null;
 }
 
 /** The contact a message was sent to: its id and its external id (null when it had none). */

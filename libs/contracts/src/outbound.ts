@@ -44,7 +44,11 @@ export interface TemplateContent {
   media?: { type: 'IMAGE' | 'VIDEO' | 'DOCUMENT'; url: string } | null;
   header_values?: string[];
   body_values?: string[];
-  buttons?: { index: number; type: 'URL' | 'QUICK_REPLY'; values: string[] }[];
+  /**
+   * The button parameters by the template's button index: a URL button's variable, a quick reply's
+   * payload, a COPY_CODE button's coupon code, a FLOW button's flow token (one value each but URL).
+   */
+  buttons?: { index: number; type: 'URL' | 'QUICK_REPLY' | 'COPY_CODE' | 'FLOW'; values: string[] }[];
   /** The rendered body text, for channels without native templates (bot channels). */
   rendered_text?: string | null;
   /** The template with its values put in, part by part, for channels without native templates. */
@@ -52,13 +56,20 @@ export interface TemplateContent {
   is_mm_lite?: boolean;
 }
 
+/**
+ * Where a media message's file is: a URL, or a media library file (docs/media.md) that the queue
+ * sends by the sender connection's handle (`handle`, filled in at delivery; uploaded once).
+ */
+export type OutboundMediaSource =
+  { url: string; media_id?: undefined; handle?: undefined } | { media_id: string; handle?: string; url?: undefined };
+
 /** The kind's data object as the API names it. */
 export type OutboundContent =
   | { text: { body: string; preview_url?: boolean } }
-  | { image: { url: string; caption?: string } }
-  | { video: { url: string; caption?: string } }
-  | { document: { url: string; caption?: string; file_name?: string } }
-  | { audio: { url: string; is_voice?: boolean; caption?: string } }
+  | { image: OutboundMediaSource & { caption?: string } }
+  | { video: OutboundMediaSource & { caption?: string } }
+  | { document: OutboundMediaSource & { caption?: string; file_name?: string } }
+  | { audio: OutboundMediaSource & { is_voice?: boolean; caption?: string } }
   | { reaction: { emoji: string; message_id: string; provider_message_id?: string | null } }
   | { template: TemplateContent }
   | { interactive: InteractiveContent };

@@ -8,6 +8,8 @@ import {
 import { AppSignal, ApplySignalReply, NumbersHealthReply, NumbersHealthRequest } from './app-signals';
 import {
   GATEWAY_MESSAGES_RPC,
+  ServiceWindowsRequest,
+  ServiceWindowsResult,
   GatewaySendRequest,
   GatewaySendResult,
   GetMessageReportRequest,
@@ -18,6 +20,14 @@ import {
   ReadTargetResult,
 } from './gateway-messages';
 import type { CampaignSpendPage, GetCampaignSpendRequest, GetUsageRequest, UsageReport } from './usage';
+import {
+  GATEWAY_ACCOUNT_RPC,
+  GatewayBalance,
+  GatewayBalanceRequest,
+  GatewayTransactionsPage,
+  GatewayTransactionsRequest,
+  GatewayWebhooksRequest,
+} from './gateway-account';
 import type {
   CampaignFrequencyRequest,
   CampaignFrequencyResult,
@@ -32,6 +42,8 @@ import {
   CampaignConsentResult,
   CampaignQuote,
   CampaignQuoteRequest,
+  CampaignWindowsRequest,
+  CampaignWindowsResult,
   CampaignRef,
   CampaignView,
   CreateCampaignRequest,
@@ -97,6 +109,13 @@ import {
   ListGatewayTemplatesRequest,
   ListGatewayTemplatesResult,
 } from './bot-templates';
+import {
+  ClaimMediaHandleRequest,
+  ClaimMediaHandleResult,
+  KeepMediaHandleRequest,
+  KeepMediaHandleResult,
+  MEDIA_RPC,
+} from './media-library';
 
 /**
  * A refusal returned as data over request/reply, in RFC 9457 terms, so the caller answers its own
@@ -152,6 +171,9 @@ export interface RpcMethods {
   [GATEWAY_MESSAGES_RPC.usage]: { request: GetUsageRequest; result: UsageReport };
   [GATEWAY_MESSAGES_RPC.readTarget]: { request: ReadTargetRequest; result: ReadTargetResult };
   [GATEWAY_MESSAGES_RPC.campaignSpend]: { request: GetCampaignSpendRequest; result: CampaignSpendPage };
+  [GATEWAY_MESSAGES_RPC.windows]: { request: ServiceWindowsRequest; result: ServiceWindowsResult };
+  [MEDIA_RPC.claim]: { request: ClaimMediaHandleRequest; result: ClaimMediaHandleResult };
+  [MEDIA_RPC.keep]: { request: KeepMediaHandleRequest; result: KeepMediaHandleResult };
   [GATEWAY_TEMPLATES_RPC.create]: { request: CreateBotTemplateRequest; result: GatewayTemplateView };
   [GATEWAY_TEMPLATES_RPC.list]: { request: ListGatewayTemplatesRequest; result: ListGatewayTemplatesResult };
   [GATEWAY_TEMPLATES_RPC.get]: { request: GetGatewayTemplateRequest; result: GetGatewayTemplateResult };
@@ -174,6 +196,7 @@ export interface RpcMethods {
   [CAMPAIGNS_RPC.resume]: { request: CampaignRef; result: CampaignView };
   [CAMPAIGNS_RPC.cancel]: { request: CampaignRef; result: CampaignView };
   [CAMPAIGNS_RPC.recipients]: { request: ListCampaignRecipientsRequest; result: ListCampaignRecipientsResult };
+  [CAMPAIGNS_RPC.windows]: { request: CampaignWindowsRequest; result: CampaignWindowsResult };
   [CAMPAIGNS_RPC.engagement]: { request: CampaignEngagementRequest; result: CampaignEngagementResult };
   [CAMPAIGNS_RPC.settings]: { request: GetCampaignSettingsRequest; result: CampaignSettings };
   [CAMPAIGNS_RPC.updateSettings]: { request: UpdateCampaignSettingsRequest; result: CampaignSettings };
@@ -188,6 +211,10 @@ export interface RpcMethods {
   [SUBSCRIPTIONS_RPC.listAttempts]: { request: ListAttemptsRequest; result: AttemptView[] };
   [SUBSCRIPTIONS_RPC.listDeliveries]: { request: ListDeliveriesRequest; result: DeliveryView[] };
   [SUBSCRIPTIONS_RPC.resend]: { request: ResendRequest; result: ResendView };
+  [GATEWAY_ACCOUNT_RPC.balance]: { request: GatewayBalanceRequest; result: GatewayBalance };
+  [GATEWAY_ACCOUNT_RPC.transactions]: { request: GatewayTransactionsRequest; result: GatewayTransactionsPage };
+  /** The answer is the forwarded call's: GatewayWebhooksResult of its `call`. */
+  [GATEWAY_ACCOUNT_RPC.webhooks]: { request: GatewayWebhooksRequest; result: unknown };
 }
 
 export type RpcSubject = keyof RpcMethods;

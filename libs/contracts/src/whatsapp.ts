@@ -212,6 +212,11 @@ export interface MessageReceivedData {
   sender: InboundSender;
   /** The channel's id of the message this one answers or quotes, when it does. */
   context_provider_message_id?: string | null;
+  /**
+   * MAX: the id of the dialog the user wrote in (not their user id), where the bot's typing and
+   * read actions go; absent on other channels.
+   */
+  chat_id?: string | null;
   /** Unix seconds. */
   timestamp: number;
 }

@@ -9,3 +9,4 @@ export { BatchedLookup, liveTokenOwners } from './batched-lookup';
 export { EntityRows } from './entity-rows';
 export * from './rate-limit';
 export { statementIn, statementThenCommit, transactionCommittedByLast } from './commit-with-statement';
+export { storableText } from './storable-text';

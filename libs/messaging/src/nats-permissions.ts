@@ -2,6 +2,7 @@ import {
   APPS_RPC,
   CAMPAIGNS_RPC,
   CONSENT_RPC,
+  GATEWAY_ACCOUNT_RPC,
   GATEWAY_MESSAGES_RPC,
   GATEWAY_TEMPLATES_RPC,
   Channel,
@@ -10,6 +11,7 @@ import {
   EVENT_TYPES,
   EventType,
   KV_BUCKETS,
+  MEDIA_RPC,
   OBJECT_BUCKETS,
   Priority,
   STREAMS,
@@ -125,14 +127,22 @@ function objectBucketRights(bucket: string): NatsPermissions {
   };
 }
 
+/** Reading an object store bucket's files (an ordered consumer per read), never writing or purging them. */
+function objectBucketReadRights(bucket: string): NatsPermissions {
+  const all = objectBucketRights(bucket);
+  return { publish: all.publish.filter((p) => !p.startsWith('$O.') && !p.includes('.PURGE.')), subscribe: [] };
+}
+
 function queueRights(t: Topology, channels: readonly Channel[]): NatsPermissions {
   return merge(
     {
-      publish: EVENT_PUBLISHERS.queue.map((e) => t.eventSubject(e)),
+      // Media library files: each sender's handle asked of the gateway, the file read from the store (docs/media.md).
+      publish: [...EVENT_PUBLISHERS.queue.map((e) => t.eventSubject(e)), ...rpcSubjects(t, MEDIA_RPC)],
       subscribe: channels.map((c) => t.outboundWildcard(c)),
     },
     bucketRights(deliveryStateBucket(t)),
     bucketRights(t.kvBucket(KV_BUCKETS.senderPacing)),
+    objectBucketReadRights(t.objectBucket(OBJECT_BUCKETS.inboundMedia)),
     // A dead-lettered work item is erased from its outbound stream with its content.
     { publish: PRIORITIES.map((p) => `$JS.API.STREAM.MSG.DELETE.${t.outboundStream(p)}`), subscribe: [] },
     ...channels.flatMap((c) => PRIORITIES.map((p) => consumerRights(t, t.outboundStream(p), t.outboundConsumer(p, c)))),
@@ -188,6 +198,7 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, CONSENT_RPC),
           ...rpcSubjects(t, CAMPAIGNS_RPC),
           ...rpcSubjects(t, GATEWAY_TEMPLATES_RPC),
+          ...rpcSubjects(t, GATEWAY_ACCOUNT_RPC),
         ],
       },
       eventConsumerRights(t, 'api'),
@@ -204,9 +215,10 @@ export function natsPermissions(t: Topology): Record<NatsServiceUser, NatsPermis
           ...rpcSubjects(t, CONSENT_RPC),
           ...rpcSubjects(t, CAMPAIGNS_RPC),
           ...rpcSubjects(t, GATEWAY_TEMPLATES_RPC),
+          ...rpcSubjects(t, GATEWAY_ACCOUNT_RPC),
         ],
         // The relay listens on its stream's subjects to wake up when a callback arrives.
-        subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...t.streamSubjects('inbound')],
+        subscribe: [...rpcSubjects(t, WHATSAPP_RPC), ...rpcSubjects(t, MEDIA_RPC), ...t.streamSubjects('inbound')],
       },
       eventConsumerRights(t, 'gateway'),
       consumerRights(t, t.stream('inbound'), t.inboundConsumer()),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { campaignInstant, FrequencySkip, MessageCategory } from '@app/contracts';
+import { campaignInstant, FrequencySkip, WINDOW_CLOSED } from '@app/contracts';
 import { Clock, PeriodicService, ProblemError } from '@app/server';
 import { toUnits, Units } from '../billing/charges';
 import { MessagePrices } from '../billing/message-prices';
@@ -9,7 +9,11 @@ import type { OutboxEntry } from '../outbox';
 import { AttemptWrite, GatewaySendsService } from '../sending';
 import { BudgetFit, budgetReachedDetail, budgetStillWaits, budgetUnits, reserveWithinBudget } from './campaign-budget';
 import { creditCountedTo, creditWindowMs, isTimeZone, quietHoursEnd, sendAllowance } from './campaign-rules';
-import { campaignSendables, CampaignSendable } from './campaign-variants';
+import { CampaignSendable, categoryOn } from './campaign-template';
+import { campaignSendables } from './campaign-variants';
+import { contentChoice } from './campaign-content-send';
+import { ConversationsService } from '../conversations/conversations.service';
+import { CampaignPassCostMeter } from './campaign-pass-cost';
 import { CampaignRow, CampaignsRepository, ClaimedRecipient } from './campaigns.repository';
 import { CampaignsService } from './campaigns.service';
 import { FrequencyRulesService, frequencySkipOf } from './frequency-rules';
@@ -28,7 +32,7 @@ interface TakenCampaign {
 /** What happened to one recipient's send. */
 export type SendOutcome =
   | { kind: 'sent' }
-  | { kind: 'skipped'; reason: 'opted_out' | 'consent_required' | 'refused' | FrequencySkip }
+  | { kind: 'skipped'; reason: 'opted_out' | 'consent_required' | 'refused' | 'window_closed' | FrequencySkip }
   | { kind: 'tier'; retryAfterSeconds: number }
   | { kind: 'pause'; reason: 'insufficient_balance' | 'marketing_paused' | 'template_unavailable'; detail: string }
   | { kind: 'retry' };
@@ -52,6 +56,9 @@ export function outcomeOf(err: unknown): SendOutcome {
       return { kind: 'pause', reason: 'marketing_paused', detail };
     case 'idempotency-key-reuse':
       return { kind: 'skipped', reason: 'refused' };
+    case WINDOW_CLOSED:
+      // A content campaign's recipient reachable on WhatsApp alone, its window closed, no fallback template.
+      return { kind: 'skipped', reason: 'window_closed' };
   }
   // This recipient's own params do not fit the template (the campaign's were checked for the batch).
   const fields = ((err.extensions.errors ?? []) as { field: string }[]).map((e) => e.field);
@@ -83,6 +90,8 @@ export class CampaignRunner extends PeriodicService<number> {
     private readonly clock: Clock,
     private readonly config: ApiConfig,
     private readonly frequency: FrequencyRulesService,
+    private readonly windows: ConversationsService,
+    private readonly passCost: CampaignPassCostMeter,
   ) {
     super('campaign runner', config.CAMPAIGN_TICK_MS);
   }
@@ -93,6 +102,7 @@ export class CampaignRunner extends PeriodicService<number> {
   }
 
   protected async pass(): Promise<number> {
+    const started = performance.now();
     const { taken, events } = await this.repo.transaction(async (em) => {
       const events: OutboxEntry[] = [];
       for (const started of await this.repo.promoteDue(em)) {
@@ -120,7 +130,10 @@ export class CampaignRunner extends PeriodicService<number> {
     });
     for (const e of events) this.campaigns.publish(e);
     await Promise.all(taken.map((t) => this.sendCampaign(t)));
-    return taken.reduce((n, t) => n + t.recipients.length, 0);
+    const sent = taken.reduce((n, t) => n + t.recipients.length, 0);
+    // What the pass cost, for the estimate's model of the runner (docs/campaigns.md#the-estimates-time).
+    this.passCost.record(sent, performance.now() - started);
+    return sent;
   }
 
   /**
@@ -183,7 +196,7 @@ export class CampaignRunner extends PeriodicService<number> {
     // Each recipient's template: the campaign's, or its variant's (docs/campaigns.md#variants).
     let sendableOf: (r: ClaimedRecipient) => CampaignSendable;
     try {
-      sendableOf = await campaignSendables(c, recipients, (d) => this.campaigns.sendable(d, c.template_app_id!));
+      sendableOf = await campaignSendables(c, recipients, (d) => this.campaigns.sendable(d, c.template_app_id));
     } catch (err) {
       const outcome = outcomeOf(err);
       await this.repo.release(
@@ -221,7 +234,7 @@ export class CampaignRunner extends PeriodicService<number> {
     const budget = budgetUnits(c);
     let overBudget: BudgetFit['verdict'] = null;
     if (budget !== null && due.length) {
-      const needs = due.map((r) => ({ seq: r.seq, need: this.mostHeld(sendableOf(r).template.category, r) }));
+      const needs = due.map((r) => ({ seq: r.seq, need: this.mostHeld(sendableOf(r), r) }));
       const fit = await reserveWithinBudget(this.repo, c, budget, needs);
       const send = new Set(fit.send);
       due = due.filter((r) => send.has(r.seq));
@@ -272,17 +285,24 @@ export class CampaignRunner extends PeriodicService<number> {
     }
   }
 
-  /** The most a recipient's message may hold: the dearest channel of its route, in ten-thousandths. */
-  private mostHeld(category: MessageCategory, r: ClaimedRecipient): Units {
-    // A SERVICE template is sent (and held) as UTILITY, as the send resolves it.
-    const held = category === 'SERVICE' ? 'UTILITY' : category;
+  /**
+   * The most a recipient's message may hold: the dearest channel of its route, each at the category
+   * of what it sends there, in ten-thousandths.
+   */
+  private mostHeld(sendable: CampaignSendable, r: ClaimedRecipient): Units {
+    const priced = [sendable, ...(sendable.fallback ? [sendable.fallback] : [])];
     return r.route.reduce((most, s) => {
-      const price = toUnits(this.prices.priceOf(held, s.channel));
-      return price > most ? price : most;
+      for (const p of priced) {
+        const price = toUnits(this.prices.priceOf(categoryOn(p, s.channel), s.channel));
+        if (price > most) most = price;
+      }
+      return most;
     }, 0n);
   }
 
-  private async sendOne(c: CampaignRow, sendable: CampaignSendable, r: ClaimedRecipient): Promise<void> {
+  private async sendOne(c: CampaignRow, campaignSendable: CampaignSendable, r: ClaimedRecipient): Promise<void> {
+    // A content campaign's recipient with its WhatsApp window closed gets the fallback template.
+    const sendable = await contentChoice(campaignSendable, r.route, (app, to) => this.windows.isOpen(app, to));
     const mark: AttemptWrite = async (em, id, attempt) => {
       await this.frequency.markSent(em, c.id, r.seq);
       const ok = await this.repo.markSent(em, {
@@ -294,7 +314,7 @@ export class CampaignRunner extends PeriodicService<number> {
       if (!ok) this.logger.error({ campaignId: c.id, seq: r.seq, messageId: id }, 'campaign recipient not marked sent');
     };
     // The frequency rules reserve the contact's place first (docs/campaigns.md#frequency-rules).
-    const { name: template, category } = sendable.template;
+    const { name: template, category } = sendable;
     const rules = { template, category, override: c.definition.frequency, userId: c.user_id, contactId: r.contact_id };
     const result = await this.frequency.around({ ...rules, campaignId: c.id, seq: r.seq }, () =>
       this.gatewaySends.sendForCampaign({
@@ -304,6 +324,8 @@ export class CampaignRunner extends PeriodicService<number> {
         accountId: c.account_id,
         app: sendable.app,
         template: sendable.template,
+        bot: sendable.bot,
+        content: sendable.content,
         route: r.route,
         params: r.params,
         mediaUrl: c.definition.media_url ?? null,

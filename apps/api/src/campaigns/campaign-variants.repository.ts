@@ -62,7 +62,7 @@ export class CampaignVariantsRepository {
       const r = byVariant.get(i);
       return {
         name: v.name,
-        template: v.template,
+        template: v.template ?? null,
         share: v.share,
         recipients: r?.recipients ?? 0,
         accepted: r?.accepted ?? 0,

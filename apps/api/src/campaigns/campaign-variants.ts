@@ -1,14 +1,7 @@
 import { CampaignDefinition, CampaignRecipientInput } from '@app/contracts';
 import { FieldError } from '@app/server';
-import type { SendableTemplate } from '../sending';
-import type { AppEntity } from '../wa-apps/app.entity';
+import type { CampaignSendable } from './campaign-template';
 import type { CampaignRow } from './campaigns.repository';
-
-/** The app and template one recipient's message is sent with. */
-export interface CampaignSendable {
-  app: AppEntity;
-  template: SendableTemplate;
-}
 
 /**
  * A load page's variants checked against the campaign (docs/campaigns.md#variants): with variants,
@@ -34,9 +27,13 @@ export function variantLoadErrors(page: CampaignRecipientInput[], definition: Ca
   return errors;
 }
 
-/** The campaign with a variant's template, language and params in place of its own. */
+/**
+ * The campaign with a variant's template, language and params in place of its own; a content
+ * variant's content in place of the campaign's (its fallback template and params stay the campaign's).
+ */
 export function withVariant(c: CampaignRow, index: number): CampaignRow {
   const v = c.definition.variants![index];
+  if (v.content) return { ...c, definition: { ...c.definition, content: v.content } };
   return {
     ...c,
     definition: { ...c.definition, template: v.template, language: v.language ?? null, params: v.params ?? [] },

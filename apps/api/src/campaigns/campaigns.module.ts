@@ -5,10 +5,13 @@ import { ConsentModule } from '../consent/consent.module';
 import { SendingModule } from '../sending';
 import { OutboxModule } from '../outbox';
 import { EventsModule } from '../events';
+import { ConversationsModule } from '../conversations/conversations.module';
 import { CampaignBudgetWake } from './campaign-budget-wake';
 import { CampaignRepliesRecorder } from './campaign-replies';
 import { CampaignRepliesRepository } from './campaign-replies.repository';
+import { CampaignPassCostMeter } from './campaign-pass-cost';
 import { CampaignRunner } from './campaign-runner';
+import { CampaignWindows } from './campaign-windows';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
 import { CampaignEngagementRpcController } from './campaign-variants.engagement';
 import { CampaignsRepository } from './campaigns.repository';
@@ -20,13 +23,15 @@ import { FrequencyRulesService } from './frequency-rules';
 
 /** Campaigns of the gateway's accounts: their store, the gateway's requests, and the runner that sends them. */
 @Module({
-  imports: [SendingModule, BillingModule, ConsentModule, OutboxModule, EventsModule],
+  imports: [SendingModule, BillingModule, ConsentModule, OutboxModule, EventsModule, ConversationsModule],
   controllers: [CampaignsRpcController, FrequencyRpcController, CampaignEngagementRpcController],
   providers: [
     Clock,
     CampaignsRepository,
     CampaignsService,
     CampaignRunner,
+    CampaignWindows,
+    CampaignPassCostMeter,
     CampaignVariantsRepository,
     CampaignRepliesRecorder,
     CampaignBudgetWake,

@@ -210,7 +210,7 @@ export class CampaignsRepository {
     set: {
       pause_reason?: CampaignPauseReason | null;
       pause_detail?: string | null;
-      template_app_id?: number;
+      template_app_id?: number | null;
       recipients?: number;
       now?: ('launched_at' | 'started_at' | 'completed_at' | 'last_tick_at')[];
     } = {},

@@ -18,11 +18,14 @@ import {
   LoadCampaignResult,
   RpcReply,
   UpdateCampaignRequest,
+  CampaignWindowsRequest,
+  CampaignWindowsResult,
 } from '@app/contracts';
 import { rpcAnswer } from '@app/messaging';
 import { rpcProblemOf } from '@app/server';
 import { ConsentService } from '../consent/consent.service';
 import { CampaignsService } from './campaigns.service';
+import { CampaignWindows } from './campaign-windows';
 
 /**
  * Campaigns over request/reply for the gateway's `/v1/campaigns`: the gateway has authenticated
@@ -33,7 +36,13 @@ export class CampaignsRpcController {
   constructor(
     private readonly campaigns: CampaignsService,
     private readonly consentService: ConsentService,
+    private readonly windows: CampaignWindows,
   ) {}
+
+  @MessagePattern(CAMPAIGNS_RPC.windows)
+  windowsOpen(@Payload() req: CampaignWindowsRequest): Promise<RpcReply<CampaignWindowsResult>> {
+    return rpcAnswer(() => this.windows.open(req), rpcProblemOf);
+  }
 
   @MessagePattern(CAMPAIGNS_RPC.create)
   create(@Payload() req: CreateCampaignRequest): Promise<RpcReply<CampaignView>> {

@@ -37,14 +37,16 @@ import { BalancesRepository } from '../billing/balances.repository';
 import { MessagePrices } from '../billing/message-prices';
 import { ApiConfig } from '../config';
 import { Outbox, OutboxEntry, OutboxRepository } from '../outbox';
-import { GatewaySendsService, MessagesService, resolvedSend, SendableTemplate, TierWindowRepository } from '../sending';
-import type { AppEntity } from '../wa-apps/app.entity';
+import { MessagesService, TierWindowRepository } from '../sending';
+import { TemplateSources } from '../sending/template-source';
+import { CampaignSendable, campaignSendable, categoryOn } from './campaign-template';
 import { checkDefinition, tierLabel } from './campaign-rules';
 import { isChannel, recipientErrors } from './campaign-recipient-input';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
 import { variantLoadErrors, withVariant } from './campaign-variants';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
 import { CampaignRepliesRepository } from './campaign-replies.repository';
+import { CampaignPassCostMeter, remainingSeconds } from './campaign-pass-cost';
 
 /** Recipients whose message the send path accepted: every one neither pending nor skipped. */
 const acceptedOf = (n: CampaignCounts): number => n.queued + n.sent + n.delivered + n.read + n.failed;
@@ -80,8 +82,8 @@ export class CampaignsService {
 
   constructor(
     private readonly repo: CampaignsRepository,
+    private readonly sources: TemplateSources,
     private readonly sends: MessagesService,
-    private readonly gatewaySends: GatewaySendsService,
     private readonly prices: MessagePrices,
     private readonly balances: BalancesRepository,
     private readonly tiers: TierWindowRepository,
@@ -92,6 +94,7 @@ export class CampaignsService {
     private readonly config: ApiConfig,
     private readonly variants: CampaignVariantsRepository,
     private readonly replies: CampaignRepliesRepository,
+    private readonly passCost: CampaignPassCostMeter,
   ) {}
 
   async create(req: CreateCampaignRequest): Promise<CampaignView> {
@@ -152,15 +155,16 @@ export class CampaignsService {
   /** What an estimate needs: the template's category, the prices, the balance, the tier and the pacing. */
   async quote(req: CampaignQuoteRequest): Promise<CampaignQuote> {
     const c = await this.owned(req);
-    const { app, template } = await this.sendable(c, req.template_app_id);
-    const category = template.category;
+    const sendable = await this.sendable(c, req.template_app_id);
+    const { app, category } = sendable;
+    // Each channel at the price of what it sends: the bot template's category on Telegram and MAX.
     const prices = Object.fromEntries(
-      GATEWAY_SEND_CHANNELS.map((ch) => [ch, this.prices.priceOf(category, ch)]),
+      GATEWAY_SEND_CHANNELS.map((ch) => [ch, this.prices.priceOf(categoryOn(sendable, ch), ch)]),
     ) as Record<GatewaySendChannel, number>;
     const balance = await this.balances.findBalance(c.user_id);
-    const cap = app.messageCap ?? TIER_CAP_OF[app.messageLimit];
+    const cap = app ? (app.messageCap ?? TIER_CAP_OF[app.messageLimit]) : null;
     const tier =
-      cap === null
+      cap === null || !app
         ? null
         : { cap, label: tierLabel(cap), remaining: Math.max(0, cap - (await this.tiers.liveRecipients(app.id))) };
     return {
@@ -170,7 +174,15 @@ export class CampaignsService {
       balance: balance ? Number(balance.available) : 0,
       tier,
       pacing: this.config.campaignPacing,
+      ...(sendable.content ? { content: this.contentQuote(sendable) } : {}),
+      runner: CampaignPassCostMeter.figures(this.config, this.passCost),
     };
+  }
+
+  /** A content campaign's quote: whether it sends on WhatsApp, and its fallback template's price there. */
+  private contentQuote(s: CampaignSendable): NonNullable<CampaignQuote['content']> {
+    const fallback = s.fallback ? this.prices.priceOf(categoryOn(s.fallback, 'whatsapp'), 'whatsapp') : null;
+    return { whatsapp: s.app !== null, fallback_price: fallback };
   }
 
   /** One page of a draft's recipients; `reset` drops those of an earlier, interrupted load first. */
@@ -228,7 +240,7 @@ export class CampaignsService {
       }
       const start = campaignInstant(c.definition.schedule?.start_at);
       const later = start !== null && start.getTime() > this.clock.nowMs();
-      const set = { template_app_id: app.id, recipients: loaded, pause_reason: null, pause_detail: null };
+      const set = { template_app_id: app?.id ?? null, recipients: loaded, pause_reason: null, pause_detail: null };
       if (later) return { row: await this.repo.setState(em, c.id, 'scheduled', { ...set, now: ['launched_at'] }) };
       const started = await this.repo.setState(em, c.id, 'running', { ...set, now: ['launched_at', 'started_at'] });
       return this.record(em, started, 'campaign.started');
@@ -352,15 +364,9 @@ export class CampaignsService {
     return this.record(em, row, 'campaign.paused');
   }
 
-  /** The campaign's app and template as a send would resolve them now (the problems a send would answer). */
-  async sendable(c: CampaignRow, templateAppId: number): Promise<{ app: AppEntity; template: SendableTemplate }> {
-    if (!Number.isInteger(templateAppId) || templateAppId < 1) {
-      throw new ValidationProblem([{ field: 'template_app_id', message: 'must be an app id' }]);
-    }
-    const app = await this.sends.sendingApp(String(templateAppId), c.user_id);
-    const template = await this.gatewaySends.templateOf(app, c.definition.template, c.definition.language);
-    resolvedSend(template, c.definition.params, c.definition.media_url);
-    return { app, template };
+  /** The campaign's templates per channel as a send would resolve them now (the problems a send would answer). */
+  sendable(c: CampaignRow, templateAppId: number | null): Promise<CampaignSendable> {
+    return campaignSendable(this.sources, this.sends, c, templateAppId);
   }
 
   /**
@@ -408,8 +414,14 @@ export class CampaignsService {
       ...c.definition.channels.map((ch) => this.config.campaignPacing[ch]),
       c.definition.rate ?? Number.POSITIVE_INFINITY,
     );
-    const estimated =
-      c.state === 'running' ? new Date(this.clock.nowMs() + (t.counts.pending / Math.max(rate, pace)) * 1000) : null;
+    const remaining = remainingSeconds({
+      pending: t.counts.pending,
+      lastMinute: t.lastMinute,
+      runningSeconds: c.started_at ? (this.clock.nowMs() - new Date(c.started_at).getTime()) / 1000 : 0,
+      pace,
+      runner: CampaignPassCostMeter.figures(this.config, this.passCost),
+    });
+    const estimated = c.state === 'running' ? new Date(this.clock.nowMs() + remaining * 1000) : null;
     return {
       ...c.definition,
       id: c.id,
@@ -440,7 +452,7 @@ export class CampaignsService {
   }
 
   /** The account's campaign: 404 unknown, 403 another account's. */
-  private async owned(req: CampaignRef, em?: EntityManager, lock = false): Promise<CampaignRow> {
+  async owned(req: CampaignRef, em?: EntityManager, lock = false): Promise<CampaignRow> {
     const accountId = this.accountOf(req);
     if (typeof req.id !== 'string' || !UUID.test(req.id)) throw new NotFoundProblem('campaign');
     const c = await this.repo.find(req.id, em, lock);

@@ -28,6 +28,15 @@ export class ConversationsRepository {
     );
   }
 
+  /** When each of these recipients' last inbound message to the app arrived, for those that ever wrote. */
+  async lastInboundOf(appId: number, recipients: string[]): Promise<Map<string, Date>> {
+    const rows: { recipient: string; last_inbound_at: Date }[] = await this.ds.query(
+      `SELECT recipient, last_inbound_at FROM conversation_windows WHERE app_id = $1 AND recipient = ANY($2::text[])`,
+      [appId, recipients],
+    );
+    return new Map(rows.map((r) => [r.recipient, r.last_inbound_at]));
+  }
+
   /** When the recipient's last inbound message to the app arrived, if ever. */
   async lastInbound(appId: number, recipient: string): Promise<Date | null> {
     const rows: { last_inbound_at: Date }[] = await this.ds.query(

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EventEnvelope, MessageReceivedData, WHATSAPP_SERVICE_WINDOW_SECONDS } from '@app/contracts';
+import { EventEnvelope, MessageReceivedData, ServiceWindow, WHATSAPP_SERVICE_WINDOW_SECONDS } from '@app/contracts';
 import { Clock } from '@app/server';
 import { EventHandlersRegistry } from '../events';
 import { ConversationsRepository } from './conversations.repository';
@@ -40,7 +40,22 @@ export class ConversationsService implements OnModuleInit {
 
   /** Whether the recipient wrote to the app within the last 24 hours. */
   async isOpen(appId: number, recipient: string, now = this.clock.now()): Promise<boolean> {
-    const last = await this.windows.lastInbound(appId, recipient);
-    return last !== null && now.getTime() - last.getTime() < SERVICE_WINDOW_MS;
+    return windowAt(await this.windows.lastInbound(appId, recipient), now).open;
   }
+
+  /**
+   * The windows of many recipients of the app (the gateway's conversations show them), by the same
+   * rule as the send check, in the order asked.
+   */
+  async windowsOf(appId: number, recipients: string[], now = this.clock.now()): Promise<ServiceWindow[]> {
+    const last = await this.windows.lastInboundOf(appId, recipients);
+    return recipients.map((recipient) => ({ recipient, ...windowAt(last.get(recipient) ?? null, now) }));
+  }
+}
+
+/** The window a last inbound time makes at `now`: open for 24 hours after it. */
+function windowAt(last: Date | null, now: Date): { open: boolean; expires_at: number | null } {
+  if (last === null) return { open: false, expires_at: null };
+  const closes = last.getTime() + SERVICE_WINDOW_MS;
+  return { open: now.getTime() < closes, expires_at: Math.floor(closes / 1000) };
 }

@@ -33,6 +33,7 @@ import { ReportsJoinUp1764820000000 } from './migrations/1764820000000-ReportsJo
 import { CampaignVariants1764830000000 } from './migrations/1764830000000-CampaignVariants';
 import { CampaignReplies1764880000000 } from './migrations/1764880000000-CampaignReplies';
 import { BotTemplates1764890000000 } from './migrations/1764890000000-BotTemplates';
+import { MessageRenderedAs1764940000000 } from './migrations/1764940000000-MessageRenderedAs';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -77,5 +78,6 @@ export const apiSchema: SchemaDefinition = {
     CampaignVariants1764830000000,
     CampaignReplies1764880000000,
     BotTemplates1764890000000,
+    MessageRenderedAs1764940000000,
   ],
 };

@@ -26,5 +26,6 @@ export function messageReport(message: MessageEntity, timeline: MessageEventEnti
     timeline: timeline.map((e) => ({ status: e.status, timestamp: e.occurredAt })),
     campaign_id: message.campaignId ?? null,
     contact: message.contactId ? { id: message.contactId, external_id: message.contactExternalId ?? null } : null,
+    rendered_as: message.renderedAs ?? null,
   };
 }

@@ -1,5 +1,13 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { Channel, MessageCategory, MessageKind, MessageStatus, PricingType, Priority } from '@app/contracts';
+import type {
+  Channel,
+  MessageCategory,
+  MessageKind,
+  MessageStatus,
+  PricingType,
+  Priority,
+  RenderedAs,
+} from '@app/contracts';
 import { decimal } from '../database/decimal.transformer';
 
 /**
@@ -88,6 +96,10 @@ export class MessageEntity {
   /** That contact's external id when it had one then; null otherwise. */
   @Column('text', { name: 'contact_external_id', nullable: true })
   contactExternalId: string | null;
+
+  /** A content send: what its channel was asked to send (a RenderedAs); null for a template send. */
+  @Column('text', { name: 'rendered_as', nullable: true })
+  renderedAs: RenderedAs | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;

@@ -26,7 +26,14 @@ export type QueuedMessage = Omit<
   | 'campaignId'
   | 'contactId'
   | 'contactExternalId'
-> & { createdAt?: Date; campaignId?: string | null; contactId?: string | null; contactExternalId?: string | null };
+  | 'renderedAs'
+> & {
+  createdAt?: Date;
+  campaignId?: string | null;
+  contactId?: string | null;
+  contactExternalId?: string | null;
+  renderedAs?: string | null;
+};
 
 /** A status a channel reported for a message, in the order it was reported. */
 export interface StatusStep {
@@ -96,15 +103,15 @@ export class MessagesRepository {
            id text, user_id uuid, app_id integer, account_id uuid, channel text, recipient text, kind text, category text,
            priority text, template_id integer, provider_message_id text, price numeric, currency text,
            idempotency_key text, request_hash text, failure_code text, failure_reason text, accepted_at timestamptz,
-           campaign_id uuid, contact_id text, contact_external_id text)
+           campaign_id uuid, contact_id text, contact_external_id text, rendered_as text)
          WHERE ${gate}
        ), queued_m AS (
          INSERT INTO messages (id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, status,
                                provider_message_id, price, currency, idempotency_key, request_hash, failure_code, failure_reason,
-                               created_at, updated_at, campaign_id, contact_id, contact_external_id)
+                               created_at, updated_at, campaign_id, contact_id, contact_external_id, rendered_as)
          SELECT id, user_id, app_id, account_id, channel, recipient, kind, category, priority, template_id, 'QUEUED',
                 provider_message_id, price, ${currency}, idempotency_key, request_hash, failure_code, failure_reason,
-                created_at, created_at, campaign_id, contact_id, contact_external_id
+                created_at, created_at, campaign_id, contact_id, contact_external_id, rendered_as
          FROM queued_x
          RETURNING id
        ), queued_e AS (
@@ -142,6 +149,7 @@ export class MessagesRepository {
         campaign_id: m.campaignId ?? null,
         contact_id: m.contactId ?? null,
         contact_external_id: m.contactExternalId ?? null,
+        rendered_as: m.renderedAs ?? null,
       })),
     );
   }

@@ -154,6 +154,7 @@ export class FailoverService {
       failure: m.status === 'FAILED' ? { code: m.failureCode, reason: m.failureReason } : null,
       created_at: unixSeconds(m.createdAt),
       updated_at: unixSeconds(m.updatedAt),
+      rendered_as: m.renderedAs ?? null,
     });
     return { ...last, id: report.id, created_at: report.created_at, attempts: attempts.map(view) };
   }

@@ -16,10 +16,14 @@ import {
   RpcBatchRequest,
   RpcBatchResult,
   RpcReply,
+  SERVICE_WINDOWS_MAX,
+  ServiceWindowsRequest,
+  ServiceWindowsResult,
   UsageReport,
 } from '@app/contracts';
 import { rpcAnswer, rpcAnswerEach } from '@app/messaging';
-import { rpcProblemOf } from '@app/server';
+import { rpcProblemOf, ValidationProblem } from '@app/server';
+import { ConversationsService } from '../conversations/conversations.service';
 import { UsageService } from '../usage/usage.service';
 import { GatewaySendsService } from './gateway-sends';
 
@@ -33,6 +37,7 @@ export class GatewayMessagesRpcController {
   constructor(
     private readonly sends: GatewaySendsService,
     private readonly usage: UsageService,
+    private readonly windows: ConversationsService,
   ) {}
 
   @MessagePattern(GATEWAY_MESSAGES_RPC.send)
@@ -68,6 +73,20 @@ export class GatewayMessagesRpcController {
   @MessagePattern(GATEWAY_MESSAGES_RPC.campaignSpend)
   campaignSpend(@Payload() req: GetCampaignSpendRequest): Promise<RpcReply<CampaignSpendPage>> {
     return rpcAnswer(() => this.usage.campaignSpend(req), rpcProblemOf);
+  }
+
+  /** The 24-hour windows of a page of the gateway's WhatsApp conversations, as the send check decides them. */
+  @MessagePattern(GATEWAY_MESSAGES_RPC.windows)
+  serviceWindows(@Payload() req: ServiceWindowsRequest): Promise<RpcReply<ServiceWindowsResult>> {
+    return rpcAnswer(async () => {
+      const recipients = Array.isArray(req?.recipients) ? req.recipients : null;
+      if (!Number.isSafeInteger(req?.app_id) || !recipients || recipients.length > SERVICE_WINDOWS_MAX) {
+        throw new ValidationProblem([
+          { field: 'recipients', message: `an app id and at most ${SERVICE_WINDOWS_MAX} recipients` },
+        ]);
+      }
+      return { windows: await this.windows.windowsOf(req.app_id, recipients.map(String)) };
+    }, rpcProblemOf);
   }
 
   @MessagePattern(GATEWAY_MESSAGES_RPC.readTarget)

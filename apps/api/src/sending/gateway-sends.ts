@@ -15,6 +15,7 @@ import {
   isWhatsAppUserId,
   MessageKind,
   outboundOfContent,
+  renderedAs,
   SendContent,
 } from '@app/contracts';
 import { UnprocessableProblem, ValidationProblem } from '@app/server';
@@ -31,7 +32,6 @@ import { windowClosed } from './window-closed';
 import { BotTemplateRow } from '../templates/bot-templates.repository';
 import { botTemplateSend, refused, TemplateChoice, TemplateSources } from './template-source';
 import {
-  chooseTemplate,
   renderTemplate,
   resolveTemplate,
   ResolvedTemplate,
@@ -47,12 +47,19 @@ export function resolvedSend(
   template: SendableTemplate,
   params: string[] | undefined,
   mediaUrl: string | null | undefined,
+  buttons: TemplateButtonInputs = {},
 ): ResolvedTemplate {
-  const request = templateSendOf(template, params ?? [], mediaUrl ?? undefined);
+  const request = templateSendOf(template, params ?? [], mediaUrl ?? undefined, buttons.couponCode);
   if (Array.isArray(request)) throw refused(request);
-  const resolved = resolveTemplate(template, request, { requested: false, supported: false });
+  const resolved = resolveTemplate(template, request, { requested: false, supported: false }, buttons.flowToken);
   if (Array.isArray(resolved)) throw refused(resolved);
   return resolved;
+}
+
+/** A gateway template send's button inputs: the COPY_CODE button's coupon, the FLOW button's token. */
+export interface TemplateButtonInputs {
+  couponCode?: string | null;
+  flowToken?: string | null;
 }
 
 /** One recipient of a campaign for `sendForCampaign`: its app and template resolved for the batch. */
@@ -61,10 +68,16 @@ export interface CampaignSend {
   seq: number;
   userId: string;
   accountId: string;
-  app: AppEntity;
-  template: SendableTemplate;
+  /** The WhatsApp app and its template (null for a campaign without one: a bot template alone). */
+  app: AppEntity | null;
+  template: SendableTemplate | null;
   /** The account's bot template of the name, sent on Telegram and MAX instead of the rendered `template`. */
   bot?: BotTemplateRow | null;
+  /**
+   * A content campaign's content, sent as it is instead of a template: as `POST /v1/messages` sends
+   * one (WhatsApp left out of the route while its window is closed; 422 window-closed with no other).
+   */
+  content?: SendContent | null;
   /** The recipient's channels in order (one: a single send; more: a failover route). */
   route: FailoverStep[];
   params: string[];
@@ -87,6 +100,17 @@ interface AcceptBase {
   /** The contact the send is to: kept on each attempt's message. */
   contact?: MessageContact | null;
 }
+
+/** A content campaign's send as the content path reads a gateway send (who sends, from which app, to whom). */
+const campaignContentRequest = (send: CampaignSend): GatewaySendRequest => ({
+  account_id: send.accountId,
+  user_id: send.userId,
+  channel: send.route[0].channel,
+  to: send.route[0].to,
+  template_app_id: send.app?.id ?? null,
+  params: [],
+  ...(send.contact ? { contact: send.contact } : {}),
+});
 
 const notConnected = (channel: string) =>
   new UnprocessableProblem('not-connected', 'Channel not connected', `No ${channel} sender for this account.`);
@@ -114,14 +138,14 @@ export class GatewaySendsService {
 
   async send(req: GatewaySendRequest): Promise<GatewaySendResult> {
     const given = req.idempotency ?? null;
-    if (!given) return { id: await this.accept(req, null), status: 'QUEUED', replayed: false };
+    if (!given) return { ...(await this.accept(req, null)), status: 'QUEUED', replayed: false };
     // One key space per account, inside the user's (an account's keys never meet the api's).
     const scoped = { key: `gateway:${req.account_id}:${given.key}`, hash: given.hash };
     const answer = await this.idempotency.run(
       req.user_id,
       scoped.key,
       scoped.hash,
-      async (lease) => ({ status: 202, body: { id: await this.accept(req, lease), status: 'QUEUED' as const } }),
+      async (lease) => ({ status: 202, body: { ...(await this.accept(req, lease)), status: 'QUEUED' as const } }),
       async () => {
         const id = await this.messages.findIdByIdempotencyKey(req.user_id, scoped.key, scoped.hash);
         return id ? { status: 202, body: { id, status: 'QUEUED' as const } } : null;
@@ -130,10 +154,14 @@ export class GatewaySendsService {
     return { ...answer.body, replayed: answer.replayed };
   }
 
-  private async accept(req: GatewaySendRequest, idempotency: KeyLease | null): Promise<string> {
+  /** The accepted message's id; with the flow token its template's FLOW button carries, when it does. */
+  private async accept(
+    req: GatewaySendRequest,
+    idempotency: KeyLease | null,
+  ): Promise<{ id: string; flow_token?: string }> {
     const route = req.route && req.route.length > 1 ? req.route : [req];
     const contact = req.contact ?? null;
-    if (req.content !== undefined) return this.acceptContent(req, req.content, route, idempotency);
+    if (req.content !== undefined) return { id: await this.acceptContent(req, req.content, route, idempotency) };
     if (req.template === undefined) {
       throw new ValidationProblem([{ field: 'template', message: 'template or content is required' }]);
     }
@@ -145,12 +173,21 @@ export class GatewaySendsService {
       language: req.language,
       channels: route.map((step) => step.channel),
     });
-    return this.dispatch(
+    // The token rides only where the template has a FLOW button and the route reaches WhatsApp.
+    const flowToken =
+      req.flow_token &&
+      choice.meta?.buttons.some((b) => b.type === 'FLOW') &&
+      route.some((step) => step.channel === 'whatsapp')
+        ? req.flow_token
+        : null;
+    const id = await this.dispatch(
       { userId: req.user_id, accountId: req.account_id, idempotency, campaignId: null, contact, ...choice },
       route,
       req.params,
       req.media_url,
+      { couponCode: req.coupon_code ?? null, flowToken },
     );
+    return flowToken ? { id, flow_token: flowToken } : { id };
   }
 
   /**
@@ -164,6 +201,7 @@ export class GatewaySendsService {
     content: SendContent,
     route: FailoverStep[],
     idempotency: KeyLease | null,
+    campaign: Pick<AcceptBase, 'campaignId' | 'alsoWrite'> = { campaignId: null },
   ): Promise<string> {
     const errors = route.flatMap((step) => contentErrors(step.channel, content));
     if (errors.length) {
@@ -187,26 +225,15 @@ export class GatewaySendsService {
       accountId: req.account_id,
       app,
       idempotency,
-      campaignId: null,
+      ...campaign,
       contact: req.contact ?? null,
     };
     return this.acceptAttempts(
       base,
-      steps.map((step) => this.attemptOn(step, base, out.kind, prepared)),
+      steps.map((step) =>
+        this.attemptOn(step, base, out.kind, { ...prepared, renderedAs: renderedAs(step.channel, content) }),
+      ),
     );
-  }
-
-  /**
-   * The APPROVED template of the app a send names (by name, and language when given): the
-   * gateway's field errors (`template`, `language`) when there is none to send.
-   */
-  async templateOf(app: AppEntity, name: string, language: string | null | undefined): Promise<SendableTemplate> {
-    const chosen = chooseTemplate(await this.templates.findTemplates(app.id, name), {
-      name,
-      language: language ?? undefined,
-    });
-    if (Array.isArray(chosen)) throw refused(chosen);
-    return chosen;
   }
 
   /**
@@ -225,8 +252,8 @@ export class GatewaySendsService {
       meta: send.template,
       // The campaign's template name as a bot template, sent instead on Telegram and MAX.
       bot:
-        send.bot !== undefined
-          ? send.bot
+        send.bot !== undefined || !send.template
+          ? (send.bot ?? null)
           : await this.sources.botFor(
               send.accountId,
               send.template.name,
@@ -244,7 +271,12 @@ export class GatewaySendsService {
       async (lease) => ({
         status: 202,
         body: {
-          id: await this.dispatch({ ...base, idempotency: lease }, send.route, send.params, send.mediaUrl),
+          id: send.content
+            ? await this.acceptContent(campaignContentRequest(send), send.content, send.route, lease, {
+                campaignId: send.campaignId,
+                alsoWrite: send.alsoWrite,
+              })
+            : await this.dispatch({ ...base, idempotency: lease }, send.route, send.params, send.mediaUrl),
           status: 'QUEUED' as const,
         },
       }),
@@ -266,10 +298,11 @@ export class GatewaySendsService {
     route: FailoverStep[],
     params: string[] | undefined,
     mediaUrl: string | null | undefined,
+    buttons: TemplateButtonInputs = {},
   ): Promise<string> {
     const chosen = base.meta;
     const needsMeta = route.some((step) => step.channel === 'whatsapp' || !base.bot);
-    const resolved = chosen && needsMeta ? resolvedSend(chosen, params, mediaUrl) : null;
+    const resolved = chosen && needsMeta ? resolvedSend(chosen, params, mediaUrl, buttons) : null;
     const attempts = route.map((step) => {
       const bot = step.channel !== 'whatsapp';
       if (bot && base.bot) {

@@ -10,6 +10,7 @@ import {
   MessageReport,
   OutboundMessage,
   priorityOf,
+  RenderedAs,
   TIER_CAP_OF,
   Topology,
 } from '@app/contracts';
@@ -48,6 +49,8 @@ export interface PreparedSend {
   category: MessageCategory;
   content: OutboundContent;
   templateId: number | null;
+  /** A content send: what its channel is asked to send (kept on the message for its report). */
+  renderedAs?: RenderedAs | null;
 }
 
 /**
@@ -183,6 +186,7 @@ export class MessagesService {
         campaignId: send.campaignId ?? null,
         contactId: send.contact?.id ?? null,
         contactExternalId: send.contact?.external_id ?? null,
+        renderedAs: prepared.renderedAs ?? null,
       },
       tier: app && send.kind === 'TEMPLATE' && cap !== null ? { appId: app.id, cap, label: app.messageLimit } : null,
       outbox: entry,

@@ -1,3 +1,4 @@
+import { COUPON_CODE_MAX_LENGTH } from '@app/contracts';
 import type { MessageCategory, RenderedTemplate, TemplateButtonType, TemplateContent } from '@app/contracts';
 import type { FieldError } from '@app/server';
 import type { TemplateSendDto } from './dto/send-message.dto';
@@ -71,14 +72,25 @@ export function chooseTemplate(
 }
 
 /**
+ * The values a button takes at send: a URL button one per variable of its URL, a COPY_CODE button
+ * one (its coupon code); the others none.
+ */
+export function buttonVariables(b: { type: TemplateButtonType; url?: string }): number {
+  return b.type === 'COPY_CODE' ? 1 : b.type === 'URL' ? countVariables(b.url) : 0;
+}
+
+/**
  * Checks a send's substitution values against the template (one value per variable, per
  * component; media templates need their media URL) and builds the outbound template content.
- * Buttons given in the request are matched, in order, to the template's buttons that have a variable.
+ * Buttons given in the request are matched, in order, to the template's buttons that take values
+ * (URL buttons with a variable, the COPY_CODE button's coupon code). A FLOW button carries
+ * `flowToken` when one is given (the platform's token, returned with the submitted Flow).
  */
 export function resolveTemplate(
   template: SendableTemplate,
   request: TemplateSendDto,
   mmLite: { requested: boolean; supported: boolean },
+  flowToken?: string | null,
 ): ResolvedTemplate | FieldError[] {
   const errors: FieldError[] = [];
   const components = request.components ?? {};
@@ -97,7 +109,7 @@ export function resolveTemplate(
   expect('template.components.body.values', bodyValues.length, countVariables(template.body.text), 'the body');
 
   const variableButtons = template.buttons
-    .map((b, index) => ({ ...b, index, variables: countVariables(b.url) }))
+    .map((b, index) => ({ ...b, index, variables: buttonVariables(b) }))
     .filter((b) => b.variables > 0);
   const givenButtons = components.buttons ?? [];
   if (givenButtons.length !== variableButtons.length) {
@@ -117,13 +129,23 @@ export function resolveTemplate(
       });
     }
     expect(`template.components.buttons.${i}.values`, given.values.length, b.variables, `button ${i + 1}`);
-    // Only URL buttons carry variables.
+    if (b.type === 'COPY_CODE' && given.values.some((v) => String(v).length > COUPON_CODE_MAX_LENGTH)) {
+      errors.push({
+        field: `template.components.buttons.${i}.values`,
+        message: `a coupon code is at most ${COUPON_CODE_MAX_LENGTH} characters`,
+      });
+    }
     buttons.push({
       index: b.index,
-      type: b.type === 'QUICK_REPLY' ? 'QUICK_REPLY' : 'URL',
+      type: b.type === 'COPY_CODE' ? 'COPY_CODE' : 'URL',
       values: given.values.map(String),
     });
   });
+  if (flowToken) {
+    template.buttons.forEach((b, index) => {
+      if (b.type === 'FLOW') buttons.push({ index, type: 'FLOW', values: [flowToken] });
+    });
+  }
 
   const isMedia = template.type !== 'TEXT';
   if (isMedia && !request.url) {
@@ -187,13 +209,27 @@ export function renderTemplate(template: SendableTemplate, content: TemplateCont
 
 /**
  * A flat list of values (the gateway's `params`) as a template send: the header's variables first,
- * then the body's, then each URL button's, in order. A count that does not match is a field error.
+ * then the body's, then each URL button's, in order; the COPY_CODE button's coupon is
+ * `couponCode`. A count that does not match, or a coupon missing or given without a COPY_CODE
+ * button, is a field error.
  */
 export function templateSendOf(
   template: SendableTemplate,
   params: string[],
   mediaUrl: string | undefined,
+  couponCode?: string | null,
 ): TemplateSendDto | FieldError[] {
+  const copyCode = template.buttons.some((b) => b.type === 'COPY_CODE');
+  if (copyCode !== !!couponCode) {
+    return [
+      {
+        field: 'coupon_code',
+        message: copyCode
+          ? `template "${template.name}" has a COPY_CODE button: coupon_code is required`
+          : `template "${template.name}" has no COPY_CODE button: coupon_code is not allowed`,
+      },
+    ];
+  }
   const header = countVariables(template.header?.text);
   const body = countVariables(template.body.text);
   const buttons = template.buttons.map((b) => countVariables(b.url)).filter((n) => n > 0);
@@ -207,7 +243,7 @@ export function templateSendOf(
     ];
   }
   let at = header + body;
-  const variableButtons = template.buttons.filter((b) => countVariables(b.url) > 0);
+  const variableButtons = template.buttons.filter((b) => buttonVariables(b) > 0);
   return {
     name: template.name,
     language: template.language,
@@ -216,6 +252,7 @@ export function templateSendOf(
       header: { values: params.slice(0, header) },
       body: { values: params.slice(header, header + body) },
       buttons: variableButtons.map((b) => {
+        if (b.type === 'COPY_CODE') return { type: b.type, values: [couponCode] };
         const n = countVariables(b.url);
         const values = params.slice(at, at + n);
         at += n;

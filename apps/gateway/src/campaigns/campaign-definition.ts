@@ -6,11 +6,18 @@ import {
   campaignInstant,
   unixSeconds,
 } from '@app/contracts';
-import { FieldError, findUnboundedInput, INPUT_LIMITS, ValidationProblem } from '@app/server';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { FieldError, findUnboundedInput, flattenValidationErrors, INPUT_LIMITS, ValidationProblem } from '@app/server';
 import { CONTACT_LIMITS } from '../contacts/contact-fields';
+import { SendContentDto } from '../messages/dto/send-gateway-message.dto';
 
 /** Fields a PATCH may clear with null. */
 const OPTIONAL = new Set<string>([
+  // One of template and content stays: the definition's check says so when neither does.
+  'template',
+  'content',
+  'fallback_template',
   'language',
   'params',
   'media_url',
@@ -57,13 +64,59 @@ export function parseCampaignDefinition(raw: unknown, checkUrl: (url: string) =>
   if (!isObject(raw)) throw new ValidationProblem([{ field: 'body', message: 'must be a JSON object' }]);
   const refused = unbounded(raw);
   if (refused) throw new ValidationProblem([refused]);
-  const errors: FieldError[] = campaignDefinitionErrors(raw);
-  if (typeof raw.media_url === 'string' && !errors.some((e) => e.field === 'media_url')) {
-    const reason = checkUrl(raw.media_url);
-    if (reason) errors.push({ field: 'media_url', message: `media_url ${reason}` });
+  // Each content (the campaign's, its variants') is first checked by POST /v1/messages' own validator.
+  const contents = contentsOf(raw);
+  const shape = contents.flatMap(([at, content]) => contentShapeErrors(content, at));
+  // Its other fields are named too, the contents standing in as a valid one.
+  const errors: FieldError[] = shape.length
+    ? [...shape, ...campaignDefinitionErrors(withContents(raw, { type: 'text', text: '-' }))]
+    : campaignDefinitionErrors(raw);
+  const urls: [string, unknown][] = [
+    ['media_url', raw.media_url],
+    ...contents.map(([at, c]): [string, unknown] => [`${at}.url`, isObject(c) ? c.url : undefined]),
+  ];
+  for (const [field, url] of urls) {
+    if (typeof url !== 'string' || errors.some((e) => e.field === field)) continue;
+    const reason = checkUrl(url);
+    if (reason) errors.push({ field, message: `${field} ${reason}` });
   }
   if (errors.length) throw new ValidationProblem(errors.slice(0, INPUT_LIMITS.listedErrors));
   return definitionOf(raw);
+}
+
+/** The contents a definition sends, each with where it is: `content`, `variants[<i>].content`. */
+function contentsOf(raw: Record<string, unknown>): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  if (raw.content !== undefined && raw.content !== null) out.push(['content', raw.content]);
+  if (Array.isArray(raw.variants)) {
+    raw.variants.forEach((v: unknown, i) => {
+      if (isObject(v) && v.content !== undefined && v.content !== null) out.push([`variants[${i}].content`, v.content]);
+    });
+  }
+  return out;
+}
+
+/** The definition with each content it sends replaced by `content`. */
+function withContents(raw: Record<string, unknown>, content: unknown): Record<string, unknown> {
+  const variants = Array.isArray(raw.variants)
+    ? raw.variants.map((v: unknown) =>
+        isObject(v) && v.content !== undefined && v.content !== null ? { ...v, content } : v,
+      )
+    : raw.variants;
+  const out = { ...raw, variants };
+  if (raw.variants === undefined) delete out.variants;
+  return raw.content === undefined || raw.content === null ? out : { ...out, content };
+}
+
+/** A content checked by the validator `POST /v1/messages` uses, each field named `<at>.<field>`. */
+function contentShapeErrors(content: unknown, at: string): FieldError[] {
+  if (!isObject(content)) return [{ field: at, message: `${at} must be an object` }];
+  const errors = validateSync(plainToInstance(SendContentDto, content), {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+  });
+  return flattenValidationErrors(errors, at);
 }
 
 /** The definition as stored: the fields given, nothing else, params defaulting to none. */

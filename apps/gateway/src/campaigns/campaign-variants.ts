@@ -16,7 +16,8 @@ export function variantAssignment(campaign: CampaignDefinition & { id: string })
   return {
     campaignId: campaign.id,
     shares: variants.map((v) => v.share),
-    params: variants.map((v) => compileParams(v.params ?? [])),
+    // A content variant is sent with the campaign's params (its fallback template's).
+    params: variants.map((v) => compileParams((v.content ? campaign.params : v.params) ?? [])),
   };
 }
 

@@ -24,11 +24,12 @@ import { Clock, ConflictProblem, NotFoundProblem, WorkLimit } from '@app/server'
 import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
-import { templateAppOf } from '../messages/send-route';
+import { liveSendersOf } from '../messages/send-route';
 import { LinksService } from '../links/links.service';
 import { CampaignAudienceResolver } from './campaign-audience';
 import { CampaignAudienceCheck, emptyAudience } from './campaign-audience-check';
 import { campaignAnswer, mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
+import { placeRecipients } from './campaign-content-estimate';
 import { CampaignEstimate, estimateTime, EstimateTally, QuietHoursTally } from './campaign-estimate';
 
 /** Most routes asked of consent per call (the api's bound). */
@@ -109,6 +110,14 @@ export class CampaignsService {
     private readonly links: LinksService,
   ) {}
 
+  /**
+   * The linked WhatsApp app whose templates a campaign sends on WhatsApp; null without one, when
+   * the api sends the account's bot templates on Telegram and MAX (docs/campaigns.md#bot-templates).
+   */
+  private async templateApp(account: AuthenticatedAccount): Promise<number | null> {
+    return (await liveSendersOf(this.connections, account.id, ['whatsapp'])).whatsapp?.appId ?? null;
+  }
+
   private parse(raw: unknown): CampaignDefinition {
     const definition = parseCampaignDefinition(raw, (url) => {
       const form = this.targets.checkForm(url);
@@ -180,7 +189,7 @@ export class CampaignsService {
   private async estimateNow(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
     const campaign = await this.stored(account, id);
     const userId = billedUser(account);
-    const templateAppId = await templateAppOf(this.connections, account.id);
+    const templateAppId = await this.templateApp(account);
     const quote = await this.rpc.call(
       CAMPAIGNS_RPC.quote,
       { ...refOf(account, id), template_app_id: templateAppId },
@@ -210,16 +219,28 @@ export class CampaignsService {
       const { excluded } = await this.frequencyOf(quote.category, {
         user_id: userId,
         category: quote.category,
-        template: campaign.template,
+        template: campaign.template ?? '',
         frequency: campaign.frequency ?? null,
         contact_ids: consented.map((r) => r.contact_id),
       });
+      // A content campaign's WhatsApp recipients count by their window (docs/campaigns.md#content-campaigns).
+      const place = await placeRecipients(quote, batch, first, async (to) =>
+        templateAppId === null
+          ? to.map(() => false)
+          : (
+              await this.rpc.call(
+                CAMPAIGNS_RPC.windows,
+                { ...refOf(account, id), template_app_id: templateAppId, to },
+                ESTIMATE,
+              )
+            ).open,
+      );
       let k = 0;
-      batch.forEach((r, i) => {
+      batch.forEach((_r, i) => {
         if (first[i] < 0) return tally.exclude('opted_out');
         const limited = excluded[k++];
         if (limited) tally.exclude(limited);
-        else tally.include(r.route[first[i]].channel, r.time_zone);
+        else place(tally, i);
       });
       batch = [];
     };
@@ -241,9 +262,11 @@ export class CampaignsService {
         pacing: quote.pacing,
         rate: campaign.rate ?? null,
         tier: quote.tier,
+        runner: quote.runner,
         quiet: quietHold,
         now,
         startAt,
+        endBy: campaignInstant(campaign.schedule?.end_by),
       }),
     );
   }
@@ -272,7 +295,7 @@ export class CampaignsService {
       );
     }
     billedUser(account);
-    const templateAppId = await templateAppOf(this.connections, account.id);
+    const templateAppId = await this.templateApp(account);
     let total = 0;
     let sendable = 0;
     let first = true;

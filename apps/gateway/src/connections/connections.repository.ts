@@ -11,6 +11,12 @@ export class ConnectionTakenError extends Error {
   }
 }
 
+/** A connection as a callback to it needs it, with its account's api user (null: none). */
+export type CallbackConnection = Pick<
+  ConnectionEntity,
+  'id' | 'accountId' | 'channel' | 'state' | 'credential' | 'inboundSecretHash'
+> & { userId: string | null };
+
 /** The only place that queries connections. */
 @Injectable()
 export class ConnectionsRepository {
@@ -113,6 +119,43 @@ export class ConnectionsRepository {
     },
     queryKey: (accountId) => accountId,
     rowKey: (c) => c.accountId,
+  });
+
+  /**
+   * A connection as a callback to it needs it, with its account's api user; the callbacks that
+   * arrive at the same time are read in one query (never from a cache: a disconnect holds at once).
+   */
+  findForCallback(id: string): Promise<CallbackConnection | null> {
+    return this.forCallback.one(id);
+  }
+
+  private readonly forCallback = new BatchedLookup<string, CallbackConnection>({
+    load: async (ids) => {
+      const rows: {
+        id: string;
+        account_id: string;
+        channel: ConnectionChannel;
+        state: ConnectionEntity['state'];
+        credential: string | null;
+        inbound_secret_hash: string | null;
+        user_id: string | null;
+      }[] = await this.ds.query(
+        `SELECT c.id, c.account_id, c.channel, c.state, c.credential, c.inbound_secret_hash, a.user_id
+           FROM connections c LEFT JOIN accounts a ON a.id = c.account_id WHERE c.id = ANY($1::uuid[])`,
+        [ids],
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        accountId: r.account_id,
+        channel: r.channel,
+        state: r.state,
+        credential: r.credential,
+        inboundSecretHash: r.inbound_secret_hash,
+        userId: r.user_id,
+      }));
+    },
+    queryKey: (id) => id,
+    rowKey: (c) => c.id,
   });
 
   /** The live connection of a bot, whichever account holds it. */

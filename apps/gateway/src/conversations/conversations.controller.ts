@@ -81,7 +81,7 @@ export class ConversationsController {
   ): Promise<ConversationView> {
     const row = await this.conversations.get(account, id);
     void reply.header('ETag', `"${row.version}"`);
-    return this.conversations.view(row);
+    return this.conversations.viewOf(row);
   }
 
   @Patch(':id')
@@ -103,7 +103,7 @@ export class ConversationsController {
   ): Promise<ConversationView> {
     const row = await this.conversations.update(account, id, versionOf(ifMatch), dto);
     void reply.header('ETag', `"${row.version}"`);
-    return this.conversations.view(row);
+    return this.conversations.viewOf(row);
   }
 
   @Get(':id/messages')
@@ -149,6 +149,6 @@ export class ConversationsController {
   @ApiOkResponse({ type: ConversationDto })
   @ApiProblems(404)
   async read(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<ConversationView> {
-    return this.conversations.view(await this.conversations.markRead(account, id));
+    return this.conversations.viewOf(await this.conversations.markRead(account, id));
   }
 }

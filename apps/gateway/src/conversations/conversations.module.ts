@@ -12,6 +12,8 @@ import { ConversationsController } from './conversations.controller';
 import { ConversationsRecorder } from './conversations.recorder';
 import { ConversationsRepository } from './conversations.repository';
 import { ConversationsService } from './conversations.service';
+import { OutboundContents } from './outbound-content';
+import { ServiceWindows } from './service-windows';
 
 /** Conversations: every customer's thread, kept from the EVENTS stream, read and answered (docs/conversations.md). */
 @Module({
@@ -25,6 +27,8 @@ import { ConversationsService } from './conversations.service';
     ConversationContacts,
     ConversationsRecorder,
     ConversationsService,
+    OutboundContents,
+    ServiceWindows,
   ],
   exports: [ConversationsRecorder],
 })

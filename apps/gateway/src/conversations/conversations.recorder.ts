@@ -20,6 +20,7 @@ import { Clock } from '@app/server';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { ContactRow } from '../contacts/contacts.repository';
 import { ConversationContacts, recipientAddress, senderAddresses, SenderOf } from './conversation-contacts';
+import { readMarkerTarget } from './conversation-read-markers';
 import {
   ConversationMessageRow,
   ConversationRow,
@@ -142,14 +143,13 @@ export class ConversationsRecorder {
           channel: f.channel,
           contactId: contact.id,
           address: f.d.from,
-          sender: f.channel === 'whatsapp' ? f.d.connection_id : null,
+          sender: readMarkerTarget(f.channel, f.d),
         };
         return { f, thread };
       }),
     );
-    const conversations = await this.conversations.openMany(wanted.map((w) => w.thread));
     const items = wanted.map(({ f, thread }) => ({
-      conversation: conversations.get(threadKey(thread.accountId, thread.connectionId, thread.contactId))!,
+      thread,
       cause: f.event,
       m: {
         direction: 'in' as const,
@@ -160,16 +160,19 @@ export class ConversationsRecorder {
         at: this.at(f.d.timestamp, f.event),
       },
     }));
-    const inserted = await this.conversations.addInbound(items);
+    const { conversations, rows: inserted } = await this.conversations.addInbound(items);
+    const conversationOf = (t: NewThread) => conversations.get(threadKey(t.accountId, t.connectionId, t.contactId))!;
     const fresh = new Set(inserted.map((r) => `${r.conversation_id}|${r.provider_message_id}`));
-    const repeats = items.filter((it) => !fresh.has(`${it.conversation.id}|${it.m.providerMessageId}`));
+    const repeats = items
+      .map((it) => ({ conversation: conversationOf(it.thread), m: it.m }))
+      .filter((it) => !fresh.has(`${it.conversation.id}|${it.m.providerMessageId}`));
     const rows = [...inserted, ...(await this.storedBefore(repeats))];
-    const byId = new Map(items.map((it) => [it.conversation.id, it]));
+    const byId = new Map(items.map((it) => [conversationOf(it.thread).id, conversationOf(it.thread)]));
     // A repeat (same conversation and provider id) was left out: its first stands for it.
-    const causes = new Map(items.map((it) => [`${it.conversation.id}|${it.m.providerMessageId}`, it.cause]));
+    const causes = new Map(items.map((it) => [`${conversationOf(it.thread).id}|${it.m.providerMessageId}`, it.cause]));
     await this.publishMany(
       rows.map((row) => ({
-        conversation: byId.get(row.conversation_id)!.conversation,
+        conversation: byId.get(row.conversation_id)!,
         row,
         cause: causes.get(`${row.conversation_id}|${row.provider_message_id}`) ?? null,
       })),
@@ -216,21 +219,25 @@ export class ConversationsRecorder {
     const status = STATUS_OF_EVENT[event.type]!;
     if (!isUuid(d?.message_id)) return;
     const providerId = d.provider_message_id ?? null;
-    if (await this.conversations.advance(d.message_id, status, providerId)) return;
+    const advanced = await this.conversations.advanceMany([
+      { messageId: d.message_id, status, providerMessageId: providerId },
+    ]);
+    if (advanced.size) return;
     // Not in a conversation yet: its first status opens it, when the recipient is a contact.
     const address = d.recipient ? recipientAddress(event.channel!, d.recipient) : null;
     if (!address) return;
     for (const connection of await this.ownersOf(event, d.connection_id ?? null)) {
       const contact = await this.contacts.byAddress(connection.account_id, address);
       if (!contact) continue;
-      const conversation = await this.conversations.open(
-        connection.account_id,
-        connection.id,
-        event.channel!,
-        contact.id,
-        address.value,
-      );
-      await this.add(conversation, event, {
+      const thread: NewThread = {
+        accountId: connection.account_id,
+        connectionId: connection.id,
+        channel: event.channel!,
+        contactId: contact.id,
+        address: address.value,
+        sender: null,
+      };
+      await this.add(thread, event, {
         direction: 'out',
         providerMessageId: providerId,
         messageId: d.message_id,
@@ -242,11 +249,12 @@ export class ConversationsRecorder {
   }
 
   /**
-   * Records a message the account sent through a conversation, when the send is accepted: with its
-   * content, before any status comes (a status that came first is kept: statuses only move forward).
+   * Records a message the account sent, when the send is accepted, in the thread of its recipient's
+   * contact: with its content, before any status comes (a status that came first is kept: statuses
+   * only move forward; the content replaces the unknown one it recorded).
    */
-  async sent(conversation: ConversationRow, messageId: string, content: ConversationContent): Promise<void> {
-    await this.add(conversation, null, {
+  async sent(thread: NewThread, messageId: string, content: ConversationContent): Promise<void> {
+    await this.add(thread, null, {
       direction: 'out',
       providerMessageId: null,
       messageId,
@@ -286,8 +294,8 @@ export class ConversationsRecorder {
   }
 
   /** Adds the message and, the first time, publishes `conversation.message.created`. */
-  private async add(conversation: ConversationRow, cause: EventEnvelope<unknown> | null, m: NewConversationMessage) {
-    const row = await this.conversations.add(conversation, m);
+  private async add(thread: NewThread, cause: EventEnvelope<unknown> | null, m: NewConversationMessage) {
+    const { conversation, row } = await this.conversations.add(thread, m);
     if (row) await this.publishCreated(conversation, row, cause);
   }
 

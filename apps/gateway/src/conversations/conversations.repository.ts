@@ -129,38 +129,22 @@ const PREVIEW = `jsonb_build_object('id', m.id, 'direction', m.direction, 'statu
 export class ConversationsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** The conversation of (account, connection, contact), created on its first message; a concurrent create finds the first. */
-  async open(
-    accountId: string,
-    connectionId: string,
-    channel: string,
-    contactId: string,
-    address: string,
-    sender: string | null = null,
-  ): Promise<ConversationRow> {
-    await this.ds.query(
-      `INSERT INTO conversations (id, account_id, connection_id, channel, contact_id, address, sender)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (account_id, connection_id, contact_id) DO UPDATE SET sender = EXCLUDED.sender
-         WHERE EXCLUDED.sender IS NOT NULL AND conversations.sender IS DISTINCT FROM EXCLUDED.sender`,
-      [uuidv7(), accountId, connectionId, channel, contactId, address, sender],
-    );
-    const [row] = await sqlRows<ConversationRow>(
-      this.ds,
-      `SELECT * FROM conversations WHERE account_id = $1 AND connection_id = $2 AND contact_id = $3`,
-      [accountId, connectionId, contactId],
-    );
-    return row;
-  }
-
   /**
-   * Adds a message to the conversation, once: a repeated inbound update (same provider id) or
-   * outbound message (same message id) changes nothing but, outbound, moves its status forward.
-   * Null when it was there already; the new row otherwise, with the conversation's last message,
-   * unread count and window moved on, in one transaction.
+   * Adds a message to the conversation of a thread, once, and makes the conversation with it, in
+   * one transaction (no conversation is seen without its first message): a repeated inbound update
+   * (same provider id) or outbound message (same message id) changes nothing but, outbound, moves
+   * its status forward and fills in content a status left unknown (never content the purge removed).
+   * The new row (null when it was there already) with the conversation's last message, unread count
+   * and window moved on.
    */
-  async add(conversation: ConversationRow, m: NewConversationMessage): Promise<ConversationMessageRow | null> {
+  async add(
+    thread: NewThread,
+    m: NewConversationMessage,
+  ): Promise<{ conversation: ConversationRow; row: ConversationMessageRow | null }> {
     return this.ds.transaction(async (em) => {
+      const conversation = (await this.openIn(em, [thread])).get(
+        threadKey(thread.accountId, thread.connectionId, thread.contactId),
+      )!;
       const conflict =
         m.direction === 'in'
           ? `ON CONFLICT (conversation_id, direction, provider_message_id) WHERE direction = 'in' DO NOTHING`
@@ -168,8 +152,18 @@ export class ConversationsRepository {
                SET status = CASE WHEN ${rank('EXCLUDED.status')} > ${rank('conversation_messages.status')}
                                  THEN EXCLUDED.status ELSE conversation_messages.status END,
                    provider_message_id = coalesce(conversation_messages.provider_message_id, EXCLUDED.provider_message_id),
-                   content = CASE WHEN EXCLUDED.content ->> 'type' <> '${UNKNOWN_CONTENT_TYPE}' THEN EXCLUDED.content
+                   content = CASE WHEN EXCLUDED.content ->> 'type' <> '${UNKNOWN_CONTENT_TYPE}'
+                                   AND conversation_messages.content_purged_at IS NULL THEN EXCLUDED.content
                                   ELSE conversation_messages.content END`;
+      // A message whose status came first: the content its send kept (a failover route's) is taken now.
+      const [kept] =
+        m.direction === 'out' && m.messageId && m.content.type === UNKNOWN_CONTENT_TYPE
+          ? await sqlRows<{ content: ConversationContent }>(
+              em,
+              `DELETE FROM outbound_contents WHERE message_id = $1 AND account_id = $2 RETURNING content`,
+              [m.messageId, thread.accountId],
+            )
+          : [];
       const [row] = await sqlRows<ConversationMessageRow & { inserted: boolean }>(
         em,
         `INSERT INTO conversation_messages (id, conversation_id, account_id, direction, provider_message_id, message_id,
@@ -184,13 +178,13 @@ export class ConversationsRepository {
           m.providerMessageId,
           m.messageId,
           m.status,
-          JSON.stringify(m.content),
+          JSON.stringify(kept?.content ?? m.content),
           m.at,
         ],
       );
       if (!row?.inserted) {
         if (row) await this.refreshPreviews(em, [row.id]);
-        return null;
+        return { conversation, row: null };
       }
       const inbound = m.direction === 'in';
       await em.query(
@@ -209,8 +203,19 @@ export class ConversationsRepository {
         [conversation.id, row.id, inbound ? 1 : 0, inbound, m.at, m.providerMessageId],
       );
       const { inserted: _inserted, ...message } = row;
-      return message;
+      return { conversation, row: message };
     });
+  }
+
+  /**
+   * Keeps the content of a send whose channel the api chooses (a failover route) until its first
+   * status records it in the thread of the channel it went on; the purge removes what is left.
+   */
+  async keepContent(accountId: string, messageId: string, content: ConversationContent): Promise<void> {
+    await this.ds.query(
+      `INSERT INTO outbound_contents (message_id, account_id, content) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [messageId, accountId, JSON.stringify(content)],
+    );
   }
 
   /** Keeps the conversations' last-message previews in step with messages that changed (status, content). */
@@ -226,17 +231,18 @@ export class ConversationsRepository {
   }
 
   /**
-   * The conversations of many (account, connection, contact) threads in two statements, each made
-   * on its first message (a concurrent make finds the first); keyed by threadKey.
+   * The conversations of many (account, connection, contact) threads in two statements of the
+   * transaction that adds their messages, each made with its first message (a concurrent make finds
+   * the first); keyed by threadKey.
    */
-  async openMany(threads: NewThread[]): Promise<Map<string, ConversationRow>> {
+  private async openIn(em: EntityManager, threads: NewThread[]): Promise<Map<string, ConversationRow>> {
     const unique = [...new Map(threads.map((t) => [threadKey(t.accountId, t.connectionId, t.contactId), t])).entries()]
       // One order for every writer, so that two batches never wait on each other's rows crosswise.
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, t]) => t);
     if (!unique.length) return new Map();
     const col = <K extends keyof NewThread>(k: K) => unique.map((t) => t[k]);
-    await this.ds.query(
+    await em.query(
       `INSERT INTO conversations (id, account_id, connection_id, channel, contact_id, address, sender)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[])
        ON CONFLICT (account_id, connection_id, contact_id) DO UPDATE SET sender = EXCLUDED.sender
@@ -252,7 +258,7 @@ export class ConversationsRepository {
       ],
     );
     const rows = await sqlRows<ConversationRow>(
-      this.ds,
+      em,
       `SELECT c.* FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(account_id, connection_id, contact_id)
          JOIN conversations c ON c.account_id = x.account_id AND c.connection_id = x.connection_id
                              AND c.contact_id = x.contact_id`,
@@ -264,21 +270,26 @@ export class ConversationsRepository {
   /**
    * Adds many inbound messages at once, each once (a repeat of a stored provider id, or one twice in
    * the batch, is left out): one insert, then each conversation touched moved on by what it got
-   * (unread count, window, last message), in one transaction. The new rows, in the order given.
+   * (unread count, window, last message), in one transaction that also makes the conversations new
+   * to it. The conversations by threadKey, and the new rows in the order given.
    */
   async addInbound(
-    items: { conversation: ConversationRow; m: NewConversationMessage }[],
-  ): Promise<ConversationMessageRow[]> {
-    if (!items.length) return [];
-    const rows = items.map(({ conversation, m }) => ({
-      id: uuidv7(),
-      conversation_id: conversation.id,
-      account_id: conversation.account_id,
-      provider_message_id: m.providerMessageId,
-      content: m.content,
-      at: m.at.toISOString(),
-    }));
+    items: { thread: NewThread; m: NewConversationMessage }[],
+  ): Promise<{ conversations: Map<string, ConversationRow>; rows: ConversationMessageRow[] }> {
+    if (!items.length) return { conversations: new Map(), rows: [] };
     return this.ds.transaction(async (em) => {
+      const conversations = await this.openIn(
+        em,
+        items.map((it) => it.thread),
+      );
+      const rows = items.map(({ thread: t, m }) => ({
+        id: uuidv7(),
+        conversation_id: conversations.get(threadKey(t.accountId, t.connectionId, t.contactId))!.id,
+        account_id: t.accountId,
+        provider_message_id: m.providerMessageId,
+        content: m.content,
+        at: m.at.toISOString(),
+      }));
       const ids = [...new Set(rows.map((r) => r.conversation_id))].sort();
       // Locked in one order first: two batches touching the same conversations wait, never deadlock.
       await em.query(`SELECT 1 FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
@@ -332,7 +343,7 @@ export class ConversationsRepository {
           [JSON.stringify(latest)],
         );
       }
-      return inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+      return { conversations, rows: inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!) };
     });
   }
 
@@ -360,19 +371,6 @@ export class ConversationsRepository {
         rows.map((r) => r.id),
       );
     return new Set(rows.map((r) => r.message_id));
-  }
-
-  /** Moves an outbound message's status forward, wherever it is; false when no conversation has it. */
-  async advance(messageId: string, status: MessageStatus, providerMessageId: string | null): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(
-      this.ds,
-      `UPDATE conversation_messages SET status = CASE WHEN ${rank('$2')} > ${rank('status')} THEN $2 ELSE status END,
-              provider_message_id = coalesce(provider_message_id, $3)
-        WHERE message_id = $1 RETURNING id`,
-      [messageId, status, providerMessageId],
-    );
-    if (rows[0]) await this.refreshPreviews(this.ds, [rows[0].id]);
-    return rows.length > 0;
   }
 
   /** The account's conversation, or null (another account's is not found either). */

@@ -6,19 +6,20 @@ import {
   EventEnvelope,
   EventType,
   GatewaySendResult,
+  mediaSourceOf,
   SendContent,
   SendMediaType,
   isInteractive,
-  WHATSAPP_SERVICE_WINDOW_SECONDS,
 } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { Clock, NotFoundProblem, ProblemError, ValidationProblem } from '@app/server';
 import { AuthenticatedAccount } from '../accounts/authenticated-account';
 import { SendGatewayMessageDto } from '../messages/dto/send-gateway-message.dto';
+import { AcceptedSends } from '../messages/accepted-sends';
 import { GatewayMessagesService } from '../messages/gateway-messages.service';
 import { MediaViews, MessageMediaView } from '../media/media-views';
 import { ConversationReadMarkers } from './conversation-read-markers';
-import { ConversationsRecorder } from './conversations.recorder';
+import { ConversationWindow, ServiceWindows } from './service-windows';
 import {
   ConversationMessagePreview,
   ConversationMessageRow,
@@ -64,7 +65,7 @@ export interface ConversationView {
   unread_count: number;
   last_message: ConversationMessagePreview | null;
   last_message_at: number | null;
-  window?: { open: boolean; expires_at: number | null };
+  window?: { open: boolean; expires_at: number | null } | null;
   version: number;
   created_at: number;
   updated_at: number;
@@ -85,12 +86,13 @@ function decodeCursor(cursor: string): { updatedAt: string; id: string } {
 export class ConversationsService {
   constructor(
     private readonly conversations: ConversationsRepository,
-    private readonly recorder: ConversationsRecorder,
     private readonly markers: ConversationReadMarkers,
     private readonly messages: GatewayMessagesService,
     private readonly publisher: EventPublisher,
     private readonly clock: Clock,
     private readonly media: MediaViews,
+    private readonly windows: ServiceWindows,
+    private readonly acceptedSends: AcceptedSends,
   ) {}
 
   async list(
@@ -112,8 +114,9 @@ export class ConversationsService {
       limit,
     );
     const last = page.rows[page.rows.length - 1];
+    const windows = await this.windows.of(page.rows);
     return {
-      data: page.rows.map((r) => this.view(r)),
+      data: page.rows.map((r) => this.view(r, windows.get(r.id))),
       next_cursor: page.more && last ? encodeCursor(last.cursor_at, last.id) : null,
     };
   }
@@ -183,7 +186,8 @@ export class ConversationsService {
 
   /**
    * A reply on the channel the customer used, to the address they wrote from, through the one send
-   * path (the Idempotency-Key repeat answers the same message); recorded in the conversation at once.
+   * path (the Idempotency-Key repeat answers the same message), which records it in the
+   * conversation before the answer.
    */
   async reply(
     account: AuthenticatedAccount,
@@ -199,11 +203,8 @@ export class ConversationsService {
       content,
     });
     const answer = await this.messages.send(account, send, idempotency);
-    await this.recorder.sent(conversation, answer.id, {
-      type: content.type,
-      text: 'caption' in content ? (content.caption ?? null) : 'text' in content ? content.text : null,
-      ...('url' in content ? { url: content.url } : {}),
-    });
+    // The send path records it in this thread with its content (OutboundContents).
+    await this.acceptedSends.settled(answer.id);
     return { ...answer, conversation_id: conversation.id };
   }
 
@@ -218,9 +219,13 @@ export class ConversationsService {
     return this.get(account, id);
   }
 
-  view(r: ConversationRow): ConversationView {
-    const lastIn = seconds(r.last_inbound_at);
-    const now = this.clock.nowSeconds();
+  /** One conversation as answers show it, with its WhatsApp window. */
+  async viewOf(r: ConversationRow): Promise<ConversationView> {
+    return this.view(r, (await this.windows.of([r])).get(r.id));
+  }
+
+  /** A conversation as answers show it; a WhatsApp one with its window as the api's send check sees it. */
+  private view(r: ConversationRow, window: ConversationWindow | null | undefined): ConversationView {
     return {
       id: r.id,
       contact: { id: r.contact_id, name: r.contact_name ?? null, address: r.address },
@@ -233,12 +238,7 @@ export class ConversationsService {
       last_message: r.last_message,
       last_message_at: seconds(r.last_message_at),
       ...(r.channel === 'whatsapp'
-        ? {
-            window: {
-              open: lastIn !== null && now < lastIn + WHATSAPP_SERVICE_WINDOW_SECONDS,
-              expires_at: lastIn === null ? null : lastIn + WHATSAPP_SERVICE_WINDOW_SECONDS,
-            },
-          }
+        ? { window: window === undefined ? { open: false, expires_at: null } : window }
         : {}),
       version: r.version,
       created_at: seconds(r.created_at)!,
@@ -274,7 +274,7 @@ function contentOf(dto: ConversationReplyDto): SendContent {
   }
   return {
     type: dto.type as SendMediaType,
-    url: dto.url ?? '',
+    ...mediaSourceOf({ url: dto.url ?? '', media_id: dto.media_id }),
     ...(dto.caption ? { caption: dto.caption } : {}),
     ...(dto.file_name ? { file_name: dto.file_name } : {}),
   };

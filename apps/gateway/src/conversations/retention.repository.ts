@@ -107,4 +107,22 @@ export class RetentionRepository {
       return purged;
     });
   }
+
+  /**
+   * Removes up to `limit` kept contents of failover sends (outbound_contents) that no status took
+   * within their account's retention at `now`; the number removed.
+   */
+  async purgeKeptContents(now: Date, limit: number): Promise<number> {
+    const rows = await sqlRows<{ message_id: string }>(
+      this.ds,
+      `DELETE FROM outbound_contents WHERE message_id IN (
+         SELECT o.message_id FROM outbound_contents o
+           LEFT JOIN conversation_settings s ON s.account_id = o.account_id
+          WHERE o.created_at < $1::timestamptz - make_interval(days => coalesce(s.content_retention_days, $2::int))
+          LIMIT $3 FOR UPDATE OF o SKIP LOCKED)
+       RETURNING message_id`,
+      [now, DEFAULT_CONTENT_RETENTION_DAYS, limit],
+    );
+    return rows.length;
+  }
 }

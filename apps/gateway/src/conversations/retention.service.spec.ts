@@ -35,6 +35,8 @@ describe('ConversationRetention', () => {
           return batch;
         },
       ),
+      // Kept contents of failover sends: a full batch, then the rest.
+      purgeKeptContents: jest.fn().mockResolvedValueOnce(500).mockResolvedValueOnce(3),
     };
     const media = { forget: jest.fn(async (m: PurgedMessage[]) => void forgotten.push(m)) };
     const clock = { now: () => new Date(NOW), nowMs: () => NOW } as Clock;
@@ -51,5 +53,9 @@ describe('ConversationRetention', () => {
       ['a2', NOW, 500],
     ]);
     expect(forgotten).toEqual([[{ id: 'm0', media: { handle: 'h' } }], [], []]);
+    expect(repo.purgeKeptContents.mock.calls.map((c) => [(c[0] as Date).getTime(), c[1]])).toEqual([
+      [NOW, 500],
+      [NOW, 500],
+    ]);
   });
 });

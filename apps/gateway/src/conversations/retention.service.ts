@@ -58,6 +58,10 @@ export class ConversationRetention extends PeriodicService<number> {
       if (accounts.length < ACCOUNTS_PAGE) break;
       after = accounts[accounts.length - 1].id;
     }
+    // The kept content of failover sends no status took (their messages are in no thread).
+    while ((await this.retention.purgeKeptContents(this.clock.now(), PURGE_BATCH)) === PURGE_BATCH) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     if (purged > 0) this.logger.log({ purged }, 'conversation content past its retention purged');
     return purged;
   }

@@ -49,6 +49,9 @@ const REACHED = (channel: string, connectionId: string, appId: string) =>
   `SELECT ch.account_id FROM connections ch WHERE ch.channel = ${channel} AND ch.state <> 'disconnected'
      AND (ch.id::text = ${connectionId} OR (ch.channel = 'whatsapp' AND ch.app_id::text = ${appId}))`;
 
+/** How studentsWaiting names a student of a channel. */
+export const studentKey = (student: string, channel: string) => `${channel}|${student}`;
+
 /** The only place that queries course waits and triggers. */
 @Injectable()
 export class CourseRepliesRepository {
@@ -106,6 +109,18 @@ export class CourseRepliesRepository {
       for (const w of ended) await this.enqueue(post(w), em);
       return { ended, answeredBefore: false };
     });
+  }
+
+  /** Which of the students (studentKey) have a wait of any state on their channel: one indexed read for all. */
+  async studentsWaiting(students: { student: string; channel: string }[]): Promise<Set<string>> {
+    if (!students.length) return new Set();
+    const rows = await sqlRows<{ student: string; channel: string }>(
+      this.ds,
+      `SELECT DISTINCT w.student, w.channel FROM unnest($1::text[], $2::text[]) AS x(student, channel)
+         JOIN course_waits w ON w.student = x.student AND w.channel = x.channel`,
+      [students.map((s) => s.student), students.map((s) => s.channel)],
+    );
+    return new Set(rows.map((r) => studentKey(r.student, r.channel)));
   }
 
   /** Ends up to `limit` waits past their due time as `no_reply`, each with its post queued in the same transaction. */

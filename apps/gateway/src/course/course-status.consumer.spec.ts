@@ -35,7 +35,10 @@ function setup() {
     connections as unknown as ConnectionsRepository,
     outbox as unknown as CourseOutboxWorker,
     { record: jest.fn().mockResolvedValue(undefined) } as unknown as ConversationsRecorder,
-    { onEvent: jest.fn().mockResolvedValue(undefined) } as unknown as CourseReplies,
+    {
+      onEvent: jest.fn().mockResolvedValue(undefined),
+      prefetch: jest.fn().mockResolvedValue(null),
+    } as unknown as CourseReplies,
   );
   return { consumer, course };
 }

@@ -1,14 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope, isUuid, MessageStatusData, Topology } from '@app/contracts';
-import {
-  ConsumerRunner,
-  DEFAULT_TOPOLOGY_OPTIONS,
-  NatsClients,
-  settle,
-  Settlement,
-  EVENTS_LINGER_MS,
-} from '@app/messaging';
-import { GroupCommit } from '@app/database';
+import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, settle, Settlement } from '@app/messaging';
+import { GroupCommit, storableText } from '@app/database';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { ConversationsRecorder } from '../conversations/conversations.recorder';
 import { CourseOutboxWorker } from './course-outbox.worker';
@@ -25,6 +18,13 @@ const STATUS_EVENTS: Record<string, string> = {
 
 /** Lookups of events handled at the same time share one query, up to this many. */
 const LOOKUP_BATCH = 500;
+
+/**
+ * Events in hand at once. The events that come while a batch is being recorded are recorded
+ * together next (a few statements whatever their number), so under load the batches grow instead
+ * of the wait.
+ */
+const EVENTS_IN_HAND = 500;
 
 /** A status of a message whose course event is still being sent is looked at again this soon. */
 const IN_FLIGHT_RETRY_MS = 250;
@@ -95,21 +95,25 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
         },
       ],
       handler: (msg) => {
-        const event = msg.json<EventEnvelope>();
+        // A NUL (hostile or broken input) would fail the batched statements of every event pulled with it.
+        const event = storableText(msg.json<EventEnvelope>());
         // Looked up at once, together with the other events of the pull; used in order.
         const lookup = this.lookUp(event);
         lookup.catch(() => undefined);
         // Recorded at once too, with the other events of the pull in one batch; awaited in order.
         const recorded = this.conversations.record(event);
         recorded.catch(() => undefined);
-        const next = this.order.then(() => this.handle(event, lookup, recorded));
+        // What the course replies read, for the pull's inbound messages together; used in order.
+        const ahead = this.replies.prefetch(event);
+        ahead.catch(() => undefined);
+        const next = this.order.then(() => this.handle(event, lookup, recorded, ahead));
         this.order = next.catch(() => undefined);
         return next;
       },
       deadLetterSubject: (s) => t.deadLetterSubject(s.stream, s.consumer),
       backoff: { baseMs: 500, maxMs: 60_000 },
-      batch: 50,
-      lingerMs: EVENTS_LINGER_MS,
+      // Pulled while the batch before is recorded: it is recorded the moment that one is done.
+      inHandPerSource: EVENTS_IN_HAND,
       wakeSubjects: [t.eventsWildcard()],
       onError: (err, context) => this.logger.warn({ err: String(err), ...context }, 'status event not handled yet'),
     });
@@ -138,11 +142,12 @@ export class CourseStatusConsumer implements OnApplicationBootstrap, BeforeAppli
     event: EventEnvelope,
     lookup = this.lookUp(event),
     recorded = this.conversations.record(event),
+    ahead = this.replies.prefetch(event),
   ): Promise<Settlement> {
     // Inbound messages and outbound statuses join their conversations (docs/conversations.md).
     await recorded;
     // An inbound message answers a course rule's wait, or starts a course event (docs/course.md).
-    await this.replies.onEvent(event);
+    await this.replies.onEvent(event, ahead);
     const found = await lookup;
     if (!found) return settle.ack();
     const status = STATUS_EVENTS[event.type];

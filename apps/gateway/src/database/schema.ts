@@ -14,6 +14,11 @@ import { TrackedLinks1764830000000 } from './migrations/1764830000000-TrackedLin
 import { Conversations1764840000000 } from './migrations/1764840000000-Conversations';
 import { ConversationRetention1764875000000 } from './migrations/1764875000000-ConversationRetention';
 import { CourseReplies1764875000001 } from './migrations/1764875000001-CourseReplies';
+import { EmptyConversations1764920000000 } from './migrations/1764920000000-EmptyConversations';
+import { OutboundContents1764920000001 } from './migrations/1764920000001-OutboundContents';
+import { MediaLibrary1764930000000 } from './migrations/1764930000000-MediaLibrary';
+import { FlowTokens1764940000000 } from './migrations/1764940000000-FlowTokens';
+import { Console1764960000000 } from './migrations/1764960000000-Console';
 import { InboundMedia1764870000000 } from './migrations/1764870000000-InboundMedia';
 
 /** The gateway's schema: its entities and migrations, in order. */
@@ -34,5 +39,10 @@ export const gatewaySchema: SchemaDefinition = {
     InboundMedia1764870000000,
     ConversationRetention1764875000000,
     CourseReplies1764875000001,
+    EmptyConversations1764920000000,
+    OutboundContents1764920000001,
+    MediaLibrary1764930000000,
+    FlowTokens1764940000000,
+    Console1764960000000,
   ],
 };

@@ -12,7 +12,6 @@ import {
   ConversationMessageCreatedData,
   EventEnvelope,
   isUuid,
-  MAX_CHANNEL,
   TELEGRAM_CHANNEL,
   Topology,
   WHATSAPP_CHANNEL,
@@ -21,6 +20,7 @@ import { TargetPolicy } from '@app/egress';
 import { ConsumerRunner, DEFAULT_TOPOLOGY_OPTIONS, NatsClients, settle, Settlement } from '@app/messaging';
 import { CredentialsBox } from '../connections/bot-channels';
 import { GatewayConfig } from '../config';
+import { mediaCapOf } from './library/media-caps';
 import { MediaStore } from './media-store';
 import { MediaRepository, MediaSourceRow } from './media.repository';
 
@@ -116,10 +116,7 @@ export class MediaFetcher implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** The channel's cap on a kept file, or null for a channel whose files are not fetched. */
   private maxBytes(channel: string): number | null {
-    if (channel === 'whatsapp') return channelSettings(this.config, WHATSAPP_CHANNEL).mediaMaxBytes;
-    if (channel === 'telegram') return channelSettings(this.config, TELEGRAM_CHANNEL).mediaMaxBytes;
-    if (channel === 'max') return channelSettings(this.config, MAX_CHANNEL).mediaMaxBytes;
-    return null;
+    return mediaCapOf(this.config, channel);
   }
 
   private open(row: MediaSourceRow, maxBytes: number): Promise<MediaOpening> {

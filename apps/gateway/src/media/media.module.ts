@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
 import { Clock } from '@app/server';
+import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { PublicRateLimitModule } from '../public-rate-limit/public-rate-limit.guard';
+import { MediaHandlesController } from './library/media-handles.controller';
+import { MediaLibraryController } from './library/media-library.controller';
+import { MediaLibraryRepository } from './library/media-library.repository';
+import { MediaLibraryService } from './library/media-library.service';
+import { MediaUploadParser } from './library/media-upload.parser';
 import { MediaFetcher } from './media-fetcher';
 import { MediaLinks } from './media-links';
 import { MediaViews } from './media-views';
@@ -9,10 +15,13 @@ import { MediaController } from './media.controller';
 import { MediaRepository } from './media.repository';
 import { MediaStore, ObjectMediaStore } from './media-store';
 
-/** Inbound media: fetched from the channels into the media store, served by expiring signed links. */
+/**
+ * Inbound media (fetched from the channels into the media store, served by expiring signed links)
+ * and the media library (files an account uploads to send by media_id, docs/media.md).
+ */
 @Module({
-  imports: [ConnectionsModule, PublicRateLimitModule],
-  controllers: [MediaController],
+  imports: [AccountsModule, ConnectionsModule, PublicRateLimitModule],
+  controllers: [MediaController, MediaLibraryController, MediaHandlesController],
   providers: [
     Clock,
     MediaRepository,
@@ -20,7 +29,10 @@ import { MediaStore, ObjectMediaStore } from './media-store';
     { provide: MediaStore, useClass: ObjectMediaStore },
     MediaFetcher,
     MediaViews,
+    MediaLibraryRepository,
+    MediaLibraryService,
+    MediaUploadParser,
   ],
-  exports: [MediaLinks, MediaRepository, MediaStore, MediaViews],
+  exports: [MediaLinks, MediaRepository, MediaStore, MediaViews, MediaLibraryRepository, MediaLibraryService],
 })
 export class MediaModule {}

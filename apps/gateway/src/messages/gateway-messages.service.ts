@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
   addressKindsOf,
@@ -30,10 +29,13 @@ import {
 } from '@app/server';
 import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
+import { MediaLibraryService } from '../media/library/media-library.service';
 import { PixelOpensService } from '../pixel/pixel-opens.service';
 import { ContactsService } from '../contacts/contacts.service';
 import { identitiesOf } from '../contacts/contact-addresses';
+import { FlowAnswers, makeFlowToken } from '../flows/flow-tokens';
 import { ListGatewayMessagesDto, SendGatewayMessageDto } from './dto/send-gateway-message.dto';
+import { AcceptedSends } from './accepted-sends';
 import { checkMediaUrl, contactRoute, LiveSenders, liveSendersOf, stepOn } from './send-route';
 import { windowClosedOf } from './window-closed.problem';
 
@@ -76,6 +78,9 @@ export class GatewayMessagesService {
     private readonly pixels: PixelOpensService,
     private readonly targets: TargetPolicy,
     private readonly contacts: ContactsService,
+    private readonly acceptedSends: AcceptedSends,
+    private readonly flows: FlowAnswers,
+    private readonly library: MediaLibraryService,
   ) {
     this.sends = new BatchedRpc(rpc, GATEWAY_MESSAGES_RPC.sendBatch, {
       single: GATEWAY_MESSAGES_RPC.send,
@@ -95,19 +100,29 @@ export class GatewayMessagesService {
     dto: SendGatewayMessageDto,
     idempotency: { key: string; hash: string } | null,
   ): Promise<GatewaySendAnswer> {
-    const content = contentOf(dto, idempotency && `${account.id}\n${idempotency.key}`);
+    const replayKey = idempotency && `${account.id}\n${idempotency.key}`;
+    const content = contentOf(dto, replayKey);
     if (dto.media_url) checkMediaUrl(this.targets, dto.media_url);
-    if (content && 'url' in content) checkMediaUrl(this.targets, content.url, 'content.url');
+    if (content && 'url' in content && content.url !== undefined)
+      checkMediaUrl(this.targets, content.url, 'content.url');
     const userId = billedUser(account);
     const { route, senders, contact } = await this.routeOf(account, dto);
     if (content) {
       const errors = route.flatMap((step) => contentErrors(step.channel, content));
       if (errors.length) throw new ValidationProblem(uniqueErrors(errors));
     }
+    if (content)
+      await this.library.checkContent(
+        account,
+        content,
+        route.map((step) => step.channel),
+      );
     // The linked WhatsApp app, when there is one: the sender on WhatsApp and its Meta templates'
     // source; the api chooses each channel's template (a bot template needs no app).
     const templateAppId = senders.whatsapp?.appId ?? null;
     const [first] = route;
+    // A template that reaches WhatsApp carries a token for its FLOW button, if it has one (the api says).
+    const templateFlowToken = !content && route.some((step) => step.channel === 'whatsapp');
     const result = await this.sends
       .call({
         account_id: account.id,
@@ -122,14 +137,37 @@ export class GatewayMessagesService {
         ...(first.sender ? { sender: first.sender } : {}),
         ...(route.length > 1 ? { route } : {}),
         ...(contact ? { contact } : {}),
+        ...(dto.coupon_code !== undefined ? { coupon_code: dto.coupon_code } : {}),
+        ...(templateFlowToken ? { flow_token: makeFlowToken(replayKey) } : {}),
         idempotency,
       })
       .catch((err: unknown) => {
         throw (err instanceof RpcProblemError && windowClosedOf(err.problem)) || err;
       });
-    if (!content) return result;
-    const flowToken = content.type === 'flow' ? { flow_token: content.flow_token } : {};
-    return { ...result, rendered_as: renderedAs(first.channel, content), ...flowToken };
+    const flowToken = content?.type === 'flow' ? content.flow_token : result.flow_token;
+    // Kept before answering, so a Flow submitted as soon as it arrives is joined to this message.
+    if (flowToken) await this.flows.remember(flowToken, account.id, result.id);
+    const answer: GatewaySendAnswer = content
+      ? { ...result, rendered_as: renderedAs(first.channel, content), ...(flowToken ? { flow_token: flowToken } : {}) }
+      : result;
+    this.acceptedSends.accepted({
+      accountId: account.id,
+      messageId: result.id,
+      step: first,
+      routed: route.length > 1,
+      connectionId: senders[first.channel]!.id,
+      content,
+      template: content
+        ? null
+        : {
+            name: dto.template!,
+            language: dto.language ?? null,
+            params: dto.params ?? [],
+            media_url: dto.media_url ?? null,
+          },
+      renderedAs: answer.rendered_as ?? null,
+    });
+    return answer;
   }
 
   /**
@@ -264,19 +302,15 @@ function contentOf(dto: SendGatewayMessageDto, replayKey: string | null): SendCo
     ...(dto.template !== undefined
       ? [{ field: 'content', message: 'a send takes template or content, not both' }]
       : []),
-    ...(['params', 'language', 'media_url'] as const)
+    ...(['params', 'language', 'media_url', 'coupon_code'] as const)
       .filter((f) => dto[f] !== undefined)
       .map((f) => ({ field: f, message: `${f} goes with template` })),
   ];
   if (errors.length) throw new ValidationProblem(errors);
   const content = dto.content as SendContent;
   if (content.type !== 'flow') return content;
-  // The platform makes a Flow's token (the submitted Flow carries it back): the same for a repeat
-  // of the same Idempotency-Key, so a replayed answer names the token that was sent.
-  const token = replayKey
-    ? createHash('sha256').update(`flow-token\n${replayKey}`).digest().subarray(0, 16)
-    : randomBytes(16);
-  return { ...content, flow_token: `ft_${token.toString('base64url')}` };
+  // The platform makes a Flow's token (the submitted Flow carries it back).
+  return { ...content, flow_token: makeFlowToken(replayKey) };
 }
 
 /**

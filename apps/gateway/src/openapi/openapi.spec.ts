@@ -21,10 +21,17 @@ describe("the gateway's OpenAPI document", () => {
 
   // The tracking pixel is loaded by a recipient's reader: the token in its path is the credential.
   // An inbound file's link is opened by an agent's browser: its signature is the credential.
+  // Signing in to the console, and taking an invitation, is how a console user gets its credential.
   // A contact import's CSV or NDJSON file is read from the request stream, never parsed as JSON.
   itDocumentsEveryRoute(() => ({ document, routes }), {
     minRoutes: 13,
-    withoutCredential: ['Pixel_open', 'Links_follow', 'Media_download'],
+    withoutCredential: [
+      'Pixel_open',
+      'Links_follow',
+      'Media_download',
+      'ConsoleSession_signIn',
+      'ConsoleSession_accept',
+    ],
     redirects: ['Links_follow'],
     streamedBodies: ['ContactImports_start'],
   });

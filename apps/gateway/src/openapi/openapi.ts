@@ -3,6 +3,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OpenAPIObject } from '@nestjs/swagger';
 import { createOpenApiDocument, serveOpenApi } from '@app/server';
 import { GatewayConfig } from '../config';
+import { SESSION_COOKIE } from '../console/console-auth';
+import { CONSOLE_COOKIE_SCHEME } from '../console/console-session.controller';
 import { ACCOUNT_TOKEN_SCHEME } from './gateway-problems.decorator';
 
 /**
@@ -20,10 +22,16 @@ export function buildGatewayOpenApiDocument(app: INestApplication, publicUrl: st
       'error is an RFC 9457 application/problem+json body; see docs/errors.md for the problem types.',
     serverUrl: publicUrl,
     configure: (builder) =>
-      builder.addBearerAuth(
-        { type: 'http', scheme: 'bearer', description: 'A gateway account’s token (gk_…)' },
-        ACCOUNT_TOKEN_SCHEME,
-      ),
+      builder
+        .addBearerAuth(
+          { type: 'http', scheme: 'bearer', description: 'A gateway account’s token (gk_…)' },
+          ACCOUNT_TOKEN_SCHEME,
+        )
+        .addCookieAuth(
+          SESSION_COOKIE,
+          { type: 'apiKey', in: 'cookie', description: 'A console session (docs/console.md)' },
+          CONSOLE_COOKIE_SCHEME,
+        ),
   });
   // An operation without a credential (the tracking pixel: its token is in the path) says so.
   for (const item of Object.values(document.paths)) {

@@ -9,6 +9,7 @@ import {
 import { RpcClient } from '@app/messaging';
 import { ValidationProblem } from '@app/server';
 import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-account';
+import { MediaLibraryService } from '../media/library/media-library.service';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { liveSendersOf } from '../messages/send-route';
 import {
@@ -30,9 +31,12 @@ export class GatewayTemplatesService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly connections: ConnectionsRepository,
+    private readonly library: MediaLibraryService,
   ) {}
 
-  create(account: AuthenticatedAccount, dto: CreateBotTemplateDto): Promise<GatewayTemplateView> {
+  async create(account: AuthenticatedAccount, dto: CreateBotTemplateDto): Promise<GatewayTemplateView> {
+    // A media library file in the content: the account's, of its type, within the bot channels' caps.
+    await this.library.checkContent(account, dto.content as SendContent, ['telegram', 'max']);
     return this.rpc.call(
       GATEWAY_TEMPLATES_RPC.create,
       {

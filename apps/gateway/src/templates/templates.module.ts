@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MediaModule } from '../media/media.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { GatewayTemplatesController } from './gateway-templates.controller';
@@ -12,7 +13,7 @@ import { whatsAppConnectorProvider } from './whatsapp-connector.provider';
  * `/v1/templates` (bot templates beside the WhatsApp app's).
  */
 @Module({
-  imports: [AccountsModule, ConnectionsModule],
+  imports: [AccountsModule, ConnectionsModule, MediaModule],
   controllers: [ChannelTemplatesController, GatewayTemplatesController],
   providers: [ChannelTemplatesService, GatewayTemplatesService, whatsAppConnectorProvider],
 })

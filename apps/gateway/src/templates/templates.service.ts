@@ -101,10 +101,20 @@ export class ChannelTemplatesService {
   }
 }
 
-const refused = (code: string | undefined, message: string): RpcProblem => ({
-  status: 400,
+/** What a refusal by the channel is called, per thing managed there (templates, Flows). */
+export interface ChannelRefusal {
+  slug: string;
+  title: string;
+}
+
+const TEMPLATE_REFUSED: ChannelRefusal = {
   slug: 'template-rejected-by-channel',
   title: 'Template refused by the channel',
+};
+
+const refused = (refusal: ChannelRefusal, code: string | undefined, message: string): RpcProblem => ({
+  status: 400,
+  ...refusal,
   detail: message,
   ...(code ? { code } : {}),
 });
@@ -119,9 +129,16 @@ const unavailable = (code: string | undefined, message: string): RpcProblem => (
 
 /** "The channel said no" is a 400 for the api to pass on; "try later" a 503. */
 export function toRpcProblem(err: unknown): RpcProblem {
-  if (err instanceof WhatsAppApiError) return (err.kind === 'rejected' ? refused : unavailable)(err.code, err.message);
-  if (err instanceof InvalidTemplateRequest) return refused('invalid_request', err.message);
-  return unavailable('internal', 'The template could not be processed.');
+  if (err instanceof InvalidTemplateRequest) return refused(TEMPLATE_REFUSED, 'invalid_request', err.message);
+  return channelProblem(err, TEMPLATE_REFUSED, 'The template could not be processed.');
+}
+
+/** A channel call's failure as a problem: its refusal a 400 named by `refusal`, anything else a 503. */
+export function channelProblem(err: unknown, refusal: ChannelRefusal, internal: string): RpcProblem {
+  if (err instanceof WhatsAppApiError) {
+    return err.kind === 'rejected' ? refused(refusal, err.code, err.message) : unavailable(err.code, err.message);
+  }
+  return unavailable('internal', internal);
 }
 
 function connection(req: { connection?: unknown } | undefined): WhatsAppConnection {

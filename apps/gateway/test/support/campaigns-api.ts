@@ -9,6 +9,7 @@ import {
   CampaignFrequencyRequest,
   CampaignFrequencyResult,
   CampaignQuote,
+  CampaignQuoteRequest,
   CampaignRecipientInput,
   CampaignRef,
   CampaignView,
@@ -47,6 +48,8 @@ export class CampaignsApiState {
   /** Contacts the frequency rules keep out, and why; the frequency requests as asked. */
   readonly frequencyLimited = new Map<string, FrequencySkip>();
   readonly frequencyAsked: CampaignFrequencyRequest[] = [];
+  /** The quote requests as asked (the WhatsApp app named, or null without one). */
+  readonly quoteAsked: CampaignQuoteRequest[] = [];
   quote: CampaignQuote = {
     category: 'MARKETING',
     currency: 'USD',
@@ -54,6 +57,7 @@ export class CampaignsApiState {
     balance: 100,
     tier: { cap: 1000, label: '1K', remaining: 1000 },
     pacing: { whatsapp: 80, telegram: 30, max: 30 },
+    runner: { tick_ms: 200, batch_max: 500, pass_cost: null },
   };
 
   owned(ref: CampaignRef) {
@@ -158,9 +162,10 @@ class CampaignsApiController {
   }
 
   @MessagePattern(CAMPAIGNS_RPC.quote)
-  quote(@Payload() req: CampaignRef): Promise<RpcReply<CampaignQuote>> {
+  quote(@Payload() req: CampaignQuoteRequest): Promise<RpcReply<CampaignQuote>> {
     return rpcAnswer(() => {
       this.s.owned(req);
+      this.s.quoteAsked.push(req);
       return this.s.quote;
     }, rpcProblemOf);
   }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ChannelConnector, SendFailure } from '@app/channels';
+import { ChannelConnector, SendFailure, sendTimeoutOf } from '@app/channels';
 import { Channel, DEAD_LETTERED, EventEnvelope, isChannel, OutboundMessage, Priority } from '@app/contracts';
 import {
   backoffDelay,
@@ -204,7 +204,7 @@ export class ChannelDispatch {
     // delivery nothing can have: the claim's compare-and-set below catches the impossible otherwise.
     let entry: DeliveryStateEntry =
       item.meta.deliveryCount > 1 ? await store.read(msg.id) : { state: null, revision: 0 };
-    if (entry.state?.status === 'sending') entry = await this.awaitUncertain(msg.id, entry, entry.state.since);
+    if (entry.state?.status === 'sending') entry = await this.awaitUncertain(msg, entry, entry.state.since);
     const earlier = entry.state;
     if (isDelivered(earlier)) return this.finishSent(msg, priority, earlier.providerMessageId, 'resumed');
     if (earlier?.status === 'withdrawn') return this.dropWithdrawn(priority);
@@ -242,7 +242,7 @@ export class ChannelDispatch {
         if (now.state?.status === 'withdrawn') return this.dropWithdrawn(priority);
         // Another worker holds the same message (ack timer ran out): let the state settle first.
         this.count(priority, 'retry');
-        return settle.retry('another delivery attempt is under way', connector.sendTimeoutMs);
+        return settle.retry('another delivery attempt is under way', sendTimeoutOf(connector, msg));
       }
       // 4. The channel call.
       const started = clock.now();
@@ -358,12 +358,13 @@ export class ChannelDispatch {
    * still gives that callback, retried by the channel, the grace to arrive.
    */
   private async awaitUncertain(
-    messageId: string,
+    msg: OutboundMessage,
     entry: DeliveryStateEntry,
     since: number,
   ): Promise<DeliveryStateEntry> {
     const { store, clock, connector, options, signal } = this.deps;
-    const deadline = Math.max(since + connector.sendTimeoutMs, clock.now()) + options.uncertainGraceMs;
+    const messageId = msg.id;
+    const deadline = Math.max(since + sendTimeoutOf(connector, msg), clock.now()) + options.uncertainGraceMs;
     let current = entry;
     while (!isDelivered(current.state) && clock.now() < deadline) {
       await clock.sleepUntil(Math.min(deadline, clock.now() + POLL_MS), signal);

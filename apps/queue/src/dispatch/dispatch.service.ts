@@ -1,10 +1,11 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ChannelRegistry } from '@app/channels';
 import { Channel, Topology } from '@app/contracts';
-import { EventPublisher, NatsClients } from '@app/messaging';
+import { EventPublisher, NatsClients, RpcClient } from '@app/messaging';
 import { Clock } from '@app/server';
 import { QueueConfig } from '../config';
 import { ChannelWorker, ChannelWorkerStatus } from './channel.worker';
+import { LibraryMediaConnector } from './library-media.connector';
 
 /** What readiness shows about delivery: which channels this replica serves and how each is doing. */
 export interface DispatchDetails {
@@ -27,6 +28,7 @@ export class DispatchService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly topology: Topology,
     private readonly events: EventPublisher,
     private readonly clock: Clock,
+    private readonly rpc: RpcClient,
   ) {}
 
   get activeChannels(): Channel[] {
@@ -38,7 +40,10 @@ export class DispatchService implements OnApplicationBootstrap, BeforeApplicatio
     for (const channel of this.activeChannels) {
       const worker = new ChannelWorker({
         channel,
-        connector: this.registry.get(channel),
+        // Media library files go by each sender's handle, uploaded once (docs/media.md).
+        connector: LibraryMediaConnector.wrap(this.registry.get(channel), this.rpc, this.clients, this.topology, () =>
+          this.clock.nowSeconds(),
+        ),
         clients: this.clients,
         topology: this.topology,
         publish: (event) => this.events.publish(event),

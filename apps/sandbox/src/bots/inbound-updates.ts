@@ -155,6 +155,14 @@ export function telegramKindUpdate(updateId: number, bot: EmulatedBot, input: Bo
   return update as TelegramUpdate;
 }
 
+/**
+ * The chat id of the emulated MAX dialog of a bot and a user: as on MAX, a chat of its own, not the
+ * user's id (the bot's id plus the user's).
+ */
+export function maxDialogChatId(bot: EmulatedBot, userId: string | number): number {
+  return bot.id + Number(userId);
+}
+
 /** A MAX update of the given kind from the user `from` (kinds MAX has: not MAX_UNSUPPORTED_KINDS). */
 export function maxKindUpdate(bot: EmulatedBot, input: BotInboundRequest, seq: number): MaxUpdate {
   const timestamp = Date.now();
@@ -166,7 +174,7 @@ export function maxKindUpdate(bot: EmulatedBot, input: BotInboundRequest, seq: n
     is_bot: false,
     last_activity_time: timestamp,
   };
-  const recipient = { chat_id: Number(input.from), chat_type: 'dialog', user_id: bot.id, post_id: null };
+  const recipient = { chat_id: maxDialogChatId(bot, input.from), chat_type: 'dialog', user_id: bot.id, post_id: null };
   const mid = `mid.in.${bot.id}.${seq}`;
   const base = input.media_base ?? 'https://max.sandbox';
   const media = (kind: string) => ({

@@ -2,7 +2,9 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, 
 import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Message, Update, User } from '@maxhub/max-bot-api/types';
+import { MediaUploads } from '../media/media-uploads';
 import { BotEmulator, EmulatedBot, MAX_EMULATOR, recipientOutcome } from './bot-emulator';
+import { maxDialogChatId } from './inbound-updates';
 import { maxKeyboardProblem } from './keyboard-rules';
 
 interface MaxErrorBody {
@@ -28,17 +30,23 @@ interface MaxAttachment {
 }
 
 const MAX_TEXT = 4000;
+/** The actions `POST /chats/{chatId}/actions` takes. */
+const MAX_ACTIONS = ['typing_on', 'sending_photo', 'sending_video', 'sending_audio', 'sending_file', 'mark_seen'];
 
 /**
  * The emulated MAX Bot API under `/max/...` (the MAX Bot API's paths): `GET /me`,
- * `POST /messages`, `POST /uploads`, `GET|POST|DELETE /subscriptions`, `POST /answers`, with the
+ * `POST /messages`, `POST /uploads`, `GET|POST|DELETE /subscriptions`, `POST /answers`,
+ * `POST /chats/{chatId}/actions`, with the
  * token in the `Authorization` header and errors as `{code, message}` (docs/sandbox.md).
  */
 @Controller('max')
 export class MaxBotApiController {
   private readonly uploads = new Map<string, { type: string; received: boolean }>();
 
-  constructor(@Inject(MAX_EMULATOR) private readonly emulator: BotEmulator) {}
+  constructor(
+    @Inject(MAX_EMULATOR) private readonly emulator: BotEmulator,
+    private readonly mediaUploads: MediaUploads,
+  ) {}
 
   @Get('me')
   me(
@@ -92,6 +100,7 @@ export class MaxBotApiController {
       return { code: 'not.found', message: 'Upload not found' };
     }
     upload.received = true;
+    this.mediaUploads.counted('max', token);
     return { token };
   }
 
@@ -162,6 +171,26 @@ export class MaxBotApiController {
   ): Promise<object> {
     return this.answer(reply, auth, false, 'answers', { callback_id: callbackId }, async () => {
       if (!callbackId) throw new MaxFailure(400, 'proto.payload', 'callback_id is required');
+      return { success: true };
+    });
+  }
+
+  /** A bot action in a chat: "typing..." and the like, or `mark_seen`; recorded as `actions`. */
+  @Post('chats/:chatId/actions')
+  @HttpCode(200)
+  action(
+    @Headers('authorization') auth: string | undefined,
+    @Param('chatId') chatId: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<object> {
+    const action = (body as { action?: unknown } | null)?.action;
+    return this.answer(reply, auth, false, 'actions', { chat_id: chatId, action }, async (bot) => {
+      if (!/^-?\d{1,20}$/.test(chatId)) throw new MaxFailure(400, 'proto.payload', 'chatId is a number');
+      if (typeof action !== 'string' || !MAX_ACTIONS.includes(action)) {
+        throw new MaxFailure(400, 'proto.payload', `action must be one of ${MAX_ACTIONS.join(', ')}`);
+      }
+      this.emulator.recordAccepted(bot, 'actions', { chat_id: chatId, action });
       return { success: true };
     });
   }
@@ -238,6 +267,10 @@ export class MaxBotApiController {
   }
 
   private checkAttachment(a: MaxAttachment): void {
+    // A token of an upload the channel no longer keeps (the sandbox's control made it expire).
+    const token = a?.type !== 'inline_keyboard' ? a?.payload?.token : undefined;
+    if (typeof token === 'string' && this.uploads.get(token)?.received && !this.mediaUploads.known(token))
+      throw new MaxFailure(400, 'attachment.not.found', 'The uploaded attachment is not found');
     switch (a?.type) {
       case 'inline_keyboard': {
         const problem = maxKeyboardProblem(a.payload?.buttons);
@@ -313,7 +346,7 @@ export function maxUpdate(
     timestamp,
     message: {
       sender: user,
-      recipient: { chat_id: Number(input.user_id), chat_type: 'dialog', user_id: bot.id, post_id: null },
+      recipient: { chat_id: maxDialogChatId(bot, input.user_id), chat_type: 'dialog', user_id: bot.id, post_id: null },
       timestamp,
       body: { mid: input.message_id ?? `mid.in.${bot.id}.${seq}`, seq, text: input.text ?? null, attachments },
     },

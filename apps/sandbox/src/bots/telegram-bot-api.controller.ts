@@ -1,6 +1,8 @@
-import { All, Body, Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { All, Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InlineKeyboardButton, Message, Update, User } from '@grammyjs/types';
+import { MediaUploads } from '../media/media-uploads';
+import { parseMultipartForm } from '../media/multipart-form';
 import { sandboxMediaBytes, sizeOfHandle } from '../media/sandbox-media';
 import { BotEmulator, EmulatedBot, recipientOutcome, TELEGRAM_EMULATOR } from './bot-emulator';
 import { telegramReplyKeyboardProblem } from './keyboard-rules';
@@ -115,6 +117,12 @@ const MEDIA_FIELD: Record<string, string> = {
   sendAudio: 'audio',
 };
 
+/** A sent message's file as Telegram describes it: a photo in sizes, or one video, audio or document. */
+function sentFile(field: string, fileId: string): object {
+  const file = { file_id: fileId, file_unique_id: `u${fileId}` };
+  return field === 'photo' ? { photo: [{ ...file, width: 640, height: 480 }] } : { [field]: file };
+}
+
 /** The Bot API's download limit for bots (getFile). */
 const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
@@ -124,7 +132,10 @@ const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
  */
 @Controller('telegram')
 export class TelegramBotApiController {
-  constructor(@Inject(TELEGRAM_EMULATOR) private readonly emulator: BotEmulator) {}
+  constructor(
+    @Inject(TELEGRAM_EMULATOR) private readonly emulator: BotEmulator,
+    private readonly uploads: MediaUploads,
+  ) {}
 
   /** A file `getFile` gave the path of: its bytes, made while sent (docs/sandbox.md, Inbound media). */
   @Get('file/bot:token/files/:fileId')
@@ -147,11 +158,25 @@ export class TelegramBotApiController {
     @Param('token') token: string,
     @Param('method') method: string,
     @Query() query: Params,
-    @Body() body: unknown,
+    // The body as parsed, not through the validation pipe: a multipart body is a Buffer, not fields.
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TelegramAnswer> {
+    const body: unknown = request.body;
+    const contentType = request.headers['content-type'];
     const bot = this.emulator.bot(token);
-    const params: Params = { ...query, ...(body && typeof body === 'object' ? (body as Params) : {}) };
+    // A send with a file (multipart): the file is counted as an upload and named by the file_id it gets.
+    const form = Buffer.isBuffer(body) ? parseMultipartForm(body, contentType) : null;
+    const media = MEDIA_FIELD[method];
+    // grammY names the file part and points the field at it (`attach://<part>`); a client may also send the field as the file.
+    const attached = form && media ? /^"?attach:\/\/([^"]+)"?$/.exec(form.fields[media] ?? '')?.[1] : undefined;
+    const hasFile = !!form && !!media && (form.files.has(media) || (!!attached && form.files.has(attached)));
+    const uploaded = bot && hasFile ? this.uploads.record('telegram', 'tgfile-') : null;
+    const fields: Params = form ? { ...form.fields, ...(uploaded ? { [media]: uploaded } : {}) } : {};
+    const params: Params = {
+      ...query,
+      ...(form ? fields : body && typeof body === 'object' && !Buffer.isBuffer(body) ? (body as Params) : {}),
+    };
     try {
       if (!bot) throw new TelegramFailure(401, 'Unauthorized');
       return await this.handle(bot, method, params);
@@ -226,6 +251,7 @@ export class TelegramBotApiController {
       case 'sendPhoto':
       case 'sendVideo':
       case 'sendDocument':
+      case 'sendAudio':
         return { ok: true, result: this.send(bot, method, params) };
       default:
         throw new TelegramFailure(404, 'Not Found: method not found');
@@ -243,7 +269,7 @@ export class TelegramBotApiController {
       throw badRequest(mediaField ? 'message caption is too long' : 'message is too long');
     if (mediaField) {
       const media = params[mediaField];
-      if (typeof media !== 'string' || !/^https?:\/\/\S+$/.test(media))
+      if (typeof media !== 'string' || (!/^https?:\/\/\S+$/.test(media) && !this.uploads.known(media)))
         throw badRequest(`wrong remote file identifier specified: Wrong string length`);
     }
     if (params.parse_mode !== undefined) {
@@ -265,6 +291,9 @@ export class TelegramBotApiController {
       chat: { id: Number(chatId), type: 'private', first_name: 'Sandbox user' },
       from: this.me(bot),
       ...(mediaField ? { caption: text || undefined } : { text }),
+      ...(mediaField && this.uploads.known(String(params[mediaField]))
+        ? sentFile(mediaField, String(params[mediaField]))
+        : {}),
     };
     return message as unknown as Message;
   }

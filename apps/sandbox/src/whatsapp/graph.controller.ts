@@ -14,9 +14,11 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { whatsAppMediaObject } from '../media/sandbox-media';
+import { MediaUploads } from '../media/media-uploads';
 import { GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from '@app/channels';
+import { SandboxFlowsService } from './flows.service';
 import { GraphAuthGuard } from './graph-auth.guard';
-import { graphErrors, GraphErrorFilter } from './graph-error';
+import { GraphError, graphErrors, GraphErrorFilter } from './graph-error';
 import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
 import { PhoneNumbersService } from './phone-numbers.service';
 import { ReadMarkers } from './read-markers';
@@ -34,6 +36,8 @@ export class GraphController {
     private readonly numbers: PhoneNumbersService,
     private readonly clock: SandboxClock,
     private readonly readMarkers: ReadMarkers,
+    private readonly uploads: MediaUploads,
+    private readonly flows: SandboxFlowsService,
   ) {}
 
   @Post(':version/:phoneNumberId/messages')
@@ -45,7 +49,25 @@ export class GraphController {
   ): Promise<GraphSendResponse> {
     const marker = this.readMarkers.take(phoneNumberId, body);
     if (marker) return Promise.resolve(marker as unknown as GraphSendResponse);
+    // A media message by an uploaded id: one this sandbox gave out and has not expired.
+    const b = body as { type?: unknown } & Record<string, { id?: unknown } | undefined>;
+    const id = typeof b?.type === 'string' ? b[b.type]?.id : undefined;
+    if (typeof id === 'string' && !this.uploads.known(id))
+      throw new GraphError(400, 131053, '(#131053) Media upload error', `media id ${id} is not valid`);
     return this.handleSend(phoneNumberId, 'messages', body, reply);
+  }
+
+  /** A media upload (multipart: messaging_product, type, file): counted, answered with its media id. */
+  @Post(':version/:phoneNumberId/media')
+  @HttpCode(200)
+  upload(@Param('phoneNumberId') phoneNumberId: string, @Req() req: FastifyRequest): { id: string } {
+    // The body as parsed (a Buffer), not through the validation pipe.
+    const body: unknown = req.body;
+    const text = Buffer.isBuffer(body) ? body.toString('latin1') : '';
+    if (!/name="messaging_product"\r\n\r\nwhatsapp/.test(text) || !/name="file"; filename=/.test(text))
+      throw graphErrors.missingParameter('a media upload is multipart with messaging_product=whatsapp and a file');
+    if (!this.numbers.get(phoneNumberId)) throw graphErrors.objectMissing(phoneNumberId);
+    return { id: this.uploads.record('whatsapp', 'wamedia.') };
   }
 
   /** MM Lite: marketing template messages through their own endpoint. */
@@ -115,13 +137,18 @@ export class GraphController {
     return this.templates.edit(objectId, body);
   }
 
-  /** A template by id, or a phone number's information. */
+  /** A template or a Flow by id, or a phone number's information. */
   @Get(':version/:objectId')
   object(@Param('objectId') objectId: string, @Req() req: FastifyRequest) {
     // An inbound media id: its URL (served with the access token) and size, as the Cloud API answers.
     if (objectId.startsWith('media.')) return whatsAppMediaObject(objectId, `${req.protocol}://${req.headers.host}`);
     const template = this.templates.get(objectId);
     if (template) return this.templates.toGraph(template);
+    const flow = this.flows.get(objectId);
+    if (flow) {
+      const { waba_id, ...fields } = flow;
+      return { ...fields, whatsapp_business_account: { id: waba_id } };
+    }
     if (!/^\d+$/.test(objectId)) throw graphErrors.objectMissing(objectId);
     const n = this.numbers.describe(objectId);
     return {

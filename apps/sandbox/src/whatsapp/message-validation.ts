@@ -14,6 +14,8 @@ export interface ValidatedMessage {
   template?: { name: string; language: string; components: Record<string, unknown>[] };
 }
 
+/** Graph's longest coupon code of a copy-code button. */
+const COUPON_CODE_MAX = 15;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isUrl = (v: unknown) => typeof v === 'string' && /^https?:\/\/\S+$/.test(v);
 
@@ -102,8 +104,8 @@ function validateTemplateComponent(c: Record<string, unknown>): void {
     throw graphErrors.invalidValue(`component type ${String(c.type)} is not valid`);
   if (!Array.isArray(c.parameters)) throw graphErrors.missingParameter(`${type}.parameters is required`);
   if (type === 'button') {
-    if (!['url', 'quick_reply', 'copy_code'].includes(String(c.sub_type))) {
-      throw graphErrors.invalidValue('button.sub_type must be url or quick_reply');
+    if (!['url', 'quick_reply', 'copy_code', 'flow'].includes(String(c.sub_type))) {
+      throw graphErrors.invalidValue('button.sub_type must be url, quick_reply, copy_code or flow');
     }
     if (!/^\d$/.test(String(c.index ?? ''))) throw graphErrors.invalidValue('button.index must be 0 to 9');
   }
@@ -114,6 +116,16 @@ function validateTemplateComponent(c: Record<string, unknown>): void {
         throw graphErrors.missingParameter(`${type} text parameter needs text`);
     } else if (p.type === 'payload') {
       if (typeof p.payload !== 'string') throw graphErrors.missingParameter('payload parameter needs payload');
+    } else if (p.type === 'coupon_code') {
+      if (typeof p.coupon_code !== 'string' || !p.coupon_code)
+        throw graphErrors.missingParameter('coupon_code parameter needs coupon_code');
+      if (p.coupon_code.length > COUPON_CODE_MAX)
+        throw graphErrors.invalidValue(`coupon_code is at most ${COUPON_CODE_MAX} characters`);
+    } else if (p.type === 'action') {
+      const action = p.action;
+      if (!isObject(action) || (action.flow_token !== undefined && typeof action.flow_token !== 'string')) {
+        throw graphErrors.invalidValue('action parameter needs an action object with a string flow_token');
+      }
     } else if (['image', 'video', 'document'].includes(p.type)) {
       const media = p[p.type];
       if (type !== 'header') throw graphErrors.parameterFormat(`${p.type} parameters are allowed only in the header`);
@@ -163,8 +175,15 @@ export function checkAgainstTemplate(t: StoredTemplate, components: Record<strin
   }
   const buttons = t.components.find((c) => c.type === 'BUTTONS')?.buttons ?? [];
   buttons.forEach((b, index) => {
-    if (b.type !== 'URL' || !b.url || !templateVariables(b.url).length) return;
     const c = components.find((x) => String(x.type).toLowerCase() === 'button' && String(x.index) === String(index));
+    if (b.type === 'COPY_CODE') {
+      const coupon = Array.isArray(c?.parameters) ? (c.parameters as Record<string, unknown>[])[0] : undefined;
+      if (c?.sub_type !== 'copy_code' || coupon?.type !== 'coupon_code') {
+        throw graphErrors.parameterCount(`button ${index}: expected a copy_code button with a coupon_code parameter`);
+      }
+      return;
+    }
+    if (b.type !== 'URL' || !b.url || !templateVariables(b.url).length) return;
     const n = Array.isArray(c?.parameters) ? c.parameters.length : 0;
     if (n !== 1) throw graphErrors.parameterCount(`button ${index}: expected 1 parameter, received ${n}`);
   });

@@ -11,6 +11,7 @@ import { Fault, GraphMessagesService, RecordedSend } from './messages.service';
 import { PhoneNumbersService, SandboxPhoneNumber } from './phone-numbers.service';
 import { PricingRule, SandboxPricingService } from './pricing.service';
 import { SignupService } from './signup.service';
+import { SandboxFlowsService } from './flows.service';
 import { StoredTemplate, SandboxTemplatesService } from './templates.service';
 import { WebhookDelivery, WebhookDispatcher } from './webhook-dispatcher';
 
@@ -26,6 +27,7 @@ export class SandboxControlController {
     private readonly signals: AccountSignalsService,
     private readonly pricing: SandboxPricingService,
     private readonly config: SandboxConfig,
+    private readonly flows: SandboxFlowsService,
   ) {}
 
   /** Sends received, in arrival order; `include=all` adds refused and fault-answered ones. */
@@ -164,7 +166,7 @@ export class SandboxControlController {
     this.webhooks.clear();
   }
 
-  /** Forgets everything: sends, faults, templates, numbers, webhook log, signups. */
+  /** Forgets everything: sends, faults, templates, Flows, numbers, webhook log, signups. */
   @Post('reset')
   @HttpCode(204)
   reset(): void {
@@ -175,5 +177,6 @@ export class SandboxControlController {
     this.webhooks.clear();
     this.signups.clear();
     this.pricing.clear();
+    this.flows.clear();
   }
 }

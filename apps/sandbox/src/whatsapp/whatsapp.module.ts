@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AccountSignalsService } from './account-signals.service';
 import { ArrivalsController } from './arrivals.controller';
+import { FlowsControlController, FlowsGraphController } from './flows.controller';
+import { SandboxFlowsService } from './flows.service';
 import { GraphAuthGuard } from './graph-auth.guard';
 import { GraphController } from './graph.controller';
 import { GraphMessagesService } from './messages.service';
@@ -24,6 +26,8 @@ import { WebhookDispatcher } from './webhook-dispatcher';
     GraphController,
     ArrivalsController,
     ReadMarkersController,
+    FlowsControlController,
+    FlowsGraphController,
   ],
   providers: [
     SandboxClock,
@@ -36,6 +40,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
     GraphAuthGuard,
     AccountSignalsService,
     ReadMarkers,
+    SandboxFlowsService,
   ],
 })
 export class WhatsAppModule {}

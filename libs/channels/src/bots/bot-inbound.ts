@@ -53,6 +53,8 @@ export function botReceived(fields: {
   content: InboundContent;
   sender: InboundSender;
   context_provider_message_id: string | null;
+  /** MAX: the dialog's chat id. */
+  chat_id?: string | null;
   timestamp: number;
 }): MessageReceivedData {
   return { ...fields, type: fields.content.type, text: fields.content.text };

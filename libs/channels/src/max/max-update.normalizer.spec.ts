@@ -92,6 +92,18 @@ describe('normalizeMaxUpdate', () => {
     expect(d.timestamp).toBe(1763690000);
   });
 
+  it("names the dialog the user wrote in (where typing goes), not a group's chat", () => {
+    const inDialog = data({ update_type: 'message_created', timestamp: 1, message: message({ text: 'hi' }) });
+    expect(inDialog.chat_id).toBe('1');
+    const recipient = { chat_id: -5, chat_type: 'chat', user_id: null, post_id: null };
+    const inGroup = data({
+      update_type: 'message_created',
+      timestamp: 1,
+      message: message({ text: 'hi' }, { recipient }),
+    });
+    expect(inGroup.chat_id).toBeNull();
+  });
+
   it('names the message a reply answers', () => {
     const d = data({
       update_type: 'message_created',

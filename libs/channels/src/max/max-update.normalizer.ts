@@ -66,6 +66,12 @@ function buttonTitle(message: MaxMessage | null | undefined, payload: string | u
   return null;
 }
 
+/** The dialog a message is in: where the bot's typing and read actions go (a group's chat is not one). */
+const dialogOf = (m: MaxMessage | null | undefined): string | null =>
+  m?.recipient?.chat_type === 'dialog' && m.recipient.chat_id !== null && m.recipient.chat_id !== undefined
+    ? String(m.recipient.chat_id)
+    : null;
+
 /** The message a MAX message answers (its `link` of type `reply`). */
 const repliedTo = (m: MaxMessage): string | null => (m.link?.type === 'reply' ? (m.link.message?.mid ?? null) : null);
 
@@ -74,7 +80,8 @@ const repliedTo = (m: MaxMessage): string | null => (m.link?.type === 'reply' ? 
  * (`edit`, its new text) and `message_callback` (`reply` kind `button`, with the message it was
  * pressed on as `context_message_id`). MAX updates carry no update id, so the event id comes from
  * the message id (an edit: with its time) or the callback id: a repeat is one event. Other update
- * types are not events: null. MAX timestamps are milliseconds.
+ * types are not events: null. MAX timestamps are milliseconds. `chat_id` names the dialog (MAX's
+ * chat of the bot and the user, not the user id), where typing and read actions go.
  */
 export function normalizeMaxUpdate(
   update: Update,
@@ -101,6 +108,7 @@ export function normalizeMaxUpdate(
           : content,
         sender: botSender(sender.user_id, sender.username),
         context_provider_message_id: repliedTo(m),
+        chat_id: dialogOf(m),
         timestamp: Math.floor((edited ? update.timestamp : m.timestamp) / 1000),
       }),
       now,
@@ -131,6 +139,7 @@ export function normalizeMaxUpdate(
         },
         sender: botSender(c.user.user_id, c.user.username),
         context_provider_message_id: pressedOn,
+        chat_id: dialogOf(update.message),
         timestamp: Math.floor(c.timestamp / 1000),
       }),
       now,

@@ -140,6 +140,26 @@ describe('MAX connector', () => {
     }
   });
 
+  it('posts a bot action to the chat: typing, and the dialog marked seen', async () => {
+    const asked: { url: string; body: unknown }[] = [];
+    const connector = new MaxConnector({
+      apiUrl: 'http://max.test',
+      openCredential: (t) => t,
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        const request = input instanceof Request ? input : new Request(String(input), init);
+        asked.push({ url: `${request.method} ${request.url}`, body: await request.json() });
+        return json(200, { success: true });
+      }) as typeof fetch,
+      mediaTargets: new TargetPolicy({ allowPrivate: true }),
+    });
+    expect(await connector.sendAction('tok', '7000007103', 'mark_seen')).toMatchObject({ ok: true });
+    expect(await connector.sendAction('tok', '7000007103', 'typing_on')).toMatchObject({ ok: true });
+    expect(asked.map((a) => [a.url.replace(/\?.*$/, ''), a.body])).toEqual([
+      ['POST http://max.test/chats/7000007103/actions', { action: 'mark_seen' }],
+      ['POST http://max.test/chats/7000007103/actions', { action: 'typing_on' }],
+    ]);
+  });
+
   it('a network failure of MAX keeps the bot token out of the failure text', async () => {
     const connector = new MaxConnector({
       apiUrl: 'http://max.test',

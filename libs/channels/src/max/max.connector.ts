@@ -1,12 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Bot, MaxError } from '@maxhub/max-bot-api';
 import type { Api } from '@maxhub/max-bot-api';
-import { OutboundMessage } from '@app/contracts';
+import type { SenderAction } from '@maxhub/max-bot-api/types';
+import { Readable } from 'node:stream';
+import { OutboundMediaSource, OutboundMessage } from '@app/contracts';
 import { AnswerTooLargeError, cappedFetch, fetchTarget, TargetPolicy, TargetRefusedError } from '@app/egress';
 import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
 import { botInteractive } from '../bots/bot-interactive';
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
-import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+import {
+  ChannelConnector,
+  MediaUploader,
+  MediaUploadResult,
+  MediaUploadSource,
+  PacingLimits,
+  SendResult,
+} from '../channel-connector';
 import { redactSecrets } from '../failure-text';
 import { MAX_UPDATE_TYPES } from './max-update.normalizer';
 
@@ -46,7 +55,7 @@ const callContext = new AsyncLocalStorage<{ retryAfterMs?: number; timedOut?: bo
  * upload (`POST /uploads`, then the bytes, then the token in the message). MAX has no delivery
  * receipts: a sent message stays SENT.
  */
-export class MaxConnector implements ChannelConnector {
+export class MaxConnector implements ChannelConnector, MediaUploader {
   readonly channel = 'max' as const;
   readonly pacing: PacingLimits;
   readonly sendTimeoutMs: number;
@@ -71,6 +80,15 @@ export class MaxConnector implements ChannelConnector {
 
   unsubscribe(token: string, url: string): Promise<Outcome<unknown>> {
     return this.call('subscriptions', () => this.api(token).unsubscribe(url), token);
+  }
+
+  /**
+   * Shows a bot action in a chat (`POST /chats/{chatId}/actions`): `typing_on` ("typing..."),
+   * `mark_seen` (the user's messages read).
+   */
+  sendAction(token: string, chatId: string, action: 'typing_on' | 'mark_seen'): Promise<Outcome<unknown>> {
+    // The client's action type predates mark_seen, which the Bot API takes all the same.
+    return this.call('actions', () => this.api(token).sendAction(Number(chatId), action as SenderAction), token);
   }
 
   async send(msg: OutboundMessage): Promise<SendResult> {
@@ -103,35 +121,68 @@ export class MaxConnector implements ChannelConnector {
   }
 
   /** An image goes by URL; video, audio and files are uploaded first, as MAX requires. */
-  private async mediaAttachment(
+  private async mediaAttachment(api: Api, token: string, media: MaxMedia): Promise<Outcome<MaxAttachmentRequest>> {
+    if ('token' in media) return { ok: true, value: { type: media.type, payload: { token: media.token } } };
+    if (media.type === 'image') return { ok: true, value: { type: 'image', payload: { url: media.url } } };
+    const url = media.url;
+    const uploaded = await this.upload(api, token, media.type, () => this.downloadMedia(url));
+    return uploaded.ok ? { ok: true, value: { type: media.type, payload: { token: uploaded.value } } } : uploaded;
+  }
+
+  /**
+   * Uploads a file (`POST /uploads` for an upload URL, then the bytes to it) and answers the token a
+   * message names it by. `bytes`: read only once the upload URL is known; a stream is sent as it is read.
+   */
+  private async upload(
     api: Api,
     token: string,
-    media: { type: 'image' | 'video' | 'audio' | 'file'; url: string },
-  ): Promise<Outcome<MaxAttachmentRequest>> {
-    if (media.type === 'image') return { ok: true, value: { type: 'image', payload: { url: media.url } } };
+    type: MaxMediaType,
+    bytes: () => Promise<Buffer | Readable>,
+  ): Promise<Outcome<string>> {
     const slot = await this.call(
       'uploads',
-      () => api.raw.uploads.getUploadUrl({ type: media.type }) as Promise<{ url: string; token?: string }>,
+      () => api.raw.uploads.getUploadUrl({ type }) as Promise<{ url: string; token?: string }>,
       token,
     );
     if (!slot.ok) return slot;
     return this.call(
       'uploads',
       async () => {
-        const bytes = await this.downloadMedia(media.url);
+        const body = await bytes();
         const put = await this.fetchFn(slot.value.url, {
           method: 'POST',
           headers: { 'Content-Type': 'application/octet-stream', Authorization: token },
-          body: bytes,
+          body: body as unknown as RequestInit['body'],
+          ...(body instanceof Readable ? { duplex: 'half' } : {}),
           signal: AbortSignal.timeout(this.sendTimeoutMs),
-        });
-        const answer = (await put.json().catch(() => ({}))) as { token?: string };
+        } as RequestInit);
+        const answer = (await put.json().catch(() => ({}))) as {
+          token?: string;
+          photos?: Record<string, { token?: string }>;
+        };
         if (!put.ok)
           throw new MaxError(put.status, { code: 'upload.failed', message: `the upload answered ${put.status}` });
-        return { type: media.type, payload: { token: slot.value.token ?? answer.token } };
+        const photo = answer.photos ? Object.values(answer.photos)[0]?.token : undefined;
+        const got = slot.value.token ?? answer.token ?? photo;
+        if (!got) throw new MaxError(502, { code: 'upload.failed', message: 'the upload answered no token' });
+        return got;
       },
       token,
     );
+  }
+
+  /**
+   * Uploads a media library file for the message's bot (docs/media.md) and answers the token
+   * messages name it by; MAX's tokens do not expire.
+   */
+  async uploadMedia(msg: OutboundMessage, file: MediaUploadSource): Promise<MediaUploadResult> {
+    const input = botSendInput(msg.sender.credential, this.config.openCredential, {});
+    if ('ok' in input) return input;
+    const { token } = input;
+    const type: MaxMediaType = file.type === 'document' ? 'file' : file.type;
+    const uploaded = await this.upload(this.api(token), token, type, async () => file.body);
+    if (!uploaded.ok) return classifyBotFailure(uploaded.failure);
+    return { ok: true, handle: uploaded.value, expiresAt: null };
   }
 
   /**
@@ -231,9 +282,16 @@ export function maxFailure(
   };
 }
 
-type MaxRequest =
-  | { text: string; media?: { type: 'image' | 'video' | 'audio' | 'file'; url: string }; keyboard: object[][] }
-  | { error: string };
+type MaxMediaType = 'image' | 'video' | 'audio' | 'file';
+/** A MAX attachment's file: a URL, or the token of a file uploaded before (a media library file). */
+type MaxMedia = { type: MaxMediaType } & ({ url: string } | { token: string });
+
+type MaxRequest = { text: string; media?: MaxMedia; keyboard: object[][] } | { error: string };
+
+/** The file of a media message as MAX takes it: its URL, or the upload token kept for a media library file. */
+function maxFileOf(source: OutboundMediaSource): { url: string } | { token: string } {
+  return source.url !== undefined ? { url: source.url } : { token: source.handle ?? '' };
+}
 
 /** The MAX message for an outbound message: HTML text, an optional media attachment, the buttons. */
 export function toMaxRequest(msg: OutboundMessage): MaxRequest {
@@ -276,13 +334,17 @@ export function toMaxRequest(msg: OutboundMessage): MaxRequest {
   }
   if ('text' in c) return { text: escapeHtml(c.text.body), keyboard: [] };
   if ('image' in c)
-    return { text: escapeHtml(c.image.caption ?? ''), media: { type: 'image', url: c.image.url }, keyboard: [] };
+    return { text: escapeHtml(c.image.caption ?? ''), media: { type: 'image', ...maxFileOf(c.image) }, keyboard: [] };
   if ('video' in c)
-    return { text: escapeHtml(c.video.caption ?? ''), media: { type: 'video', url: c.video.url }, keyboard: [] };
+    return { text: escapeHtml(c.video.caption ?? ''), media: { type: 'video', ...maxFileOf(c.video) }, keyboard: [] };
   if ('document' in c)
-    return { text: escapeHtml(c.document.caption ?? ''), media: { type: 'file', url: c.document.url }, keyboard: [] };
+    return {
+      text: escapeHtml(c.document.caption ?? ''),
+      media: { type: 'file', ...maxFileOf(c.document) },
+      keyboard: [],
+    };
   if ('audio' in c)
-    return { text: escapeHtml(c.audio.caption ?? ''), media: { type: 'audio', url: c.audio.url }, keyboard: [] };
+    return { text: escapeHtml(c.audio.caption ?? ''), media: { type: 'audio', ...maxFileOf(c.audio) }, keyboard: [] };
   return { error: `${msg.kind} messages cannot be sent to MAX` };
 }
 

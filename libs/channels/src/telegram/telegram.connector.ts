@@ -1,4 +1,4 @@
-import { Api, GrammyError, HttpError } from 'grammy';
+import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import type { ApiClientOptions } from 'grammy';
 import type { InlineKeyboardButton, ReplyKeyboardMarkup, UserFromGetMe } from '@grammyjs/types';
 import { OutboundMessage } from '@app/contracts';
@@ -6,7 +6,14 @@ import { cappedFetch } from '@app/egress';
 import { BOT_ANSWER_LIMIT_BYTES, BotApiFailure, botSendInput, classifyBotFailure } from '../bots/bot-failure';
 import { botInteractive } from '../bots/bot-interactive';
 import { BotButton, escapeHtml, templateButtons, templateHtml } from '../bots/bot-text';
-import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+import {
+  ChannelConnector,
+  MediaUploader,
+  MediaUploadResult,
+  MediaUploadSource,
+  PacingLimits,
+  SendResult,
+} from '../channel-connector';
 import { redactSecrets } from '../failure-text';
 import { TELEGRAM_ALLOWED_UPDATES } from './telegram-update.normalizer';
 
@@ -34,6 +41,15 @@ export const TELEGRAM_DEFAULT_PACING: PacingLimits = { ratePerSender: 30, burst:
 /** Longest caption of a photo, video or document. */
 const CAPTION_LIMIT = 1024;
 
+/** What a send answers, as far as it is read: the message id and the file it carries. */
+interface SentMessage {
+  message_id: number;
+  photo?: { file_id: string }[];
+  video?: { file_id: string };
+  audio?: { file_id: string };
+  document?: { file_id: string };
+}
+
 /** What a bot call came to: its result, or the failure to classify. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; failure: BotApiFailure };
 
@@ -44,7 +60,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; failure: BotApiFailure }
  * `sendVideo`, `sendAudio` or `sendDocument` (media by URL, the caption escaped). Telegram has no delivery receipts: a sent message
  * stays SENT.
  */
-export class TelegramConnector implements ChannelConnector {
+export class TelegramConnector implements ChannelConnector, MediaUploader {
   readonly channel = 'telegram' as const;
   readonly pacing: PacingLimits;
   readonly sendTimeoutMs: number;
@@ -84,6 +100,34 @@ export class TelegramConnector implements ChannelConnector {
   }
 
   async send(msg: OutboundMessage): Promise<SendResult> {
+    const sent = await this.deliver(msg);
+    return sent.ok ? { ok: true, provider_message_id: sent.provider_message_id } : sent;
+  }
+
+  /**
+   * Sends a media library file with its message (docs/media.md): Telegram has no upload apart from
+   * a send, so the file goes with the first message, by multipart, and the file_id of the message
+   * sent sends it from then on (file_ids do not expire).
+   */
+  async uploadMedia(msg: OutboundMessage, file: MediaUploadSource): Promise<MediaUploadResult> {
+    const sent = await this.deliver(msg, new InputFile(file.body, file.fileName ?? `file.${file.type}`));
+    if (!sent.ok) return sent;
+    if (!sent.fileId)
+      return {
+        ok: false,
+        retryable: false,
+        scope: 'message',
+        code: 'invalid_response',
+        title: 'The channel kept no file',
+      };
+    const result: SendResult = { ok: true, provider_message_id: sent.provider_message_id };
+    return { ok: true, handle: sent.fileId, expiresAt: null, sent: result };
+  }
+
+  private async deliver(
+    msg: OutboundMessage,
+    upload?: InputFile,
+  ): Promise<(SendResult & { ok: false }) | { ok: true; provider_message_id: string; fileId: string | null }> {
     if (msg.channel !== 'telegram') throw new Error(`TelegramConnector cannot send a ${msg.channel} message`);
     const input = botSendInput(msg.sender.credential, this.config.openCredential, toTelegramRequest(msg));
     if ('ok' in input) return input;
@@ -91,18 +135,20 @@ export class TelegramConnector implements ChannelConnector {
     const api = this.api(token);
     const markup = request.replyKeyboard ?? (request.keyboard.length ? { inline_keyboard: request.keyboard } : null);
     const other = { parse_mode: 'HTML' as const, ...(markup ? { reply_markup: markup } : {}) };
-    const outcome = await this.call<{ message_id: number }>(
+    const media = upload ?? request.media!;
+    const outcome = await this.call<SentMessage>(
       request.method,
       () => {
+        const captioned = { ...other, caption: request.text || undefined };
         switch (request.method) {
           case 'sendPhoto':
-            return api.sendPhoto(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+            return api.sendPhoto(msg.recipient, media, captioned);
           case 'sendVideo':
-            return api.sendVideo(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+            return api.sendVideo(msg.recipient, media, captioned);
           case 'sendDocument':
-            return api.sendDocument(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+            return api.sendDocument(msg.recipient, media, captioned);
           case 'sendAudio':
-            return api.sendAudio(msg.recipient, request.media!, { ...other, caption: request.text || undefined });
+            return api.sendAudio(msg.recipient, media, captioned);
           default:
             return api.sendMessage(msg.recipient, request.text, other);
         }
@@ -110,7 +156,10 @@ export class TelegramConnector implements ChannelConnector {
       token,
     );
     if (!outcome.ok) return classifyBotFailure(outcome.failure);
-    return { ok: true, provider_message_id: `${msg.recipient}:${outcome.value.message_id}` };
+    const m = outcome.value;
+    const fileId =
+      m.photo?.[m.photo.length - 1]?.file_id ?? m.video?.file_id ?? m.audio?.file_id ?? m.document?.file_id;
+    return { ok: true, provider_message_id: `${msg.recipient}:${m.message_id}`, fileId: fileId ?? null };
   }
 
   private api(token: string): Api {
@@ -213,13 +262,33 @@ export function toTelegramRequest(msg: OutboundMessage): TelegramRequest {
   }
   if ('text' in c) return { method: 'sendMessage', text: escapeHtml(c.text.body), keyboard: [] };
   if ('audio' in c)
-    return { method: 'sendAudio', text: escapeHtml(c.audio.caption ?? ''), media: c.audio.url, keyboard: [] };
+    return {
+      method: 'sendAudio',
+      text: escapeHtml(c.audio.caption ?? ''),
+      media: c.audio.url ?? c.audio.handle,
+      keyboard: [],
+    };
   if ('image' in c)
-    return { method: 'sendPhoto', text: escapeHtml(c.image.caption ?? ''), media: c.image.url, keyboard: [] };
+    return {
+      method: 'sendPhoto',
+      text: escapeHtml(c.image.caption ?? ''),
+      media: c.image.url ?? c.image.handle,
+      keyboard: [],
+    };
   if ('video' in c)
-    return { method: 'sendVideo', text: escapeHtml(c.video.caption ?? ''), media: c.video.url, keyboard: [] };
+    return {
+      method: 'sendVideo',
+      text: escapeHtml(c.video.caption ?? ''),
+      media: c.video.url ?? c.video.handle,
+      keyboard: [],
+    };
   if ('document' in c)
-    return { method: 'sendDocument', text: escapeHtml(c.document.caption ?? ''), media: c.document.url, keyboard: [] };
+    return {
+      method: 'sendDocument',
+      text: escapeHtml(c.document.caption ?? ''),
+      media: c.document.url ?? c.document.handle,
+      keyboard: [],
+    };
   return { error: `${msg.kind} messages cannot be sent to Telegram` };
 }
 

@@ -18,12 +18,12 @@ export interface GraphErrorBody {
   };
 }
 
-export interface GraphMediaObject {
-  link: string;
+/** A media message's file: by `link`, or by the `id` an upload to the number's media endpoint gave. */
+export type GraphMediaObject = ({ link: string; id?: undefined } | { id: string; link?: undefined }) & {
   caption?: string;
   filename?: string;
   voice?: boolean;
-}
+};
 
 export interface GraphTextParameter {
   type: 'text';
@@ -38,14 +38,25 @@ export type GraphMediaParameter =
   | { type: 'video'; video: { link: string } }
   | { type: 'document'; document: { link: string } };
 
+/** A COPY_CODE button's coupon. */
+export interface GraphCouponParameter {
+  type: 'coupon_code';
+  coupon_code: string;
+}
+/** A FLOW button's token, returned with the submitted Flow. */
+export interface GraphFlowActionParameter {
+  type: 'action';
+  action: { flow_token: string };
+}
+
 export type GraphTemplateMessageComponent =
   | { type: 'header'; parameters: (GraphTextParameter | GraphMediaParameter)[] }
   | { type: 'body'; parameters: GraphTextParameter[] }
   | {
       type: 'button';
-      sub_type: 'url' | 'quick_reply';
+      sub_type: 'url' | 'quick_reply' | 'copy_code' | 'flow';
       index: string;
-      parameters: (GraphTextParameter | GraphPayloadParameter)[];
+      parameters: (GraphTextParameter | GraphPayloadParameter | GraphCouponParameter | GraphFlowActionParameter)[];
     };
 
 export interface GraphTemplateMessage {
@@ -137,6 +148,14 @@ export interface GraphTemplate {
   components?: GraphTemplateComponent[];
   quality_score?: { score: string; date?: number };
   rejected_reason?: string;
+}
+
+/** A Flow of `GET /{waba_id}/flows`. */
+export interface GraphFlow {
+  id: string;
+  name: string;
+  status: string;
+  categories?: string[];
 }
 
 export interface GraphPage<T> {

@@ -1,4 +1,10 @@
-import { callbackDataOf, isWhatsAppUserId, OutboundMessage, TemplateContent } from '@app/contracts';
+import {
+  callbackDataOf,
+  isWhatsAppUserId,
+  OutboundMediaSource,
+  OutboundMessage,
+  TemplateContent,
+} from '@app/contracts';
 import { GraphMessageBody, GraphTemplateMessage, GraphTemplateMessageComponent } from './graph.types';
 import { toGraphInteractive } from './whatsapp-interactive.mapper';
 
@@ -36,24 +42,24 @@ export function toGraphMessage(msg: OutboundMessage): GraphMessageBody {
       };
     case 'IMAGE':
       if (!('image' in c)) break;
-      return { ...base, type: 'image', image: media(c.image.url, c.image.caption) };
+      return { ...base, type: 'image', image: media(c.image, c.image.caption) };
     case 'VIDEO':
       if (!('video' in c)) break;
-      return { ...base, type: 'video', video: media(c.video.url, c.video.caption) };
+      return { ...base, type: 'video', video: media(c.video, c.video.caption) };
     case 'DOCUMENT':
       if (!('document' in c)) break;
       return {
         ...base,
         type: 'document',
         document: {
-          ...media(c.document.url, c.document.caption),
+          ...media(c.document, c.document.caption),
           ...(c.document.file_name ? { filename: c.document.file_name } : {}),
         },
       };
     case 'AUDIO':
       if (!('audio' in c)) break;
       // Audio takes no caption; `voice` marks a voice note (OGG/OPUS), shown with a play icon.
-      return { ...base, type: 'audio', audio: { link: c.audio.url, ...(c.audio.is_voice ? { voice: true } : {}) } };
+      return { ...base, type: 'audio', audio: { ...fileOf(c.audio), ...(c.audio.is_voice ? { voice: true } : {}) } };
     case 'REACTION':
       if (!('reaction' in c)) break;
       // The channel knows messages by its own id; ours is only a fallback for inbound wamids.
@@ -72,8 +78,13 @@ export function toGraphMessage(msg: OutboundMessage): GraphMessageBody {
   throw new InvalidOutboundMessageError(`message ${msg.id}: content does not match kind ${msg.kind}`);
 }
 
-function media(link: string, caption?: string) {
-  return caption ? { link, caption } : { link };
+/** The file of a media message: its URL as `link`, or a media library file by its uploaded media id. */
+function fileOf(source: OutboundMediaSource): { link: string } | { id: string } {
+  return source.url !== undefined ? { link: source.url } : { id: source.handle ?? '' };
+}
+
+function media(source: OutboundMediaSource, caption?: string) {
+  return caption ? { ...fileOf(source), caption } : fileOf(source);
 }
 
 /** Template send: header (text values or the media link), body values, button values by index. */
@@ -96,22 +107,43 @@ export function toGraphTemplateMessage(t: TemplateContent): GraphTemplateMessage
   }
   for (const button of t.buttons ?? []) {
     if (!button.values.length) continue;
-    components.push(
-      button.type === 'URL'
-        ? { type: 'button', sub_type: 'url', index: String(button.index), parameters: button.values.map(textParameter) }
-        : {
-            type: 'button',
-            sub_type: 'quick_reply',
-            index: String(button.index),
-            parameters: button.values.map((v) => ({ type: 'payload' as const, payload: String(v) })),
-          },
-    );
+    components.push(templateButton(button));
   }
   return {
     name: t.name,
     language: { code: t.language },
     ...(components.length ? { components } : {}),
   };
+}
+
+/** A button's parameters: a URL's variable, a quick reply's payload, a coupon code, a Flow's token. */
+function templateButton(button: NonNullable<TemplateContent['buttons']>[number]): GraphTemplateMessageComponent {
+  const index = String(button.index);
+  switch (button.type) {
+    case 'URL':
+      return { type: 'button', sub_type: 'url', index, parameters: button.values.map(textParameter) };
+    case 'COPY_CODE':
+      return {
+        type: 'button',
+        sub_type: 'copy_code',
+        index,
+        parameters: [{ type: 'coupon_code', coupon_code: String(button.values[0]) }],
+      };
+    case 'FLOW':
+      return {
+        type: 'button',
+        sub_type: 'flow',
+        index,
+        parameters: [{ type: 'action', action: { flow_token: String(button.values[0]) } }],
+      };
+    case 'QUICK_REPLY':
+      return {
+        type: 'button',
+        sub_type: 'quick_reply',
+        index,
+        parameters: button.values.map((v) => ({ type: 'payload' as const, payload: String(v) })),
+      };
+  }
 }
 
 function textParameter(value: string | number) {

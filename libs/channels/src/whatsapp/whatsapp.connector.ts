@@ -1,4 +1,6 @@
 import {
+  ChannelFlow,
+  ChannelFlowPage,
   ChannelTemplate,
   OutboundMessage,
   SubmitTemplateReply,
@@ -6,7 +8,16 @@ import {
   UpdateTemplateReply,
   WhatsAppConnection,
 } from '@app/contracts';
-import { ChannelConnector, PacingLimits, SendResult } from '../channel-connector';
+import {
+  ChannelConnector,
+  MediaUploader,
+  MediaUploadResult,
+  MediaUploadSource,
+  PacingLimits,
+  SendResult,
+} from '../channel-connector';
+import { uploadWhatsAppMedia } from './whatsapp-media-upload';
+import { Clock } from '@app/server';
 import {
   GraphClient,
   GraphClientConfig,
@@ -16,7 +27,7 @@ import {
   WHATSAPP_DEFAULT_TIMEOUT_MS,
 } from './graph-client';
 import { classifyGraphFailure } from './graph-errors';
-import { GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from './graph.types';
+import { GraphFlow, GraphPage, GraphSendResponse, GraphTemplate, GraphTemplateCreateResponse } from './graph.types';
 import { InvalidOutboundMessageError, messagesEndpoint, toGraphMessage } from './whatsapp-message.mapper';
 import {
   fromGraphTemplate,
@@ -43,7 +54,7 @@ const TEMPLATE_PAGE_SIZE = 100;
 const MAX_TEMPLATE_PAGES = 100;
 
 /** WhatsApp Cloud API connector: message sends and template management through the Graph API. */
-export class WhatsAppConnector implements ChannelConnector {
+export class WhatsAppConnector implements ChannelConnector, MediaUploader {
   readonly channel = 'whatsapp' as const;
   readonly pacing: PacingLimits;
   private readonly graph: GraphClient;
@@ -97,6 +108,24 @@ export class WhatsAppConnector implements ChannelConnector {
       };
     }
     return { ok: true, provider_message_id: id };
+  }
+
+  /**
+   * Uploads a media library file to the sending number (docs/media.md): the media id it answers
+   * sends it from then on, for 30 days.
+   */
+  uploadMedia(msg: OutboundMessage, file: MediaUploadSource): Promise<MediaUploadResult> {
+    const base = `${this.config.graphUrl.replace(/\/+$/, '')}/${this.config.apiVersion || WHATSAPP_DEFAULT_API_VERSION}`;
+    return uploadWhatsAppMedia(
+      {
+        baseUrl: base,
+        accessToken: this.config.accessToken,
+        timeoutMs: this.sendTimeoutMs,
+        nowSeconds: () => (this.config.clock ?? new Clock()).nowSeconds(),
+      },
+      msg.sender.connection_id,
+      file,
+    );
   }
 
   /**
@@ -166,6 +195,44 @@ export class WhatsAppConnector implements ChannelConnector {
       'paging_loop',
       `template listing did not end after ${MAX_TEMPLATE_PAGES} pages`,
     );
+  }
+
+  /**
+   * One page of the WABA's Flows, `GET /{waba_id}/flows` (id, name, status, categories), from the
+   * cursor a previous page gave; `next_cursor` is null on the last page.
+   */
+  async listFlows(wabaId: string, page: { limit: number; after?: string }): Promise<ChannelFlowPage> {
+    const res = await this.expect<GraphPage<GraphFlow>>(
+      this.request('GET', `${encodeURIComponent(wabaId)}/flows`, {
+        query: {
+          fields: 'id,name,status,categories',
+          limit: String(page.limit),
+          ...(page.after ? { after: page.after } : {}),
+        },
+      }),
+    );
+    const data = (res.data ?? []).map((f): ChannelFlow => ({
+      id: String(f.id),
+      name: String(f.name ?? ''),
+      status: String(f.status ?? ''),
+      categories: Array.isArray(f.categories) ? f.categories.map(String) : [],
+    }));
+    const after = res.paging?.next ? res.paging.cursors?.after : undefined;
+    return { data, next_cursor: after ?? null };
+  }
+
+  /** The business account a Flow belongs to, `GET /{flow_id}?fields=whatsapp_business_account`. */
+  async flowWaba(flowId: string): Promise<string | null> {
+    const res = await this.expect<{ whatsapp_business_account?: { id?: unknown } }>(
+      this.request('GET', encodeURIComponent(flowId), { query: { fields: 'id,whatsapp_business_account' } }),
+    );
+    const id = res.whatsapp_business_account?.id;
+    return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+  }
+
+  /** Publishes a DRAFT Flow, `POST /{flow_id}/publish`; the channel refuses any other status. */
+  async publishFlow(flowId: string): Promise<void> {
+    await this.expect<{ success: boolean }>(this.request('POST', `${encodeURIComponent(flowId)}/publish`));
   }
 
   /**

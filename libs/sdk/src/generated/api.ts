@@ -840,6 +840,22 @@ export interface components {
        * @example 7999***1122
        */
       recipient: string | null;
+      /**
+       * @description A gateway content send: what its channel was asked to send; null for this API's sends and templates
+       * @enum {string|null}
+       */
+      rendered_as:
+        | 'text'
+        | 'image'
+        | 'video'
+        | 'audio'
+        | 'document'
+        | 'buttons'
+        | 'list'
+        | 'cta_url'
+        | 'location_request'
+        | 'flow'
+        | null;
       /** @enum {string} */
       status: 'QUEUED' | 'SENT' | 'DELIVERED' | 'READ' | 'FAILED';
       timeline: components['schemas']['MessageTimelineEntryDto'][];
@@ -1045,8 +1061,11 @@ export interface components {
       url?: string | null;
     };
     TemplateButtonValuesDto: {
-      /** @enum {string} */
-      type: 'URL' | 'QUICK_REPLY';
+      /**
+       * @description URL: the URL's variables; COPY_CODE: one value, the coupon code (at most 15 characters)
+       * @enum {string}
+       */
+      type: 'URL' | 'QUICK_REPLY' | 'COPY_CODE';
       /**
        * @description Values of the variables {{1}}, {{2}}, ... in order
        * @example [
@@ -1117,7 +1136,7 @@ export interface components {
     };
     TemplateSendComponentsDto: {
       body?: components['schemas']['TemplateValuesDto'] | null;
-      /** @description Matched in order to the template's buttons that have variables */
+      /** @description Matched in order to the template's buttons that take values: URL buttons with variables, the COPY_CODE button */
       buttons?: components['schemas']['TemplateButtonValuesDto'][] | null;
       header?: components['schemas']['TemplateValuesDto'] | null;
     };

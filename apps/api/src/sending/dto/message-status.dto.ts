@@ -1,5 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MESSAGE_KINDS, MESSAGE_STATUSES, type MessageCategory, type MessageStatus } from '@app/contracts';
+import {
+  MESSAGE_KINDS,
+  MESSAGE_STATUSES,
+  RENDERED_AS,
+  type MessageCategory,
+  type MessageStatus,
+  type RenderedAs,
+} from '@app/contracts';
 import { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from '@app/server';
 import type { MessageStatusView } from '../messages.service';
 
@@ -40,4 +47,11 @@ export class MessageStatusDto extends MessageChargeDto implements MessageStatusV
 
   @ApiProperty({ type: [MessageTimelineEntryDto] })
   timeline: { status: string; timestamp: number }[];
+
+  @ApiProperty({
+    enum: RENDERED_AS,
+    nullable: true,
+    description: "A gateway content send: what its channel was asked to send; null for this API's sends and templates",
+  })
+  rendered_as: RenderedAs | null;
 }

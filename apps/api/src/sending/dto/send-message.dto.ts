@@ -153,9 +153,12 @@ export class TemplateValuesDto {
 }
 
 export class TemplateButtonValuesDto extends TemplateValuesDto {
-  @ApiProperty({ enum: ['URL', 'QUICK_REPLY'] })
-  @IsIn(['URL', 'QUICK_REPLY'])
-  type: 'URL' | 'QUICK_REPLY';
+  @ApiProperty({
+    enum: ['URL', 'QUICK_REPLY', 'COPY_CODE'],
+    description: "URL: the URL's variables; COPY_CODE: one value, the coupon code (at most 15 characters)",
+  })
+  @IsIn(['URL', 'QUICK_REPLY', 'COPY_CODE'])
+  type: 'URL' | 'QUICK_REPLY' | 'COPY_CODE';
 }
 
 /** The values of a template send, per component (not the template's own components). */
@@ -175,7 +178,8 @@ export class TemplateSendComponentsDto {
   @ApiPropertyOptional({
     type: [TemplateButtonValuesDto],
     nullable: true,
-    description: "Matched in order to the template's buttons that have variables",
+    description:
+      "Matched in order to the template's buttons that take values: URL buttons with variables, the COPY_CODE button",
   })
   @IsOptional()
   @IsArray()

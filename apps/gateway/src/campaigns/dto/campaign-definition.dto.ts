@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CAMPAIGN_LIMITS, CONTACT_LIMITS, GATEWAY_SEND_CHANNELS, GatewaySendChannel } from '@app/contracts';
+import { SendContentDto } from '../../messages/dto/send-gateway-message.dto';
 import { CampaignVariantDto } from './campaign-variant.dto';
 import { FrequencyRulesDto } from './campaign-settings.dto';
 
@@ -83,8 +84,29 @@ export class CampaignDefinitionDto {
   @ApiProperty({ minLength: 1, maxLength: CAMPAIGN_LIMITS.nameLength, example: 'November sale' })
   name: string;
 
-  @ApiProperty({ example: 'sale_announcement', description: 'An APPROVED template of the linked WhatsApp app' })
-  template: string;
+  @ApiPropertyOptional({
+    example: 'sale_announcement',
+    description:
+      'The template sent: on WhatsApp an APPROVED template of the linked WhatsApp app, on Telegram and MAX a bot template of the name (POST /v1/templates), else the WhatsApp one rendered. Exactly one of template and content',
+  })
+  template?: string;
+
+  @ApiPropertyOptional({
+    type: SendContentDto,
+    nullable: true,
+    description:
+      'A free-form message sent as it is (any content kind of POST /v1/messages but flow), checked against every channel of the campaign; on WhatsApp only to recipients whose 24-hour window is open. Exactly one of template and content',
+  })
+  content?: SendContentDto | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'sale_announcement',
+    description:
+      'With content: the template sent instead to recipients whose WhatsApp window is closed (language, params and media_url are its); without one they are skipped as window_closed',
+  })
+  fallback_template?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'en' })
   language?: string | null;

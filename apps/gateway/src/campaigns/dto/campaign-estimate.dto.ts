@@ -33,6 +33,13 @@ export class CampaignExcludedDto implements Record<EstimateExclusion, number> {
 
   @ApiProperty({ example: 0, description: 'The contact had this template within the recent-template days' })
   recent_template: number;
+
+  @ApiProperty({
+    example: 0,
+    description:
+      'A content campaign: the contact is reachable on WhatsApp alone, its 24-hour window is closed and the campaign names no fallback_template',
+  })
+  window_closed: number;
 }
 
 export class CampaignWarningDto implements EstimateWarning {
@@ -103,7 +110,7 @@ export class CampaignCostEstimateDto {
 }
 
 export class CampaignTimeEstimateDto {
-  @ApiProperty({ example: 7 })
+  @ApiProperty({ example: 7.4, description: 'Seconds from the start to the last recipient sent, to a tenth' })
   seconds: number;
 
   @ApiUnixSeconds()
@@ -120,7 +127,10 @@ export class CampaignLimitDto implements EstimateLimitView {
   @ApiPropertyOptional({ enum: GATEWAY_SEND_CHANNELS })
   channel?: GatewaySendChannel;
 
-  @ApiPropertyOptional({ example: 80, description: 'pacing, rate: messages per second' })
+  @ApiPropertyOptional({
+    example: 80,
+    description: 'pacing, rate: messages per second; runner: the most it sends per second whatever the pacing',
+  })
   per_second?: number;
 
   @ApiPropertyOptional({ example: 1000, description: 'tier: unique WhatsApp recipients per 24 hours' })
@@ -131,11 +141,12 @@ export class CampaignLimitDto implements EstimateLimitView {
 
   @ApiPropertyOptional({
     example: 120,
-    description: 'quiet_hours: the recipients inside their quiet hours at the start, sent once they end',
+    description:
+      'quiet_hours: the recipients inside their quiet hours when their sends would run, sent once they end; end_by: the recipients not sent by then (skipped)',
   })
   recipients?: number;
 
-  @ApiProperty({ example: 3, description: 'How long this limit alone would take' })
+  @ApiProperty({ example: 3.2, description: 'How long this limit alone would take, in seconds to a tenth' })
   seconds: number;
 }
 

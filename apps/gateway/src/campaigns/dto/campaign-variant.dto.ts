@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { CAMPAIGN_LIMITS, CampaignVariant, CampaignVariantResult, VARIANT_LIMITS } from '@app/contracts';
+import { CAMPAIGN_LIMITS, CampaignVariant, CampaignVariantResult, SendContent, VARIANT_LIMITS } from '@app/contracts';
+import { SendContentDto } from '../../messages/dto/send-gateway-message.dto';
 
 /** One variant of a campaign (docs/campaigns.md#variants): a template with its params and its share of the audience. */
 export class CampaignVariantDto implements CampaignVariant {
@@ -11,8 +12,19 @@ export class CampaignVariantDto implements CampaignVariant {
   })
   name: string;
 
-  @ApiProperty({ example: 'sale_announcement', description: 'An APPROVED template of the linked WhatsApp app' })
-  template: string;
+  @ApiPropertyOptional({
+    example: 'sale_announcement',
+    description: "A template campaign's variant: its template, resolved per channel as the campaign's",
+  })
+  template?: string;
+
+  @ApiPropertyOptional({
+    type: SendContentDto,
+    nullable: true,
+    description:
+      "A content campaign's variant (then only name, content and share): its content, checked as the campaign's",
+  })
+  content?: SendContent | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'en' })
   language?: string | null;
@@ -39,8 +51,13 @@ export class CampaignVariantResultDto implements CampaignVariantResult {
   @ApiProperty({ example: 'A' })
   name: string;
 
-  @ApiProperty({ example: 'sale_announcement' })
-  template: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'sale_announcement',
+    description: "Null for a content campaign's variant",
+  })
+  template: string | null;
 
   @ApiProperty({ example: 50 })
   share: number;

@@ -1,4 +1,5 @@
 import {
+  SendContent,
   CAMPAIGN_PAUSE_REASONS,
   CAMPAIGN_STATES,
   CampaignAudience,
@@ -13,6 +14,7 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CampaignAudienceDto, CampaignDefinitionDto } from './campaign-definition.dto';
 import { CampaignVariantResultDto } from './campaign-variant.dto';
+import { SendContentDto } from '../../messages/dto/send-gateway-message.dto';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
 import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
@@ -102,6 +104,9 @@ export class CampaignDto extends CampaignDefinitionDto implements CampaignView {
 
   @ApiProperty({ type: CampaignAudienceDto })
   declare audience: CampaignAudience;
+
+  @ApiPropertyOptional({ type: SendContentDto, nullable: true })
+  declare content?: SendContent | null;
 
   @ApiProperty({ type: [String], example: ['Anna'] })
   declare params: string[];

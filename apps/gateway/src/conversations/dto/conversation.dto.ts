@@ -7,12 +7,23 @@ import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 export class ConversationContentDto {
   @ApiProperty({
     example: 'text',
-    description: "An inbound kind (text, image, ...), or a send's: text, image, ..., message (a send made elsewhere)",
+    description:
+      "An inbound kind (text, image, ...); a send's content type (text, image, buttons, ...), template, or message (a send whose content the gateway did not see: a failover attempt, a campaign's)",
   })
   type: string;
 
   @ApiProperty({ type: String, nullable: true, description: "The text, caption or a reply's title" })
   text: string | null;
+
+  @ApiPropertyOptional({
+    description: 'A template send: the template as named, `{name, language, params, media_url}`',
+    type: 'object',
+    additionalProperties: true,
+  })
+  template?: { name: string; language: string | null; params: string[]; media_url?: string };
+
+  @ApiPropertyOptional({ description: "A content send: what the channel was asked to send (the send's rendered_as)" })
+  rendered_as?: string;
 }
 
 /** The file of an inbound message (docs/conversations.md#media): fetched from the channel into the media store. */
@@ -73,7 +84,7 @@ export class ConversationMessageDto {
   timestamp: number;
 }
 
-/** The WhatsApp customer-service window: free-form replies are possible while it is open. */
+/** The WhatsApp customer-service window: a free-form reply is accepted exactly while it is open. */
 export class ConversationWindowDto {
   @ApiProperty()
   open: boolean;
@@ -128,8 +139,12 @@ export class ConversationDto {
   @ApiUnixSeconds({ nullable: true })
   last_message_at: number | null;
 
-  @ApiPropertyOptional({ type: ConversationWindowDto, description: 'WhatsApp only' })
-  window?: ConversationWindowDto;
+  @ApiPropertyOptional({
+    type: ConversationWindowDto,
+    nullable: true,
+    description: "WhatsApp only: as the send check decides it; null while the api's windows cannot be read",
+  })
+  window?: ConversationWindowDto | null;
 
   @ApiProperty({ description: 'Changes with every PATCH; GET answers it as the ETag' })
   version: number;

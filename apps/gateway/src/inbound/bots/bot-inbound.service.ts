@@ -6,10 +6,9 @@ import { normalizeMaxUpdate, normalizeTelegramUpdate } from '@app/channels';
 import { EventEnvelope, isUuid, MessageReceivedData } from '@app/contracts';
 import { EventPublisher } from '@app/messaging';
 import { Clock, counter, ProblemError, ServiceUnavailableProblem } from '@app/server';
-import { AccountsRepository } from '../../accounts/accounts.repository';
 import { BotChannels, CredentialsBox } from '../../connections/bot-channels';
-import { BotChannel, ConnectionEntity } from '../../connections/connection.entity';
-import { ConnectionsRepository } from '../../connections/connections.repository';
+import { BotChannel } from '../../connections/connection.entity';
+import { CallbackConnection, ConnectionsRepository } from '../../connections/connections.repository';
 
 /** 401 for a bot update without the connection's secret (or for no such live connection). */
 export class InvalidBotSecretProblem extends ProblemError {
@@ -41,7 +40,6 @@ export class BotInboundService {
 
   constructor(
     private readonly connections: ConnectionsRepository,
-    private readonly accounts: AccountsRepository,
     private readonly publisher: EventPublisher,
     private readonly channels: BotChannels,
     private readonly credentials: CredentialsBox,
@@ -55,7 +53,7 @@ export class BotInboundService {
     secret: string | undefined,
     update: unknown,
   ): Promise<{ events: number }> {
-    const connection = isUuid(connectionId) ? await this.connections.findById(connectionId.toLowerCase()) : null;
+    const connection = isUuid(connectionId) ? await this.connections.findForCallback(connectionId.toLowerCase()) : null;
     if (
       !connection ||
       connection.channel !== channel ||
@@ -72,8 +70,7 @@ export class BotInboundService {
       updates().inc({ channel, outcome: 'ignored' });
       return { events: 0 };
     }
-    const account = await this.accounts.findAccount(connection.accountId);
-    event.user_id = account?.userId ?? null;
+    event.user_id = connection.userId;
     try {
       await this.publisher.publish(event as unknown as EventEnvelope);
     } catch (err) {
@@ -87,7 +84,7 @@ export class BotInboundService {
   }
 
   /** Answers a button press after the update is kept, without holding up the channel's callback. */
-  private acknowledge(channel: BotChannel, connection: ConnectionEntity, update: unknown): void {
+  private acknowledge(channel: BotChannel, connection: CallbackConnection, update: unknown): void {
     if (!connection.credential) return;
     let token: string;
     try {

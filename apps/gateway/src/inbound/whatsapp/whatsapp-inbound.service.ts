@@ -22,6 +22,7 @@ import {
   ValidationProblem,
 } from '@app/server';
 import { ChannelStatus } from '../../channel-status/channel-status';
+import { FlowAnswers } from '../../flows/flow-tokens';
 import { GatewayConfig } from '../../config';
 import { connectionKeyOf, Tenant, TenantResolver } from '../tenant-resolver';
 import { normalizeWhatsAppWebhook, tenantLookupOf } from './whatsapp-webhook.normalizer';
@@ -71,6 +72,7 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
     private readonly status: ChannelStatus,
     private readonly rpc: RpcClient,
     private readonly clock: Clock,
+    private readonly flows: FlowAnswers,
   ) {}
 
   /** Meta's subscription check: echo `hub.challenge` when the verify token matches. */
@@ -179,10 +181,12 @@ export class WhatsAppInboundService implements OnApplicationShutdown {
    * connection) and publishes it to EVENTS under its own id. Throws while the api cannot say whose
    * it is: the event stays in INBOUND and is tried again with back-off. Events are published in the
    * order they are handed over, without waiting for one's acknowledgement before the next is sent.
+   * A submitted Flow carrying one of the platform's tokens is joined to its message first (FlowAnswers).
    */
   async relay(event: EventEnvelope): Promise<void> {
     await this.inOrder(async () => {
       Object.assign(event, await this.tenantOf(event));
+      await this.flows.join(event);
       return { stored: this.publisher.publish(event) };
     });
     events().inc({ type: event.type });

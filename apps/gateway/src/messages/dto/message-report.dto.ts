@@ -6,6 +6,8 @@ import {
   MessageCategory,
   MessageContact,
   MessageStatus,
+  RENDERED_AS,
+  RenderedAs,
 } from '@app/contracts';
 import { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from '@app/server';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
@@ -29,6 +31,15 @@ export class MessageAttemptDto implements MessageAttempt {
 
   @ApiUnixSeconds()
   updated_at: number;
+
+  @ApiProperty({
+    enum: RENDERED_AS,
+    nullable: true,
+    example: 'buttons',
+    description:
+      'A `content` send: what this channel was asked to send, the type or its declared fallback (a list drawn as buttons on MAX, a Flow as a link on Telegram; docs/gateway.md#content-kinds); null for a template send',
+  })
+  rendered_as: RenderedAs | null;
 }
 
 /** The contact a message was sent to. */
@@ -102,6 +113,15 @@ export class MessageReportDto extends MessageChargeDto implements GatewayMessage
     description: 'The contact it was sent to (a send with `contact`, a campaign); null for a send to an address',
   })
   contact: MessageContactDto | null;
+
+  @ApiProperty({
+    enum: RENDERED_AS,
+    nullable: true,
+    example: 'buttons',
+    description:
+      'A `content` send: what this channel was asked to send, the type or its declared fallback (a list drawn as buttons on MAX, a Flow as a link on Telegram; docs/gateway.md#content-kinds); null for a template send',
+  })
+  rendered_as: RenderedAs | null;
 }
 
 export class MessageReportPageDto {

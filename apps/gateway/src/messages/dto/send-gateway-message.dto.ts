@@ -22,6 +22,7 @@ import {
 } from 'class-validator';
 import {
   CONTENT_LIMITS,
+  COUPON_CODE_MAX_LENGTH,
   GATEWAY_SEND_CHANNELS,
   GatewaySendChannel,
   IsRegisteredChannel,
@@ -119,13 +120,21 @@ export class SendContentDto {
 
   @ApiPropertyOptional({
     example: 'https://shop.example/receipt.pdf',
-    description: 'Media types: the https URL of the file',
+    description: 'Media types: the https URL of the file; or `media_id`',
   })
-  @ValidateIf((c: SendContentDto) => isMedia(c.type))
+  @ValidateIf((c: SendContentDto) => isMedia(c.type) && c.media_id === undefined)
   @IsString()
   @MaxLength(2048)
   @IsUrl({ protocols: ['https'], require_protocol: true }, { message: 'content.url must be an https URL' })
   url?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Media types: a file of the media library (POST /v1/media), instead of `url` (docs/media.md)',
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'content.media_id must be a media id (a UUID)' })
+  media_id?: string;
 
   @ApiPropertyOptional({
     example: 'Your receipt',
@@ -310,6 +319,19 @@ export class SendGatewayMessageDto {
   @IsOptional()
   @IsMediaUrl()
   media_url?: string;
+
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: COUPON_CODE_MAX_LENGTH,
+    example: 'AUTUMN25',
+    description:
+      'A template with a COPY_CODE button: the coupon code the button copies (required by such a template, refused by any other)',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(COUPON_CODE_MAX_LENGTH, { message: `coupon_code must be at most ${COUPON_CODE_MAX_LENGTH} characters` })
+  coupon_code?: string;
 }
 
 export class SendGatewayMessageResponseDto {
@@ -329,7 +351,8 @@ export class SendGatewayMessageResponseDto {
 
   @ApiPropertyOptional({
     example: 'ft_3q2Zr8xYb1mN0aLk',
-    description: 'A `flow` send: the token the platform made for it, which the submitted Flow carries back',
+    description:
+      "A `flow` send, or a template send whose FLOW button it fills: the token the platform made for it, which the submitted Flow carries back (the answer's `reply.context_message_id` is then this message's id)",
   })
   flow_token?: string;
 }

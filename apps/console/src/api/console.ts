@@ -1,0 +1,62 @@
+import { PAGE_LIMIT } from '../components/paged-table';
+import { api, ok, Schemas } from './client';
+import { setCsrfToken } from './session';
+
+export type Role = Schemas['ConsoleUserDto']['role'];
+export const ROLES: Role[] = ['owner', 'manager', 'agent', 'viewer'];
+export type Locale = Schemas['ConsoleMeDto']['locale'];
+export type ConsoleUser = Schemas['ConsoleMeDto'];
+export type ListedUser = Schemas['ConsoleUserDto'];
+export type AuditEntry = Schemas['AuditEntryDto'];
+export type ApiToken = Schemas['AccountTokenDto'] & { token?: string };
+
+export type Balance = Schemas['BalanceDto'];
+export type Transaction = Schemas['TransactionDto'];
+export type WebhookSubscription = Schemas['WebhookDto'];
+export type WebhookDelivery = Schemas['WebhookDeliveryDto'];
+export type WebhookEvents = Schemas['CreateWebhookDto']['events'];
+
+function started(answer: Schemas['ConsoleSessionDto']): ConsoleUser {
+  setCsrfToken(answer.csrf_token);
+  return answer.user;
+}
+
+/** The console's own session and user routes under /console/api. */
+export const consoleApi = {
+  session: async () => started(await ok(api.GET('/console/api/session'))),
+  signIn: async (email: string, password: string) =>
+    started(await ok(api.POST('/console/api/session', { body: { email, password } }))),
+  acceptInvitation: async (token: string, password: string) =>
+    started(await ok(api.POST('/console/api/invitations/accept', { body: { token, password } }))),
+  signOut: async (): Promise<void> => {
+    await ok(api.DELETE('/console/api/session'));
+    setCsrfToken(undefined);
+  },
+  signOutEverywhere: async (): Promise<void> => {
+    await ok(api.POST('/console/api/session/sign-out-everywhere'));
+    setCsrfToken(undefined);
+  },
+  setLocale: (locale: Locale) => ok(api.PATCH('/console/api/me', { body: { locale } })),
+  users: () => ok(api.GET('/console/api/users')),
+  invite: (email: string, role: Role) => ok(api.POST('/console/api/users/invitations', { body: { email, role } })),
+  setRole: (id: string, role: Role) =>
+    ok(api.PATCH('/console/api/users/{id}', { params: { path: { id } }, body: { role } })),
+  removeUser: (id: string) => ok(api.DELETE('/console/api/users/{id}', { params: { path: { id } } })),
+  audit: (cursor?: string) => ok(api.GET('/console/api/audit', { params: { query: { cursor, limit: PAGE_LIMIT } } })),
+};
+
+/** The account's API tokens, and the account routes of the gateway that reach the api (balance, transactions, webhooks). */
+export const accountApi = {
+  tokens: () => ok(api.GET('/v1/tokens')),
+  createToken: (label: string) => ok(api.POST('/v1/tokens', { body: { label } })),
+  revokeToken: (id: string) => ok(api.DELETE('/v1/tokens/{id}', { params: { path: { id } } })),
+  balance: () => ok(api.GET('/v1/balance')),
+  transactions: (cursor?: string) =>
+    ok(api.GET('/v1/transactions', { params: { query: { cursor, limit: PAGE_LIMIT } } })),
+  webhooks: () => ok(api.GET('/v1/webhooks')),
+  createWebhook: (url: string, events: WebhookEvents) => ok(api.POST('/v1/webhooks', { body: { url, events } })),
+  rotateSecret: (id: string) => ok(api.POST('/v1/webhooks/{id}/rotate-secret', { params: { path: { id } } })),
+  deliveries: (id: string) => ok(api.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id } } })),
+  resend: (id: string, deliveryId: string) =>
+    ok(api.POST('/v1/webhooks/{id}/deliveries/{deliveryId}/resend', { params: { path: { id, deliveryId } } })),
+};

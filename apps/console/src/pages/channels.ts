@@ -1,0 +1,2 @@
+/** The messaging channels the gateway sends on. */
+export const CHANNELS = ['whatsapp', 'telegram', 'max'] as const;

@@ -1,0 +1,242 @@
+import { DataSource } from 'typeorm';
+import { createDataSource } from '@app/database';
+import { waitFor } from '@app/testing';
+import { ApiFactory } from '../../../test/support/factories';
+import { Platform, startPlatform } from '../../../test/support/platform';
+import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
+import { AccountsRepository } from '../src/accounts/accounts.repository';
+import { gatewaySchema } from '../src/database/schema';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * What the account sends, as its threads show it: the content of every send the gateway accepts,
+ * its status moving forward to the end, a failover step in the thread of the channel that carried
+ * it; no conversation seen before its first message; the WhatsApp window shown exactly as the send
+ * check decides it; MAX shown typing while a conversation is read.
+ */
+describe('conversations: outbound content, statuses, windows and read markers', () => {
+  let platform: Platform;
+  let factory: ApiFactory;
+  let gatewayDb: DataSource;
+  let app: Awaited<ReturnType<ApiFactory['activeApp']>>;
+  let token: string;
+  const bots: Record<'telegram' | 'max', { id: number; token: string }> = {} as never;
+
+  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+    const res = await fetch(`${platform.urls.gateway}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      },
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+  };
+  const sandbox = async (path: string, body?: unknown) =>
+    (await sandboxControl<Json>(platform.urls.sandbox, path, body)).body;
+  const contact = async (name: string, identities: Record<string, string>) => {
+    const res = await call('/v1/contacts', { body: { name, identities } });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const conversationWith = (channel: string, address: string) =>
+    waitFor(
+      async () => {
+        const res = await call(`/v1/conversations?channel=${channel}&limit=100`);
+        return (res.body.data as Json[]).find((c) => c.contact.address === address) ?? false;
+      },
+      20_000,
+      `the ${channel} conversation with ${address}`,
+      100,
+    );
+  const messagesOf = async (id: string) =>
+    (await call(`/v1/conversations/${id}/messages?limit=100`)).body.data as Json[];
+  /** The thread's outbound message `messageId` once `done` holds for it. */
+  const outbound = (conversationId: string, done: (m: Json) => boolean, what: string) =>
+    waitFor(
+      async () => (await messagesOf(conversationId)).find((m) => m.direction === 'out' && done(m)) ?? false,
+      30_000,
+      what,
+      100,
+    );
+
+  beforeAll(async () => {
+    platform = await startPlatform({
+      suite: 'gw-conversations-outbound',
+      services: ['api', 'gateway', 'queue', 'sandbox'],
+      env: {
+        SANDBOX_STATUS_DELAY_MS: '50',
+        CHANNEL_MESSAGE_PRICES: JSON.stringify({
+          telegram: { MARKETING: 0, MARKETING_LITE: 0, UTILITY: 0, SERVICE: 0, AUTHENTICATION: 0 },
+          max: { MARKETING: 0, MARKETING_LITE: 0, UTILITY: 0, SERVICE: 0, AUTHENTICATION: 0 },
+        }),
+      },
+    });
+    factory = await ApiFactory.connect(platform.infra.databaseUrl);
+    gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 2);
+    await gatewayDb.initialize();
+    const user = await factory.user('system', { balance: 10 });
+    app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
+    await registerSandboxNumber(platform.urls.sandbox, app);
+    await factory.sendableTemplate(app.id, { name: 'order_ready', category: 'UTILITY', body: 'Hi {{1}}, ready.' });
+    token = (await new AccountsRepository(gatewayDb).createAccount('shop', user.userId)).token;
+    expect((await call('/v1/connections', { body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
+    for (const channel of ['telegram', 'max'] as const) {
+      bots[channel] = (await sandbox(`${channel}/bots`, {})) as { id: number; token: string };
+      expect((await call('/v1/connections', { body: { channel, bot_token: bots[channel].token } })).status).toBe(201);
+    }
+    // The same template name on the bots, for a failover route.
+    const bot = await call('/v1/templates', {
+      body: { name: 'order_ready', language: 'en', content: { type: 'text', text: 'Bot: {{1}}, ready.' } },
+    });
+    expect(bot.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await gatewayDb?.destroy();
+    await factory?.close();
+    await platform?.stop();
+  });
+
+  it('shows what was sent, then moves its status to the end', async () => {
+    const ivan = await contact('Ivan', { whatsapp: '+79990008010' });
+    const sent = await call('/v1/messages', {
+      body: { channel: 'whatsapp', to: '+79990008010', template: 'order_ready', params: ['Ivan'] },
+    });
+    expect(sent.status).toBe(202);
+    // In the thread: the template as named, with its params.
+    const c = await conversationWith('whatsapp', '79990008010');
+    expect(c.contact.id).toBe(ivan);
+    const template = {
+      type: 'template',
+      text: null,
+      template: { name: 'order_ready', language: null, params: ['Ivan'] },
+    };
+    const shown = await outbound(c.id, (m) => m.content.type === 'template', 'the template in its thread');
+    expect(shown).toMatchObject({ message_id: sent.body.id, content: template });
+    const read = await outbound(c.id, (m) => m.status === 'READ', 'the template read');
+    expect(read).toMatchObject({ message_id: sent.body.id, content: template });
+    expect((await messagesOf(c.id)).filter((m) => m.direction === 'out')).toHaveLength(1);
+
+    // A content send, as sent, with what the channel was asked to send.
+    const olga = await contact('Olga', { telegram: '818181' });
+    const text = await call('/v1/messages', {
+      body: { channel: 'telegram', to: '818181', content: { type: 'text', text: 'Your order shipped' } },
+    });
+    expect(text.status).toBe(202);
+    const t = await conversationWith('telegram', '818181');
+    expect(t.contact.id).toBe(olga);
+    const sentOnTelegram = await outbound(t.id, (m) => m.status === 'SENT', 'the text sent on Telegram');
+    expect(sentOnTelegram).toMatchObject({
+      message_id: text.body.id,
+      content: { type: 'text', text: 'Your order shipped', rendered_as: 'text' },
+    });
+  });
+
+  it('ends a failed send FAILED, and shows a failover step in the thread of the channel that carried it', async () => {
+    const petr = await contact('Petr', { whatsapp: '79990080000' });
+    const failed = await call('/v1/messages', {
+      body: { contact: petr, channels: ['whatsapp'], template: 'order_ready', params: ['Petr'] },
+    });
+    expect(failed.status).toBe(202);
+    const p = await conversationWith('whatsapp', '79990080000');
+    expect(p.contact.id).toBe(petr);
+    const ended = await outbound(p.id, (m) => m.status === 'FAILED', 'the undeliverable template failed');
+    expect(ended).toMatchObject({ message_id: failed.body.id, content: { type: 'template' } });
+
+    // WhatsApp refuses the number at once: the route moves on to Telegram, whose thread shows the step.
+    const ann = await contact('Ann', { whatsapp: '79990083333', telegram: '838383' });
+    const routed = await call('/v1/messages', {
+      body: { contact: ann, channels: ['whatsapp', 'telegram'], template: 'order_ready', params: ['Ann'] },
+    });
+    expect(routed.status).toBe(202);
+    const onWhatsApp = await conversationWith('whatsapp', '79990083333');
+    const first = await outbound(onWhatsApp.id, (m) => m.status === 'FAILED', 'the WhatsApp attempt failed');
+    expect(first.message_id).toBe(routed.body.id);
+    // The route's first attempt shows what was sent; a later attempt's content is not known to the gateway.
+    expect(first.content).toEqual({
+      type: 'template',
+      text: null,
+      template: { name: 'order_ready', language: null, params: ['Ann'] },
+    });
+    const onTelegram = await conversationWith('telegram', '838383');
+    expect(onTelegram.contact.id).toBe(ann);
+    const step = await outbound(onTelegram.id, (m) => m.status === 'SENT', 'the Telegram step sent');
+    expect(step.message_id).not.toBe(routed.body.id);
+    expect(step.content).toEqual({ type: 'message', text: null });
+    expect(onTelegram.last_message.direction).toBe('out');
+  });
+
+  it('never lists a conversation before its first message', async () => {
+    const senders = Array.from({ length: 15 }, (_, i) => String(86_001 + i));
+    await Promise.all(
+      senders.map((from) => sandbox('telegram/inbound', { bot: bots.telegram.token, from, text: `hello ${from}` })),
+    );
+    const seen = new Set<string>();
+    const empty: Json[] = [];
+    await waitFor(
+      async () => {
+        const page = (await call('/v1/conversations?channel=telegram&limit=100')).body.data as Json[];
+        for (const c of page) {
+          if (c.last_message === null || c.last_message_at === null) empty.push(c);
+          seen.add(c.contact.address as string);
+        }
+        return senders.every((s) => seen.has(s));
+      },
+      30_000,
+      'every new conversation listed',
+      20,
+    );
+    expect(empty).toEqual([]);
+  });
+
+  it('accepts a free-form WhatsApp reply exactly when the conversation says the window is open', async () => {
+    const from = '79990008400';
+    await sandbox('whatsapp/inbound', { phone_number_id: app.phoneNumberId, from, text: 'where is my order?' });
+    const c = await conversationWith('whatsapp', from);
+    const windowOf = async () => (await call(`/v1/conversations/${c.id}`)).body.window as Json;
+    const open = await waitFor(async () => ((await windowOf()).open ? windowOf() : false), 20_000, 'window open', 100);
+    expect(open.expires_at).toBe(c.last_message.timestamp + 86_400);
+    const reply = await call(`/v1/conversations/${c.id}/messages`, { body: { text: 'On its way' } });
+    expect(reply.status).toBe(202);
+
+    // The customer wrote 25 hours ago: the conversation says closed, and the send check agrees.
+    await factory.dataSource.query(
+      `UPDATE conversation_windows SET last_inbound_at = now() - interval '25 hours' WHERE recipient = $1`,
+      [from],
+    );
+    const closed = await windowOf();
+    expect(closed.open).toBe(false);
+    expect(closed.expires_at).toBeLessThan(Math.floor(Date.now() / 1000));
+    const listedClosed = (await call('/v1/conversations?channel=whatsapp&limit=100')).body.data as Json[];
+    expect(listedClosed.find((x) => x.id === c.id)?.window.open).toBe(false);
+    const refused = await call(`/v1/conversations/${c.id}/messages`, { body: { text: 'Still there?' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.type).toMatch(/\/problems\/window-closed$/);
+
+    // Open again by the store: both agree again.
+    await factory.dataSource.query(`UPDATE conversation_windows SET last_inbound_at = now() WHERE recipient = $1`, [
+      from,
+    ]);
+    expect((await windowOf()).open).toBe(true);
+    expect((await call(`/v1/conversations/${c.id}/messages`, { body: { text: 'Here it is' } })).status).toBe(202);
+  });
+
+  it('marks a MAX conversation read in its dialog: seen, then typing', async () => {
+    await sandbox('max/inbound', { bot: bots.max.token, from: '8501', text: 'hi on max' });
+    const c = await conversationWith('max', '8501');
+    const read = await call(`/v1/conversations/${c.id}/read`, { method: 'POST' });
+    expect(read.status).toBe(200);
+    expect(read.body.unread_count).toBe(0);
+    const actions = (await sandbox(`max/calls?method=actions&bot_id=${bots.max.id}`)) as Json[];
+    // The dialog's chat id (the sandbox's is the bot's id plus the user's), not the user id.
+    const dialog = String(bots.max.id + 8501);
+    expect(actions.map((a) => [String(a.params.chat_id), a.params.action])).toEqual([
+      [dialog, 'mark_seen'],
+      [dialog, 'typing_on'],
+    ]);
+  });
+});
