@@ -26,12 +26,11 @@ const LARGE_READ_BYTES = 64 * 1024;
 
 /**
  * The request bodies one process may hold at once (bytes being read, estimated heap of parsed
- * values). Services run with an old generation of 144 MiB (SERVICE_NODE_FLAGS); the gateway, with
- * the console, the media library and Flows, is the largest of them, and 16 dense bodies under the
- * 256 KiB limit at once exhausted its heap with 16 MiB here (test/fuzz/hostile-bodies.test.ts): 8 MiB
- * keeps them waiting instead. 16 bodies may wait for room, each at most 2 s.
+ * values). Services run with an old generation of 192 MiB (SERVICE_NODE_FLAGS), of which the
+ * service itself takes the most; 16 MiB leaves room, and one body within a route's limit (a 240 KB
+ * body of 80,000 objects costs about 15 MiB) still fits. 16 bodies may wait for room, each at most 2 s.
  */
-export const PROCESS_BODY_BUDGET = new BodyBudget(8 * 1024 * 1024, 16, 2_000);
+export const PROCESS_BODY_BUDGET = new BodyBudget(16 * 1024 * 1024, 16, 2_000);
 
 /** Route config (`@RouteConfig(RAW_BODY)`) of the routes that get the body as bytes and parse it themselves. */
 export const RAW_BODY = { rawBody: true } as const;
