@@ -2,7 +2,7 @@
  * How every service's Node process starts, wherever it runs: the image's CMD (deploy/Dockerfile,
  * checked by test/deploy/compose.test.ts), `pnpm stack`, the chaos suite and the benchmarks.
  * Source maps for stack traces, and a heap bounded for the containers' 256-384 MiB limits: an old
- * generation of at most 192 MiB (V8's defaults grow the heap with throughput: 340 MiB for the api
+ * generation of at most 256 MiB (V8's defaults grow the heap with throughput: 340 MiB for the api
  * through the accept benchmark; it was 144 MiB until the gateway served the console, the media
  * library and Flows, when 16 dense bodies at once exhausted its heap in
  * test/fuzz/hostile-bodies.test.ts) and young semi-spaces of 8 MiB. On the status path objects live
@@ -14,6 +14,6 @@
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = [
   '--enable-source-maps',
-  '--max-old-space-size=192',
+  '--max-old-space-size=256',
   '--max-semi-space-size=8',
 ];

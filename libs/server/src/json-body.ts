@@ -26,11 +26,14 @@ const LARGE_READ_BYTES = 64 * 1024;
 
 /**
  * The request bodies one process may hold at once (bytes being read, estimated heap of parsed
- * values). Services run with an old generation of 192 MiB (SERVICE_NODE_FLAGS), of which the
- * service itself takes the most; 16 MiB leaves room, and one body within a route's limit (a 240 KB
- * body of 80,000 objects costs about 15 MiB) still fits. 16 bodies may wait for room, each at most 2 s.
+ * values). Services run with an old generation of 256 MiB (SERVICE_NODE_FLAGS), of which the
+ * service itself takes the most; 8 MiB leaves room for 16 dense bodies under the 256 KiB limit at
+ * once (test/fuzz/hostile-bodies.test.ts: with 16 MiB, or a heap of 144 or 192 MiB, they exhausted the
+ * gateway's heap). A body
+ * costing more than the budget (a 240 KB body of 80,000 objects: about 15 MiB) is parsed alone.
+ * 16 bodies may wait for room, each at most 2 s.
  */
-export const PROCESS_BODY_BUDGET = new BodyBudget(16 * 1024 * 1024, 16, 2_000);
+export const PROCESS_BODY_BUDGET = new BodyBudget(8 * 1024 * 1024, 16, 2_000);
 
 /** Route config (`@RouteConfig(RAW_BODY)`) of the routes that get the body as bytes and parse it themselves. */
 export const RAW_BODY = { rawBody: true } as const;
@@ -158,6 +161,13 @@ function parseJson(req: BodyRequest, raw: Buffer): unknown {
   const cost = parsedCost(scan, raw.length);
   const parse = req[PARSE] as (text: string) => unknown;
   if (cost <= SMALL_BODY_COST) return parse(raw.toString('utf8'));
+  // The bytes reserved while the body was read are part of its cost: given back first, so that a
+  // body costing more than the whole budget is parsed alone instead of waiting for itself.
+  const reserved = req[HELD] ?? 0;
+  if (reserved > 0 && req[BUDGET]) {
+    req[HELD] = 0;
+    req[BUDGET].release(reserved);
+  }
   const waiting = hold(req, cost);
   return waiting ? waiting.then(() => parse(raw.toString('utf8'))) : parse(raw.toString('utf8'));
 }
