@@ -67,3 +67,10 @@ export async function sandboxControl<T = unknown>(
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
+
+/** A sandbox control call that must succeed: its JSON answer, or an error naming the path and answer. */
+export async function sandboxOk<T = unknown>(sandboxUrl: string, path: string, body?: unknown): Promise<T> {
+  const res = await sandboxControl<T>(sandboxUrl, path, body);
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

@@ -5,7 +5,7 @@ import { createDataSource } from '@app/database';
 import { DataSource } from 'typeorm';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
+import { registerSandboxNumber, sandboxOk } from '../../../test/support/sandbox';
 import { botRendering, whatsappRendering } from '../../../test/support/sandbox-renderings';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
@@ -269,11 +269,7 @@ describe('content kinds on every channel', () => {
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
   };
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await sandboxControl<Json>(platform.urls.sandbox, path, body);
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const sandbox = (path: string, body?: unknown) => sandboxOk<Json>(platform.urls.sandbox, path, body);
   const holds = async () =>
     (
       (await factory.dataSource.query(`SELECT count(*)::int AS n FROM holds WHERE user_id = $1`, [user.userId])) as {

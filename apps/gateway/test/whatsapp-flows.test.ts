@@ -5,7 +5,8 @@ import { createDataSource } from '@app/database';
 import { DataSource } from 'typeorm';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
-import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
+import { registerSandboxNumber, sandboxOk } from '../../../test/support/sandbox';
+import { gatewayClient } from '../../../test/support/campaigns';
 import { whatsappRendering } from '../../../test/support/sandbox-renderings';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
 import { gatewaySchema } from '../src/database/schema';
@@ -28,24 +29,11 @@ describe('WhatsApp Flows', () => {
   let token: string;
   let phoneNumberId: string;
 
-  const call = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${platform.urls.gateway}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: {
-        ...headers,
-        Authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+  const call = async (path: string, body?: unknown) => {
+    const res = await gatewayClient(platform.urls.gateway, token)(body === undefined ? 'GET' : 'POST', path, body);
+    return { status: res.status, body: res.body };
   };
-  const sandbox = async (path: string, body?: unknown) => {
-    const res = await sandboxControl<Json>(platform.urls.sandbox, path, body);
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const sandbox = (path: string, body?: unknown) => sandboxOk<Json>(platform.urls.sandbox, path, body);
   /** The wamid the emulator answered our message with. */
   const wamidOf = async (messageId: string): Promise<string> => {
     await whatsappRendering(platform.urls.sandbox, phoneNumberId, messageId);
