@@ -28,8 +28,5 @@ export async function consoleDemoOwner(databaseUrl: string, demoFile: string, ga
     await ds.destroy();
   }
   writeFileSync(file, JSON.stringify({ email: CONSOLE_DEMO_EMAIL, password }, null, 2), { mode: 0o600 });
-  return [
-    `Console: ${gatewayUrl}/console/  (pnpm console:build first, if it says so)`,
-    `  sign in as ${CONSOLE_DEMO_EMAIL} / ${password}   (also in ${file})`,
-  ];
+  return [`Console: ${gatewayUrl}/console/`, `  sign in as ${CONSOLE_DEMO_EMAIL} / ${password}   (also in ${file})`];
 }

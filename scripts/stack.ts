@@ -10,6 +10,7 @@ import { setupNats } from './nats-setup';
 import { migrateAll } from './db-migrate';
 import { seedDemo } from './seed';
 import { consoleDemoOwner } from './console-demo';
+import { buildConsoleIfStaleAsync } from './console/bundle';
 import { startEmbeddedPostgres, startNatsServer, stopChild } from '@app/testing';
 import { Topology } from '@app/contracts';
 import { SERVICE_NODE_FLAGS } from '@app/config';
@@ -157,6 +158,28 @@ function readyzStatus(port: number): Promise<number | undefined> {
     });
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve(undefined));
+  });
+}
+
+/** The smoke check's look at the console: /console/ answers 200 with the app's HTML page. */
+function consoleAnswers(gatewayUrl: string): Promise<boolean> {
+  const url = `${gatewayUrl}/console/`;
+  return new Promise((resolve) => {
+    const req = get(url, { timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        const html = /^text\/html\b/.test(String(res.headers['content-type'])) && /<div id="app"/.test(body);
+        say(`console: GET ${url} → ${res.statusCode}${html ? ' HTML' : ` ${String(res.headers['content-type'])}`}`);
+        resolve(res.statusCode === 200 && html);
+      });
+    });
+    req.once('timeout', () => req.destroy(new Error('no answer in 10 s')));
+    req.once('error', (err) => {
+      say(`console: GET ${url} failed: ${err.message}`);
+      resolve(false);
+    });
   });
 }
 
@@ -389,7 +412,16 @@ async function main(): Promise<void> {
     // The sandbox's course platform and media live on this machine.
     ALLOW_PRIVATE_TARGETS: process.env.ALLOW_PRIVATE_TARGETS ?? 'true',
   };
-  await step(compileServicesAsync(BUILD));
+  // The console is built beside the services, and only when its build is missing or older than its
+  // sources. A failed build leaves the platform usable: /console then answers 503 console-not-built.
+  const consoleStart = Date.now();
+  const consoleBuild = buildConsoleIfStaleAsync().then(
+    (built) => (built ? `console: built in ${Date.now() - consoleStart} ms` : 'console: build up to date'),
+    (err: unknown) =>
+      `console: ${err instanceof Error ? err.message : String(err)}\n/console answers 503 until pnpm console:build succeeds`,
+  );
+  const [, consoleLine] = await step(Promise.all([compileServicesAsync(BUILD), consoleBuild]));
+  say(consoleLine);
   for (const service of SERVICES) {
     const child = startService(service, { ...env, ...(service === 'sandbox' ? {} : nats.credentials(service)) }, ports);
     await step(waitReady(service, child, ports));
@@ -405,7 +437,8 @@ async function main(): Promise<void> {
   for (const line of demo.instructions) say(line);
   for (const line of await step(consoleDemoOwner(databaseUrl, join(DATA, 'demo.json'), urls.gateway))) say(line);
   if (smoke) {
-    const ok = await step(demo.check(say));
+    const sent = await step(demo.check(say));
+    const ok = (await step(consoleAnswers(urls.gateway))) && sent;
     say(ok ? 'smoke check: passed' : 'smoke check: FAILED');
     await shutdown(ok ? 0 : 1);
   }

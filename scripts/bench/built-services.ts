@@ -1,10 +1,11 @@
 // Services as deploy/Dockerfile runs them (built, with the services' Node flags) for benchmarks
 // that start them in their own processes, and the keep-alive load they are measured under.
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { SERVICE_NODE_FLAGS } from '@app/config';
+import { compileServicesBuild } from '../../test/support/compiled-service';
 import { httpLoad, LoadResult } from './http-load';
 
 const REPO_ROOT = join(__dirname, '..', '..');
@@ -91,13 +92,9 @@ export function load(
   });
 }
 
-export function build(): void {
-  process.stderr.write('building dist/ (swc)\n');
-  execFileSync(
-    join(REPO_ROOT, 'node_modules', '.bin', 'swc'),
-    ['apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--copy-files', '--ignore', '**/*.spec.ts,**/test/**'],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+/** The services compiled as the image runs them (the build shared by every benchmark and suite). */
+export function build(): string {
+  return compileServicesBuild();
 }
 
 /**
@@ -108,7 +105,7 @@ export async function startBuilt(
   service: 'api' | 'gateway',
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; port: number }> {
-  const main = join(REPO_ROOT, 'dist', 'apps', service, 'src', 'main.js');
+  const main = join(build(), 'apps', service, 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} missing after the build`);
   const port = await freePort();
   const adminPort = await freePort();

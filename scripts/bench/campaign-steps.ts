@@ -13,19 +13,17 @@ export const ESTIMATE_ERROR_MAX_PERCENT = 20;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Tries a launch that answers 503 again (after its Retry-After, at most 5 times), as a client does;
- * a try refused as no longer a draft after a 503 means the one before launched it after all.
+ * Tries a launch that answers 503 again (after its Retry-After, at most 5 times), as a client does,
+ * with one Idempotency-Key for all its tries: a try after one that launched it after all answers
+ * the launched campaign. Each 503 is shown with its detail.
  */
 export async function launchCampaign(call: GatewayCall, id: string): Promise<void> {
+  const key = `bench-launch-${id}`;
   for (let tries = 1; ; tries++) {
-    const res = await call('POST', `/v1/campaigns/${id}/launch`);
+    const res = await call('POST', `/v1/campaigns/${id}/launch`, undefined, { 'idempotency-key': key });
     if (res.status === 200) return;
-    if (tries > 1 && res.status === 409 && res.body.type === '/problems/campaign-state') {
-      const state = (await call('GET', `/v1/campaigns/${id}`)).body.state as string;
-      if (state !== 'draft') return;
-    }
     if (res.status !== 503 || tries >= 5) throw new Error(`launch refused: ${res.status} ${res.text}`);
-    process.stderr.write(`launch answered 503, again (${tries})\n`);
+    process.stderr.write(`launch answered 503 (${String(res.body?.detail ?? res.text)}), again (${tries})\n`);
     await sleep(1000 * Math.min(5, Number(res.headers.get('retry-after') ?? 1) || 1));
   }
 }

@@ -8,7 +8,6 @@
 // warm-up campaign runs first, so that the runner has measured its passes; off by more than 20 %
 // fails the bench); every service's peak RSS (the runner never holds the audience).
 import { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { migrateSchema } from '@app/database';
 import { ADMIN_PORT_OFFSET } from '@app/server';
@@ -27,6 +26,7 @@ import { platformEnv, ServiceName } from '../../test/support/platform-env';
 import { registerSandboxBot, registerSandboxNumber } from '../../test/support/sandbox';
 import { ALL_SCHEMAS } from '../schemas';
 import { checkEstimate, estimateFigure, launchCampaign, warmUp } from './campaign-steps';
+import { campaignMediaStep } from './campaign-media-step';
 import { httpLoad } from './http-load';
 import { Bench, BenchFigure, BenchOptions } from './report';
 import { peakRssMiB } from './built-services';
@@ -392,8 +392,11 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
       actualSeconds: seconds,
       label,
     });
+    // One image to the step's own audience, against a text campaign to it (docs/media.md).
+    const media = await campaignMediaStep({ ...opts, urls, databaseUrl: infra.databaseUrl, userId: user.userId });
     return [
       estimate,
+      ...media,
       {
         bench: 'campaign',
         figure: `${recipients} campaign recipients over ${ACCOUNTS} WhatsApp numbers and ${ACCOUNTS_WITH_BOT} bots, ${ACCOUNTS} campaigns launched ${together ? 'together' : 'one after another'}: first launch to the last recipient accepted${label}`,
@@ -407,6 +410,14 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
         detail: {
           seconds: Number(seconds.toFixed(1)),
           launch_calls_seconds: Number((Math.max(...launchMs) / 1000).toFixed(1)),
+          // Each launch call's own time (one after another: from the end of the one before).
+          ...(together
+            ? {}
+            : {
+                launch_seconds_each: launchMs
+                  .map((ms, k) => ((ms - (launchMs[k - 1] ?? 0)) / 1000).toFixed(2))
+                  .join(' '),
+              }),
           baseline_p99_ms: baseline.p99,
           baseline_answers: baseline.statuses,
           import_seconds: Number(importSeconds.toFixed(1)),
@@ -458,7 +469,7 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
 export const campaignBench: Bench = async (opts) => {
   process.env.NATS_URL ??= opts.natsUrl;
   process.env.DATABASE_URL ??= opts.databaseUrl;
-  const build = compileServicesBuild('bench-campaign');
+  const build = compileServicesBuild();
   const infra = await startTestInfra({ suite: 'bench_campaign' });
   try {
     const figures = await run(opts, infra, build);
@@ -468,6 +479,5 @@ export const campaignBench: Bench = async (opts) => {
     return figures;
   } finally {
     await infra.stop();
-    rmSync(build, { recursive: true, force: true });
   }
 };

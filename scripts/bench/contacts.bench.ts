@@ -45,7 +45,7 @@ async function writeCsv(path: string, rows: number): Promise<void> {
 
 export const contactsBench: Bench = async (opts) => {
   build();
-  const rows = opts.smoke ? 20_000 : Number(process.env.BENCH_CONTACTS_ROWS ?? 1_000_000);
+  const rows = opts.smoke ? 5_000 : Number(process.env.BENCH_CONTACTS_ROWS ?? 1_000_000);
   const id = randomBytes(3).toString('hex');
   const dbName = `bench_contacts_${id}`;
   const admin = new Pool({ connectionString: opts.databaseUrl, max: 1 });

@@ -4,7 +4,7 @@
 // A second figure: the fastest sender's rate at the channel with three queue replicas against one.
 // Knobs: BENCH_E2E_SENDERS (sender numbers, 10), BENCH_E2E_CONNECTIONS (client connections, 50),
 // BENCH_E2E_REPLICAS (processes per service, e.g. api:3,gateway:2,webhooks:2,queue:2; one each),
-// BENCH_E2E_HISTORY (messages of another user delivered before the run, 50,000, 1,000 with --smoke; 0: an
+// BENCH_E2E_HISTORY (messages of another user delivered before the run, 50,000, 200 with --smoke; 0: an
 // empty database).
 import { once } from 'node:events';
 import { Client } from 'pg';
@@ -50,7 +50,7 @@ function shapeFromEnv(smoke: boolean): Shape {
     senders: count('BENCH_E2E_SENDERS', 10, 99),
     connections: count('BENCH_E2E_CONNECTIONS', 50, 1000),
     replicas: parseReplicas(process.env.BENCH_E2E_REPLICAS),
-    history: process.env.BENCH_E2E_HISTORY === '0' ? 0 : count('BENCH_E2E_HISTORY', smoke ? 1_000 : 50_000, 10_000_000),
+    history: process.env.BENCH_E2E_HISTORY === '0' ? 0 : count('BENCH_E2E_HISTORY', smoke ? 200 : 50_000, 10_000_000),
   };
 }
 
@@ -465,8 +465,8 @@ function balancedSince(platform: SpawnedPlatform, before: Record<string, number[
 }
 
 export const e2eBench: Bench = async (opts) => {
-  const n = Number(process.env.BENCH_E2E_MESSAGES ?? (opts.smoke ? 500 : 10_000));
+  const n = Number(process.env.BENCH_E2E_MESSAGES ?? (opts.smoke ? 200 : 10_000));
   const figures = await endToEnd(opts, n, shapeFromEnv(opts.smoke));
   if (process.env.BENCH_E2E_SCALE_OUT === '0') return figures;
-  return [...figures, ...(await scaleOut(opts, opts.smoke ? 300 : 10_000))];
+  return [...figures, ...(await scaleOut(opts, opts.smoke ? 100 : 10_000))];
 };

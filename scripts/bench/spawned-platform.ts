@@ -2,7 +2,6 @@ import { ADMIN_PORT_OFFSET } from '@app/server';
 // The services a benchmark measures, each in its own process (as deployed), on free loopback ports
 // with the run's own database and stream prefix; stopped and removed afterwards.
 import { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { migrateSchema } from '@app/database';
 import { killHard, startTestInfra, TestInfra } from '@app/testing';
 import { Balancer, startBalancer } from '../../test/support/balancer';
@@ -40,20 +39,13 @@ export interface SpawnedPlatform {
 
 const STARTUP_MS = 180_000;
 
-let build: string | undefined;
-
 /**
- * The services compiled once per benchmark process (swc, as the image does) and run as the image
- * runs them, with SERVICE_NODE_FLAGS (its heap limits included): run from source through the
- * on-the-fly TypeScript loader and without those flags, they had V8's default heap, and their
- * garbage collection was not the deployment's.
+ * The services compiled (swc, as the image does; one build shared by every benchmark and suite of
+ * the same sources) and run as the image runs them, with SERVICE_NODE_FLAGS (its heap limits
+ * included): run from source through the on-the-fly TypeScript loader and without those flags,
+ * they had V8's default heap, and their garbage collection was not the deployment's.
  */
-function servicesBuild(): string {
-  if (build) return build;
-  const compiled = compileServicesBuild('bench');
-  process.once('exit', () => rmSync(compiled, { recursive: true, force: true }));
-  return (build = compiled);
-}
+const servicesBuild = (): string => compileServicesBuild();
 
 /** A process's peak resident set in MiB; NaN when it cannot be read (ended, or no /proc). */
 function peakRssOf(pid: number | undefined): number {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -23,14 +23,32 @@ export function consoleBuildStale(): boolean {
   return Math.max(...sources.map(newest)) > statSync(built).mtimeMs;
 }
 
-/**
- * Builds the console with vite's JS API when its dist is missing or stale (vite is an ES module, so
- * the build runs in a child node process rooted at the app).
- */
+/** Vite's build, run by its JS API in a child node process rooted at the app (vite is an ES module). */
+const VITE_BUILD = [
+  '--input-type=module',
+  '-e',
+  "const { build } = await import('vite'); await build({ root: process.cwd(), logLevel: 'warn' });",
+];
+
+/** Builds the console when its dist is missing or stale. */
 export function buildConsoleIfStale(): void {
   if (!consoleBuildStale()) return;
-  const script = "const { build } = await import('vite'); await build({ root: process.cwd(), logLevel: 'warn' });";
-  execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: CONSOLE_DIR, stdio: 'inherit' });
+  execFileSync(process.execPath, VITE_BUILD, { cwd: CONSOLE_DIR, stdio: 'inherit' });
+}
+
+/**
+ * buildConsoleIfStale without blocking the caller (the stack still answers its signals meanwhile):
+ * whether it built; a failed build rejects with vite's own output.
+ */
+export function buildConsoleIfStaleAsync(): Promise<boolean> {
+  if (!consoleBuildStale()) return Promise.resolve(false);
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, VITE_BUILD, { cwd: CONSOLE_DIR }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`the build failed: ${`${stderr}${stdout}`.trim().slice(-2000) || err.message}`))
+        : resolve(true),
+    ),
+  );
 }
 
 export interface FirstLoad {

@@ -1,9 +1,7 @@
 import { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { migrateSchema } from '@app/database';
 import { ADMIN_PORT_OFFSET } from '@app/server';
 import { killHard, startTestInfra, TestInfra, waitFor } from '@app/testing';
-import { ALL_SCHEMAS } from '../../scripts/schemas';
+import { migratedTemplate } from './migrated-template';
 import { compileServicesBuild, spawnBuiltService } from './compiled-service';
 import { platformEnv, ServiceName } from './platform-env';
 
@@ -41,7 +39,7 @@ export async function startCompiledPlatform(opts: {
   services: ServiceName[];
   env?: Record<string, string>;
 }): Promise<CompiledPlatform> {
-  const build = compileServicesBuild(opts.suite);
+  const build = compileServicesBuild();
   const children = new Map<ServiceName, ChildProcess>();
   const logs: Partial<Record<ServiceName, string>> = {};
   let infra: TestInfra | undefined;
@@ -49,12 +47,10 @@ export async function startCompiledPlatform(opts: {
   const stop = async () => {
     for (const child of children.values()) await killHard(child);
     await infra?.stop();
-    rmSync(build, { recursive: true, force: true });
   };
 
   try {
-    infra = await startTestInfra({ suite: opts.suite });
-    for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
+    infra = await startTestInfra({ suite: opts.suite, template: await migratedTemplate() });
     const env = await platformEnv(infra, opts.env);
     const urls = env.urls;
     // The sandbox takes no ADMIN_PORT: its admin listener is on its port + the offset.

@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { loadChannelModules, loadConfig } from '@app/config';
-import { migrateSchema } from '@app/database';
 import { listen } from '@app/server';
 import { startTestInfra, TestInfra, TestInfraOptions } from '@app/testing';
+import { migratedTemplate } from './migrated-template';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { ApiConfig } from '../../apps/api/src/config';
 import { GatewayConfig } from '../../apps/gateway/src/config';
@@ -17,7 +17,6 @@ import { SandboxConfig } from '../../apps/sandbox/src/config';
 import { createSandboxApp } from '../../apps/sandbox/src/sandbox.app';
 import { WebhooksConfig } from '../../apps/webhooks/src/config';
 import { createWebhooksApp } from '../../apps/webhooks/src/webhooks.app';
-import { ALL_SCHEMAS } from '../../scripts/schemas';
 import { Balancer, startBalancer } from './balancer';
 import { BALANCED_SERVICES, platformEnv, PORT_VARIABLES, Replicas, ServiceName } from './platform-env';
 
@@ -101,8 +100,11 @@ export async function startPlatform(opts: {
 }): Promise<Platform> {
   // As the stack's NATS setup step does: channels CHANNEL_MODULES adds get their consumers too.
   loadChannelModules({ ...process.env, ...opts.env });
-  const infra = await startTestInfra({ suite: opts.suite, topology: opts.topology });
-  for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
+  const infra = await startTestInfra({
+    suite: opts.suite,
+    topology: opts.topology,
+    template: await migratedTemplate(),
+  });
   const { urls, adminUrls, env, replicaPorts } = await platformEnv(infra, opts.env, opts.replicas);
   const apps: Partial<Record<ServiceName, INestApplication>> = {};
   const replicaApps: Partial<Record<ServiceName, (INestApplication | undefined)[]>> = {};

@@ -132,6 +132,63 @@ describe('campaign requests', () => {
     expect(JSON.stringify(refused)).toContain('template');
   });
 
+  it('launches with the last page in one call; the same launch key again answers the campaign, another is 409', async () => {
+    const app = await sendableApp();
+    const draft = await f.rpc.call(CAMPAIGNS_RPC.create, {
+      account_id: f.accountId,
+      user_id: f.user.userId,
+      definition: {
+        name: 'One call',
+        template: 'camp_tpl',
+        params: ['{{contact.name}}'],
+        audience: { list: 'a' },
+        channels: ['whatsapp'],
+      },
+    });
+    const ref = { account_id: f.accountId, id: draft.id };
+    const page = { ...ref, reset: true, recipients: [recipient(701), recipient(702)] };
+    const launch = { template_app_id: app.id, total: 2, launch_key: 'launch-701' };
+    // A launch short of its total loads nothing and launches nothing.
+    expect(
+      await rpcProblem(f.rpc.call(CAMPAIGNS_RPC.load, { ...page, launch: { ...launch, total: 3 } })),
+    ).toMatchObject({ status: 409, slug: 'campaign-incomplete' });
+    expect(await get(draft.id)).toMatchObject({ state: 'draft', recipients: 0, counts: { pending: 0 } });
+    expect(
+      await rpcProblem(f.rpc.call(CAMPAIGNS_RPC.load, { ...page, launch: { ...launch, launch_key: '', total: -1 } })),
+    ).toMatchObject({ status: 400, errors: [{ field: 'launch.total' }, { field: 'launch.launch_key' }] });
+
+    const first = await f.rpc.call(CAMPAIGNS_RPC.load, { ...page, launch });
+    expect(first.loaded).toBe(2);
+    expect(first.campaign).toMatchObject({ id: draft.id, state: 'running', recipients: 2, counts: { pending: 2 } });
+    // Its answer lost, the same request again answers the campaign it launched and loads nothing more.
+    const again = await f.rpc.call(CAMPAIGNS_RPC.load, { ...page, launch });
+    expect(again).toMatchObject({ loaded: 0, campaign: { id: draft.id, state: 'running', recipients: 2 } });
+    expect(await f.rpc.call(CAMPAIGNS_RPC.launch, { ...ref, ...launch })).toMatchObject({
+      id: draft.id,
+      state: 'running',
+    });
+    const [row] = await sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM campaign_recipients WHERE campaign_id = $1`,
+      [draft.id],
+    );
+    expect(row.n).toBe(2);
+    // Another launch, or one without a key, is refused: the campaign launches once.
+    for (const launch_key of ['another', null]) {
+      expect(
+        await rpcProblem(f.rpc.call(CAMPAIGNS_RPC.load, { ...page, launch: { ...launch, launch_key } })),
+      ).toMatchObject({ status: 409, slug: 'campaign-state' });
+      expect(await rpcProblem(f.rpc.call(CAMPAIGNS_RPC.launch, { ...ref, ...launch, launch_key }))).toMatchObject({
+        status: 409,
+        slug: 'campaign-state',
+      });
+    }
+    // A page without a launch is no longer taken.
+    expect(await rpcProblem(f.rpc.call(CAMPAIGNS_RPC.load, page))).toMatchObject({
+      status: 409,
+      slug: 'campaign-not-draft',
+    });
+  });
+
   it('quotes the template category, prices, balance, tier and pacing; consent answers the first allowed channel', async () => {
     const app = await sendableApp({ message_limit: 'TIER_250' });
     const draft = await f.rpc.call(CAMPAIGNS_RPC.create, {

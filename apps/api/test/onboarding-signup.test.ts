@@ -1,6 +1,7 @@
 import { Browser, chromium } from 'playwright-core';
 import { browserIt, findChromium } from '@app/testing';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
+import { fakeFacebook } from '../../../test/support/fake-facebook';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { client, expectProblem } from './support/http';
 
@@ -9,34 +10,6 @@ import { client, expectProblem } from './support/http';
  * Meta: the code is exchanged by the gateway, the grant is checked with debug_token, the number is
  * read from Graph, the app is subscribed to the WABA and the number registered.
  */
-
-/**
- * Meta's side of the popup, served in place of facebook.com: the SDK's FB.login opens the signup
- * (a facebook.com frame that reports the chosen ids by postMessage) and answers with the code.
- */
-function fakeFacebook(code: string, wabaId: string, phoneNumberId: string) {
-  const sdk = `window.FB = {
-    init: function () { window.__fbInitialised = true; },
-    login: function (cb, opts) {
-      if (!window.__fbInitialised || opts.response_type !== 'code') return cb({});
-      window.addEventListener('message', function (ev) {
-        if (ev.origin === 'https://www.facebook.com') setTimeout(function () { cb({ authResponse: { code: ${JSON.stringify(code)} } }); }, 0);
-      });
-      var f = document.createElement('iframe');
-      f.src = 'https://www.facebook.com/embedded-signup';
-      document.body.appendChild(f);
-    }
-  };
-  if (window.fbAsyncInit) window.fbAsyncInit();`;
-  const finish = JSON.stringify({
-    type: 'WA_EMBEDDED_SIGNUP',
-    event: 'FINISH',
-    data: { waba_id: wabaId, phone_number_id: phoneNumberId },
-  });
-  const frame = `<!doctype html><script>parent.postMessage(${JSON.stringify(finish)}, '*');</script>`;
-  return { sdk, frame };
-}
-
 describe('onboarding through the embedded signup (cloud mode)', () => {
   let platform: Platform;
   let factory: ApiFactory;

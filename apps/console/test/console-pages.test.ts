@@ -7,6 +7,7 @@ import {
   buildConsoleIfStale,
   consoleAccount,
   CONSOLE_DIST,
+  CONSOLE_PASSWORD,
   createConsoleUser,
   launchBrowser,
   openPage,
@@ -167,6 +168,27 @@ describe('console in a browser: sign-in, tokens, imports, pages', () => {
     expect(dialogs).toEqual([]);
   });
 
+  browserIt('connects WhatsApp from the connections page through the embedded signup in its own window', async () => {
+    await openPage(page, '/console/connections', 'Connections');
+    await page.getByLabel('WhatsApp app name').fill('Tea shop support');
+    const [signup] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('button', { name: 'Connect WhatsApp' }).click(),
+    ]);
+    await signup.waitForURL(/\/api\/v1\/onboarding\/[0-9a-f-]{36}\?t=/);
+    await page.getByRole('status').filter({ hasText: 'Waiting for the signup' }).waitFor();
+    // The sandbox's signup: the business connects its number on the page the link opens.
+    await signup.getByLabel('WhatsApp number').fill('5511987650002');
+    await signup.getByRole('button', { name: 'Connect', exact: true }).click();
+    await signup.locator('#result').waitFor();
+    await signup.close();
+    await page.getByRole('status').filter({ hasText: 'WhatsApp number +5511987650002 connected.' }).waitFor();
+    const row = page.getByRole('table', { name: 'Connections' }).getByRole('row').filter({ hasText: 'whatsapp' });
+    await row.getByText('Active', { exact: true }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(dialogs).toEqual([]);
+  });
+
   browserIt('passes axe-core on every page (no serious or critical violation)', async () => {
     const pages: [string, string, string][] = [
       ['/console/', 'Overview', 'overview'],
@@ -194,6 +216,130 @@ describe('console in a browser: sign-in, tokens, imports, pages', () => {
     }
     expect(found).toEqual([]);
     expect(dialogs).toEqual([]);
+  });
+
+  browserIt("refuses a change from the console's own origin without the session's CSRF token", async () => {
+    await openPage(page, '/console/contacts', 'Contacts');
+    const answers = await page.evaluate<[number, string][]>(`(async () => {
+      const post = (headers) => fetch('/v1/contacts', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ external_id: 'csrf-1', name: 'Planted', identities: { telegram: '700100999' } }),
+      });
+      const signOut = await fetch('/console/api/session', { method: 'DELETE', credentials: 'same-origin' });
+      const answers = [];
+      for (const res of [await post({}), await post({ 'x-csrf-token': 'not-the-token' }), signOut]) {
+        answers.push([res.status, (await res.json()).type]);
+      }
+      return answers;
+    })()`);
+    expect(answers).toEqual([
+      [403, expect.stringMatching(/csrf$/)],
+      [403, expect.stringMatching(/csrf$/)],
+      [403, expect.stringMatching(/csrf$/)],
+    ]);
+    expect((await v1('GET', '/v1/contacts/ext:csrf-1')).status).toBe(404);
+    // The session lives on (the sign-out was refused), and the same change with its token is taken.
+    const taken = await page.evaluate<number>(`(async () => {
+      const { csrf_token } = await (await fetch('/console/api/session')).json();
+      const res = await fetch('/v1/contacts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf_token },
+        body: JSON.stringify({ external_id: 'csrf-2', name: 'With token', identities: { telegram: '700100998' } }),
+      });
+      return res.status;
+    })()`);
+    expect(taken).toBe(201);
+  });
+
+  browserIt("answers another account's ids with 403 or 404 and shows a not-found state, none of its data", async () => {
+    const rival = await consoleAccount(
+      platform.infra.databaseUrl,
+      'Rival Ltd',
+      (await factory.user('system', { balance: 5 })).userId,
+    );
+    const contact = await v1(
+      'POST',
+      '/v1/contacts',
+      { external_id: 'rival-1', name: 'Rival Customer', identities: { telegram: '700100300' }, lists: ['rivals'] },
+      rival.token,
+    );
+    const campaign = await v1(
+      'POST',
+      '/v1/campaigns',
+      {
+        name: 'Rival sale',
+        content: { type: 'text', text: 'Rival offer' },
+        audience: { list: 'rivals' },
+        channels: ['telegram'],
+      },
+      rival.token,
+    );
+    expect([contact.status, campaign.status]).toEqual([201, 201]);
+    const rivalContact = contact.body.id as string;
+    const rivalCampaign = campaign.body.id as string;
+    // The other account's owner, signed in over HTTP: its user list shows what the page may not change.
+    const rivalEmail = await createConsoleUser(platform.infra.databaseUrl, rival.accountId, 'owner');
+    const signedIn = await fetch(`${gateway}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: rivalEmail, password: CONSOLE_PASSWORD }),
+    });
+    expect(signedIn.status).toBe(200);
+    const rivalCookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0];
+    const roleOf = async () => {
+      const res = await fetch(`${gateway}/console/api/users`, { headers: { cookie: rivalCookie } });
+      const users = (await res.json()) as { id: string; email: string; role: string }[];
+      return users.find((u) => u.email === rivalEmail) ?? { id: '', role: `none (${res.status})` };
+    };
+    const rivalUser = (await roleOf()).id;
+
+    for (const [path, heading] of [
+      [`/console/contacts/${rivalContact}`, 'Contact'],
+      [`/console/campaigns/${rivalCampaign}`, 'Not found'],
+    ]) {
+      await openPage(page, path, heading);
+      await page.getByTestId('not-found').waitFor();
+      expect(await page.locator('main').textContent()).not.toMatch(/Rival/);
+    }
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'not-found');
+
+    // From the page itself, with the session's CSRF token: no read or change reaches the other account.
+    const calls: [string, string, unknown?][] = [
+      ['GET', `/v1/contacts/${rivalContact}`],
+      ['PATCH', `/v1/contacts/${rivalContact}`, { name: 'Taken over' }],
+      ['DELETE', `/v1/contacts/${rivalContact}`],
+      ['GET', `/v1/campaigns/${rivalCampaign}`],
+      ['PATCH', `/v1/campaigns/${rivalCampaign}`, { name: 'Taken over' }],
+      ['POST', `/v1/campaigns/${rivalCampaign}/launch`],
+      ['DELETE', `/v1/campaigns/${rivalCampaign}`],
+      ['PATCH', `/console/api/users/${rivalUser}`, { role: 'viewer' }],
+      ['DELETE', `/console/api/users/${rivalUser}`],
+    ];
+    const answers = await page.evaluate<string[]>(`(async () => {
+      const { csrf_token } = await (await fetch('/console/api/session')).json();
+      const out = [];
+      for (const [method, path, body] of ${JSON.stringify(calls)}) {
+        const headers = { 'x-csrf-token': csrf_token, ...(body ? { 'content-type': 'application/json' } : {}) };
+        const res = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+        const text = await res.text();
+        out.push(method + ' ' + path + ' ' + res.status + (text.includes('Rival') ? ' with its data' : ''));
+      }
+      return out;
+    })()`);
+    expect(answers.filter((a) => !/ (403|404)$/.test(a))).toEqual([]);
+
+    // Nothing of the other account changed.
+    const still = await v1('GET', `/v1/contacts/${rivalContact}`, undefined, rival.token);
+    const draft = await v1('GET', `/v1/campaigns/${rivalCampaign}`, undefined, rival.token);
+    expect([still.body.name, draft.body.name, draft.body.state, (await roleOf()).role]).toEqual([
+      'Rival Customer',
+      'Rival sale',
+      'draft',
+      'owner',
+    ]);
   });
 
   browserIt('signs out: the old session cookie is refused afterwards', async () => {

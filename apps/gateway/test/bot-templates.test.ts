@@ -115,6 +115,7 @@ describe('gateway bot templates', () => {
       channels: ['telegram', 'max'],
       version: 1,
       status: null,
+      quality: null,
       content: { type: 'text', text: 'Hello {{1}}' },
       params: 1,
       created_at: expect.any(Number),
@@ -234,7 +235,17 @@ describe('gateway bot templates', () => {
       ['notice', 'bot', ['telegram', 'max']],
       ['notice', 'whatsapp', ['whatsapp']],
     ]);
-    expect(listed.body.data[1]).toMatchObject({ status: 'APPROVED', params: 1, version: null });
+    expect(listed.body.data[1]).toMatchObject({ status: 'APPROVED', quality: 'UNKNOWN', params: 1, version: null });
+    expect(listed.body.data[0].quality).toBeNull();
+    // Meta rates the template YELLOW and the template sync stores it: the listing and the template show it.
+    await factory.dataSource.query(`UPDATE templates SET quality = 'YELLOW' WHERE app_id = $1 AND name = 'notice'`, [
+      app.id,
+    ]);
+    const rated = await call('/v1/templates/notice', { token: waToken });
+    expect(rated.body.data.map((t: Json) => [t.source, t.quality])).toEqual([
+      ['bot', null],
+      ['whatsapp', 'YELLOW'],
+    ]);
 
     // The number is not on WhatsApp: the Meta template is tried there, then the bot's on Telegram.
     const contact = await call('/v1/contacts', {

@@ -1,109 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { primaryAddressKind } from '@app/contracts';
-import { createDataSource } from '@app/database';
-import { Platform, startPlatform } from '../../../test/support/platform';
-import { AccountsRepository } from '../src/accounts/accounts.repository';
-import { Identities } from '../src/contacts/contact-fields';
-import { ContactsRepository } from '../src/contacts/contacts.repository';
-import { EMPTY_CONTACT } from '../src/contacts/contacts.service';
-import { gatewaySchema } from '../src/database/schema';
-import { CampaignsApiState, startCampaignsApi } from './support/campaigns-api';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { startCampaignsApi } from './support/campaigns-api';
+import { campaignsGateway, Json } from './support/campaigns-gateway';
 
 /**
  * The gateway's campaigns resource against a stand-in for the api's campaign subjects (same NATS
  * request/reply shapes): definitions checked and named field by field, drafts changed and deleted,
  * other accounts refused, the audience resolved from the account's contacts (a list, contacts by
- * id and ext:<external id> with duplicates, a filter) with routes, params and zones, the estimate's
- * exclusions, cost and time, a launch loaded in bounded pages that starts over when interrupted,
- * and the recipients report as JSON and CSV.
+ * id and ext:<external id> with duplicates, a filter) with routes, params and zones, and the
+ * estimate's exclusions, cost and time (the launch's pages and the report: campaigns-launch.test.ts).
  */
 describe('gateway campaigns', () => {
-  let platform: Platform;
-  let api: { state: CampaignsApiState; close(): Promise<void> };
-  let db: DataSource;
-  let contacts: ContactsRepository;
-  let accountId: string;
-  let token: string;
-  let otherToken: string;
-  let unlinkedToken: string;
-
-  const call = async (
-    path: string,
-    init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const res = await fetch(`${platform.urls.gateway}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        Authorization: `Bearer ${init.token ?? token}`,
-        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-        ...init.headers,
-      },
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-    });
-    const text = await res.text();
-    const json = /json/.test(res.headers.get('content-type') ?? '');
-    return { status: res.status, headers: res.headers, text, body: (json && text ? JSON.parse(text) : null) as Json };
-  };
-  const fields = (res: { body: Json }) =>
-    [...new Set(((res.body?.errors ?? []) as { field: string }[]).map((e) => e.field))].sort();
-
-  const definition = (over: Json = {}): Json => ({
-    name: 'November sale',
-    template: 'sale_announcement',
-    params: ['{{contact.name}}'],
-    audience: { list: 'vip' },
-    channels: ['whatsapp', 'telegram'],
-    ...over,
-  });
-  const create = async (over: Json = {}) => {
-    const res = await call('/v1/campaigns', { body: definition(over) });
-    expect(res.status).toBe(201);
-    return res.body;
-  };
-  /** A contact with these fields, and its primary address on each channel given (`whatsapp`: its phone). */
-  const contact = ({ whatsapp, telegram, max, ...v }: Partial<typeof EMPTY_CONTACT> & Identities) =>
-    contacts.insert(accountId, {
-      ...EMPTY_CONTACT,
-      ...v,
-      addresses: Object.entries({ whatsapp, telegram, max })
-        .filter((e): e is [string, string] => !!e[1])
-        .map(([channel, value]) => ({ channel, kind: primaryAddressKind(channel)!.kind, value })),
-    });
-  const loaded = (id: string) => api.state.loaded.get(id) ?? [];
-
-  beforeAll(async () => {
-    platform = await startPlatform({
-      suite: 'gw-campaigns',
-      services: ['gateway'],
-      env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
-    });
-    api = await startCampaignsApi(platform.env);
-    db = createDataSource(platform.infra.databaseUrl, gatewaySchema, 2);
-    await db.initialize();
-    contacts = new ContactsRepository(db);
-    const accounts = new AccountsRepository(db);
-    const mine = await accounts.createAccount('shop', randomUUID());
-    accountId = mine.account.id;
-    token = mine.token;
-    otherToken = (await accounts.createAccount('other', randomUUID())).token;
-    unlinkedToken = (await accounts.createAccount('unlinked', null)).token;
-    await db.query(`UPDATE accounts SET time_zone = 'Europe/Berlin' WHERE id = $1`, [accountId]);
-    await db.query(
-      `INSERT INTO connections (id, account_id, channel, state, app_id, bot_id, credential)
-       VALUES ($1, $2, 'whatsapp', 'active', 7, NULL, NULL), ($3, $2, 'telegram', 'active', NULL, '4242', 'sealed-telegram-token')`,
-      [uuidv7(), accountId, uuidv7()],
-    );
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await api?.close();
-    await platform?.stop();
-  });
+  const g = campaignsGateway('gw-campaigns');
+  const { call, fields, definition, create, contact, loaded } = g;
 
   it('creates a draft, reads, lists, changes and deletes it; refuses another account, unknown ids and no token', async () => {
     const created = await create({ rate: 5, budget: 20, quiet_hours: { start: '21:00', end: '09:00' } });
@@ -138,14 +46,14 @@ describe('gateway campaigns', () => {
       ),
     ).toEqual(['schedule.end_by', 'x']);
 
-    expect((await call(`/v1/campaigns/${created.id}`, { token: otherToken })).status).toBe(403);
-    expect((await call(`/v1/campaigns/${created.id}/estimate`, { token: otherToken, method: 'POST' })).status).toBe(
+    expect((await call(`/v1/campaigns/${created.id}`, { token: g.otherToken })).status).toBe(403);
+    expect((await call(`/v1/campaigns/${created.id}/estimate`, { token: g.otherToken, method: 'POST' })).status).toBe(
       403,
     );
     expect((await call(`/v1/campaigns/${uuidv7()}`)).status).toBe(404);
     expect((await call('/v1/campaigns/not-an-id')).status).toBe(404);
     expect((await call('/v1/campaigns', { token: 'gk_nothing' })).status).toBe(401);
-    expect((await call('/v1/campaigns', { token: otherToken })).body.data).toEqual([]);
+    expect((await call('/v1/campaigns', { token: g.otherToken })).body.data).toEqual([]);
 
     expect((await call(`/v1/campaigns/${second.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await call(`/v1/campaigns/${second.id}`)).status).toBe(404);
@@ -193,7 +101,7 @@ describe('gateway campaigns', () => {
         await call('/v1/campaigns', { body: definition({ audience: { contact_ids: [...many, 'ext:one-more'] } }) }),
       ),
     ).toEqual(['audience.contact_ids']);
-    const unlinked = await call('/v1/campaigns', { token: unlinkedToken, body: definition() });
+    const unlinked = await call('/v1/campaigns', { token: g.unlinkedToken, body: definition() });
     expect([unlinked.status, unlinked.body.type]).toEqual([422, '/problems/account-not-linked']);
   });
 
@@ -219,9 +127,9 @@ describe('gateway campaigns', () => {
 
   it('answers a body that is no definition with a 4xx problem, never a 500', async () => {
     const raw = async (body: string, contentType = 'application/json') => {
-      const res = await fetch(`${platform.urls.gateway}/v1/campaigns`, {
+      const res = await fetch(`${g.platform.urls.gateway}/v1/campaigns`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+        headers: { Authorization: `Bearer ${g.token}`, 'Content-Type': contentType },
         body,
       });
       return [res.status, res.headers.get('content-type')?.split(';')[0]];
@@ -244,10 +152,10 @@ describe('gateway campaigns', () => {
   });
 
   it('estimates without a WhatsApp app: the api is asked with none (bot templates alone)', async () => {
-    const theirs = await call('/v1/campaigns', { token: otherToken, body: definition() });
-    const res = await call(`/v1/campaigns/${theirs.body.id}/estimate`, { token: otherToken, method: 'POST' });
+    const theirs = await call('/v1/campaigns', { token: g.otherToken, body: definition() });
+    const res = await call(`/v1/campaigns/${theirs.body.id}/estimate`, { token: g.otherToken, method: 'POST' });
     expect(res.status).toBe(200);
-    expect(api.state.quoteAsked.filter((q) => q.id === theirs.body.id).map((q) => q.template_app_id)).toEqual([null]);
+    expect(g.api.state.quoteAsked.filter((q) => q.id === theirs.body.id).map((q) => q.template_app_id)).toEqual([null]);
   });
 
   it('resolves a list audience: routes on live connections, params from each contact, its zone or the account’s', async () => {
@@ -337,7 +245,7 @@ describe('gateway campaigns', () => {
       [5, b.id, 'duplicate'],
     ]);
 
-    const theirs = await call('/v1/contacts', { token: otherToken, body: { external_id: 'theirs' } });
+    const theirs = await call('/v1/contacts', { token: g.otherToken, body: { external_id: 'theirs' } });
     const unknown = await create({
       audience: { contact_ids: [a.id, 'ext:nobody', theirs.body.id, 'ext:crm-b'] },
     });
@@ -389,9 +297,9 @@ describe('gateway campaigns', () => {
     await contact({ name: 'T5', telegram: '1035', lists: [tag] });
     await contact({ whatsapp: '79990000036', lists: [tag] });
     await contact({ name: 'Max only', max: '3037', lists: [tag] });
-    api.state.optedOut.add('79990000032').add('79990000033');
-    api.state.consentRequired.add('1034');
-    api.state.quote = { ...api.state.quote, balance: 0.03, tier: { cap: 1, label: '1', remaining: 0 } };
+    g.api.state.optedOut.add('79990000032').add('79990000033');
+    g.api.state.consentRequired.add('1034');
+    g.api.state.quote = { ...g.api.state.quote, balance: 0.03, tier: { cap: 1, label: '1', remaining: 0 } };
     const c = await create({ audience: { list: tag }, budget: 0.02 });
     const res = await call(`/v1/campaigns/${c.id}/estimate`, { method: 'POST' });
     expect(res.status).toBe(200);
@@ -429,71 +337,14 @@ describe('gateway campaigns', () => {
     expect((await call(`/v1/campaigns/${c.id}`)).body.state).toBe('draft');
   });
 
-  it('loads a large audience in pages bounded by count and size, starts over after an interrupted launch, and reports it as JSON and CSV', async () => {
-    const tag = 'big';
-    await db.query(
-      `WITH c AS (
-         INSERT INTO contacts (id, account_id, external_id, name, lists, attributes)
-         SELECT gen_random_uuid(), $1, CASE WHEN i = 7 THEN '=HYPERLINK("x")' ELSE 'big-' || i END,
-                repeat('n', 200), ARRAY[$2], jsonb_build_object('i', i)
-           FROM generate_series(1, 2500) AS i
-         RETURNING id, attributes)
-       INSERT INTO contact_addresses (account_id, contact_id, channel, kind, value)
-       SELECT $1, id, 'whatsapp', 'phone', (79100000000 + (attributes ->> 'i')::int)::text FROM c`,
-      [accountId, tag],
-    );
-    await db.query(`UPDATE contacts SET attributes = '{}' WHERE account_id = $1 AND $2 = ANY(lists)`, [accountId, tag]);
-    // About 700 bytes a recipient: pages are cut by size (512 KiB) before they reach 1,000 recipients.
-    const c = await create({
-      audience: { list: tag },
-      params: ['{{contact.name}}', '{{contact.name}}', '{{contact.name}}', '{{contact.external_id}}'],
-    });
-    const first = await call(`/v1/campaigns/${c.id}/launch`, { method: 'POST' });
-    expect(first.status).toBe(200);
-    const pages = api.state.pages.filter((p) => p.id === c.id);
-    expect(pages[0].reset).toBe(true);
-    expect(pages.slice(1).every((p) => !p.reset)).toBe(true);
-    expect(pages.every((p) => p.count <= 1000 && p.bytes <= 520 * 1024)).toBe(true);
-    expect(pages.length).toBeGreaterThanOrEqual(4);
-    expect(pages.reduce((n, p) => n + p.count, 0)).toBe(2500);
-    expect(loaded(c.id).map((r) => r.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
-
-    // A draft holding what an interrupted launch loaded starts over.
-    const again = await create({ audience: { list: tag }, params: ['{{contact.name}}'] });
-    api.state.loaded.set(again.id, [loaded(c.id)[0]]);
-    expect((await call(`/v1/campaigns/${again.id}/launch`, { method: 'POST' })).body.recipients).toBe(2500);
-
-    const json = await call(`/v1/campaigns/${c.id}/recipients?limit=2`);
-    expect(json.body.data.map((r: Json) => r.seq)).toEqual([1, 2]);
-    expect(json.body.next_after).toBe(2);
-    expect((await call(`/v1/campaigns/${c.id}/recipients?after=2499`)).body).toMatchObject({
-      data: [{ seq: 2500 }],
-      next_after: null,
-    });
-    expect(fields(await call(`/v1/campaigns/${c.id}/recipients?limit=1001&status=lost`))).toEqual(['limit', 'status']);
-    const csv = await call(`/v1/campaigns/${c.id}/recipients`, { headers: { Accept: 'text/csv' } });
-    expect(csv.status).toBe(200);
-    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    const lines = csv.text.trim().split('\n');
-    expect(lines[0]).toBe(
-      'seq,contact_id,external_id,status,skip_reason,channel,message_id,failure_code,queued_at,updated_at,next_attempt_at,' +
-        'variant,replied_at,reply_kind,reply_id,reply_title,reply_text',
-    );
-    expect(lines).toHaveLength(2501);
-    expect(lines[1]).toMatch(/^1,[0-9a-f-]{36},big-\d+,pending,,,,,,,,,,,,,$/);
-    // Text a spreadsheet would run as a formula is quoted.
-    expect(csv.text).toMatch(/^\d+,[0-9a-f-]{36},"'=HYPERLINK\(""x""\)",pending,/m);
-    expect((await call(`/v1/campaigns/${uuidv7()}/recipients`, { headers: { Accept: 'text/csv' } })).status).toBe(404);
-  });
-
   it('answers 503 when the api does not answer', async () => {
     const c = await create();
-    await api.close();
+    await g.api.close();
     try {
       const res = await call(`/v1/campaigns/${c.id}`);
       expect([res.status, res.body.type]).toEqual([503, '/problems/service-unavailable']);
     } finally {
-      api = await startCampaignsApi(platform.env);
+      g.api = await startCampaignsApi(g.platform.env);
     }
   });
 });

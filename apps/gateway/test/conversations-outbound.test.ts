@@ -156,18 +156,65 @@ describe('conversations: outbound content, statuses, windows and read markers', 
     const onWhatsApp = await conversationWith('whatsapp', '79990083333');
     const first = await outbound(onWhatsApp.id, (m) => m.status === 'FAILED', 'the WhatsApp attempt failed');
     expect(first.message_id).toBe(routed.body.id);
-    // The route's first attempt shows what was sent; a later attempt's content is not known to the gateway.
-    expect(first.content).toEqual({
+    // Each attempt shows what was sent: the later one (a message id the api made) as well as the first.
+    const template = {
       type: 'template',
       text: null,
       template: { name: 'order_ready', language: null, params: ['Ann'] },
-    });
+    };
+    expect(first.content).toEqual(template);
     const onTelegram = await conversationWith('telegram', '838383');
     expect(onTelegram.contact.id).toBe(ann);
     const step = await outbound(onTelegram.id, (m) => m.status === 'SENT', 'the Telegram step sent');
     expect(step.message_id).not.toBe(routed.body.id);
-    expect(step.content).toEqual({ type: 'message', text: null });
-    expect(onTelegram.last_message.direction).toBe('out');
+    expect(step.content).toEqual(template);
+    expect(onTelegram.last_message).toMatchObject({ direction: 'out', content: template });
+
+    // A content route: each attempt shows the content, as the channel it went on was asked to send it.
+    const bob = await contact('Bob', { telegram: '843333', max: '8444' });
+    const content = { type: 'text', text: 'Your receipt is ready' };
+    const routedContent = await call('/v1/messages', {
+      body: { contact: bob, channels: ['telegram', 'max'], content },
+    });
+    expect(routedContent.status).toBe(202);
+    const bobOnTelegram = await conversationWith('telegram', '843333');
+    const refused = await outbound(bobOnTelegram.id, (m) => m.status === 'FAILED', 'the Telegram attempt failed');
+    expect(refused).toMatchObject({ message_id: routedContent.body.id, content: { ...content, rendered_as: 'text' } });
+    const bobOnMax = await conversationWith('max', '8444');
+    const carried = await outbound(bobOnMax.id, (m) => m.status === 'SENT', 'the MAX attempt sent');
+    expect(carried.message_id).not.toBe(routedContent.body.id);
+    expect(carried.content).toEqual({ ...content, rendered_as: 'text' });
+  });
+
+  it("shows a campaign's messages as sent: the template with each recipient's params, or the content", async () => {
+    const zoe = await contact('Zoe', { telegram: '878787' });
+    const res = await call(`/v1/contacts/${zoe}`, { method: 'PATCH', body: { lists: ['buyers'] } });
+    expect(res.status).toBe(200);
+    const launched: string[] = [];
+    for (const definition of [
+      { name: 'Ready', template: 'order_ready', language: 'en', params: ['{{contact.name}}'] },
+      { name: 'Hours', content: { type: 'text', text: 'Open until 9 today' } },
+    ]) {
+      const created = await call('/v1/campaigns', {
+        body: { ...definition, audience: { list: 'buyers' }, channels: ['telegram'] },
+      });
+      expect(created.status).toBe(201);
+      expect((await call(`/v1/campaigns/${created.body.id}/launch`, { method: 'POST' })).status).toBe(200);
+      launched.push(created.body.id as string);
+    }
+    const c = await conversationWith('telegram', '878787');
+    expect(c.contact.id).toBe(zoe);
+    const template = await outbound(c.id, (m) => m.content.type === 'template', "the campaign's template");
+    expect(template.content).toEqual({
+      type: 'template',
+      text: null,
+      template: { name: 'order_ready', language: 'en', params: ['Zoe'] },
+    });
+    const text = await outbound(c.id, (m) => m.content.type === 'text', "the campaign's text");
+    expect(text.content).toEqual({ type: 'text', text: 'Open until 9 today', rendered_as: 'text' });
+    const outs = (await messagesOf(c.id)).filter((m) => m.direction === 'out');
+    expect(outs.map((m) => m.content.type).sort()).toEqual(['template', 'text']);
+    expect(launched).toHaveLength(2);
   });
 
   it('never lists a conversation before its first message', async () => {

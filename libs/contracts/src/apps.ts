@@ -8,7 +8,26 @@ export const APPS_RPC = {
   describe: 'apps.describe',
   /** An account signal from the channel (callback relayed by the gateway): the api applies it. */
   applySignal: 'apps.signals.apply',
+  /** A new app of the user and its onboarding link (the console's "Connect WhatsApp"). */
+  startSignup: 'apps.signups.start',
 } as const;
+
+export interface StartSignupRequest {
+  user_id: string;
+  /** The app's name: APP_NAME_LENGTH characters. */
+  name: string;
+}
+
+/** How long an app's name may be, in characters. */
+export const APP_NAME_LENGTH = { min: 5, max: 150 } as const;
+
+/** The new app and the link that opens its embedded signup. */
+export interface StartSignupReply {
+  app_id: number;
+  embed_link_url: string;
+  /** Unix seconds. */
+  expires_at: number;
+}
 
 /** Which app a channel connection belongs to: by the number (`phone_number_id`), else by the WABA. */
 export interface ResolveConnectionRequest {
@@ -35,4 +54,6 @@ export type DescribeAppReply =
       is_stopped: boolean;
       phone_number_id: string | null;
       waba_id: string | null;
+      /** The connected number, digits only (absent from older answers). */
+      phone?: string | null;
     };

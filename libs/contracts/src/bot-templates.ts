@@ -1,5 +1,6 @@
 import type { GatewaySendChannel } from './channels';
 import type { SendContent } from './content';
+import type { TemplateQuality } from './whatsapp';
 
 /**
  * The gateway's templates (`/v1/templates`), served by the api, which owns templates: the
@@ -36,6 +37,8 @@ export interface GatewayTemplateView {
   version: number | null;
   /** Meta templates: APPROVED, PENDING, REJECTED, PAUSED… (only APPROVED ones are sent). */
   status: string | null;
+  /** Meta templates: Meta's quality rating of the template (its quality_score, kept by the template sync); bot templates: null. */
+  quality: TemplateQuality | null;
   /** Bot templates: what is sent, with `{{n}}` placeholders. */
   content: SendContent | null;
   /** How many `params` a send of it takes. */

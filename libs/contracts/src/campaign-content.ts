@@ -32,8 +32,14 @@ export function campaignSendContentErrors(content: unknown, channels: readonly s
       errors.push({ field: `content.${f}`, message: `content.${f} must be a string` });
     }
   }
-  if ((SEND_MEDIA_TYPES as readonly unknown[]).includes(content.type) && typeof content.url !== 'string') {
-    errors.push({ field: 'content.url', message: 'content.url must be an https URL' });
+  // A media content sends a URL or a media library file (docs/media.md); both or neither is named below.
+  if ((SEND_MEDIA_TYPES as readonly unknown[]).includes(content.type)) {
+    if (content.media_id !== undefined) {
+      if (typeof content.media_id !== 'string')
+        errors.push({ field: 'content.media_id', message: 'content.media_id must be a media library id' });
+    } else if (typeof content.url !== 'string') {
+      errors.push({ field: 'content.url', message: 'content.url must be an https URL' });
+    }
   }
   if (errors.length) return errors;
   const seen = new Set<string>();

@@ -296,10 +296,14 @@ export interface LoadCampaignRequest extends CampaignRef {
   /** True on the first page: recipients of an earlier, interrupted launch are dropped first. */
   reset: boolean;
   recipients: CampaignRecipientInput[];
+  /** On the last page: the campaign launches with it, in the same transaction (a launch's fields, total counting this page). */
+  launch?: Omit<LaunchCampaignRequest, keyof CampaignRef> | null;
 }
 
 export interface LoadCampaignResult {
   loaded: number;
+  /** The launched campaign, when the page launched it. */
+  campaign?: CampaignView;
 }
 
 export interface LaunchCampaignRequest extends CampaignRef {
@@ -307,6 +311,11 @@ export interface LaunchCampaignRequest extends CampaignRef {
   template_app_id: number | null;
   /** Every recipient was loaded: this many in all (a check against an interrupted load). */
   total: number;
+  /**
+   * The launch's key (the client's Idempotency-Key, or one per launch request): a launch of a
+   * campaign this key already launched answers the campaign instead of 409.
+   */
+  launch_key?: string | null;
 }
 
 export interface ListCampaignRecipientsRequest extends CampaignRef {

@@ -1,4 +1,5 @@
 import type { Channel } from './channels';
+import type { RenderedAs, SendContent } from './content';
 import type { InboundContent } from './inbound-content';
 import type { MessageStatus } from './events';
 
@@ -14,6 +15,48 @@ export type ConversationDirection = 'in' | 'out';
  * outbound message's kind (`template`, `text`, `image`, ...) with its text when the platform has it.
  */
 export type ConversationContent = InboundContent | { type: string; text: string | null };
+
+/** A template send as asked: the template's name, with its language, params and media URL. */
+export interface SentTemplate {
+  name: string;
+  language: string | null;
+  params: string[];
+  media_url: string | null;
+}
+
+/**
+ * What an outbound message shows in its conversation: a template as named (`type: "template"`,
+ * with its language, params and media URL), a content as sent with its text or caption as `text`;
+ * with `rendered_as` when the channel it went on is known. The gateway records its own sends with
+ * it; the api carries it on the events of the messages it makes itself (a campaign's, a failover
+ * route's later attempts).
+ */
+export function sentContent(send: {
+  content: SendContent | null;
+  template: SentTemplate | null;
+  renderedAs: RenderedAs | null;
+}): ConversationContent {
+  const renderedAs = send.renderedAs ? { rendered_as: send.renderedAs } : {};
+  if (!send.content) {
+    const t = send.template!;
+    const template = {
+      type: 'template',
+      text: null,
+      template: {
+        name: t.name,
+        language: t.language,
+        params: t.params,
+        ...(t.media_url ? { media_url: t.media_url } : {}),
+      },
+      ...renderedAs,
+    };
+    return template;
+  }
+  const c = send.content;
+  const text = 'text' in c ? c.text : 'caption' in c ? (c.caption ?? null) : null;
+  const sent = { ...c, text, ...renderedAs };
+  return sent;
+}
 
 /** `conversation.message.created` data: a message joined a conversation (in or out). */
 export interface ConversationMessageCreatedData {

@@ -1,4 +1,5 @@
 import { Channel, ChannelPricing } from './channels';
+import type { ConversationContent } from './conversations';
 
 /** Every event type the platform publishes to the EVENTS stream and to webhook subscribers. */
 export const EVENT_TYPES = [
@@ -92,6 +93,11 @@ export interface MessageStatusData {
   error?: { code: string; title: string; retryable?: boolean } | null;
   /** The campaign the message belongs to (docs/campaigns.md); absent for other sends. */
   campaign_id?: string | null;
+  /**
+   * What a campaign's message or a failover route's attempt sent, as its conversation shows it
+   * (docs/conversations.md): on its `message.sent` and `message.failed`; absent for other sends.
+   */
+  content?: ConversationContent | null;
   /** Unix seconds at which the channel observed the transition. */
   timestamp: number;
 }

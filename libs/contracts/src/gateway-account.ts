@@ -58,6 +58,7 @@ export const GATEWAY_WEBHOOK_CALLS = [
   'create',
   'rotateSecret',
   'listDeliveries',
+  'pageDeliveries',
   'listAttempts',
   'resend',
 ] as const;

@@ -1,5 +1,6 @@
 import { Channel, MessageCategory, Priority } from './channels';
 import type { InteractiveContent } from './content-interactive';
+import type { ConversationContent } from './conversations';
 
 /** Kinds of message a sender can ask for (the API's `type`, docs/api-sending.md). */
 export const MESSAGE_KINDS = ['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'AUDIO', 'REACTION', 'TEMPLATE'] as const;
@@ -34,6 +35,12 @@ export interface OutboundMessage {
   queued_at: number;
   /** The campaign the message belongs to; its sent and failed events carry it. */
   campaign_id?: string | null;
+  /**
+   * What the message shows in its recipient's conversation (sentContent), on the messages the api
+   * makes itself (a campaign's, each attempt of a failover route): its sent and failed events carry
+   * it as `content`, since the gateway never saw these sends.
+   */
+  thread_content?: ConversationContent | null;
 }
 
 /** A template send, resolved by the intake against the stored template. */

@@ -4,6 +4,8 @@ import {
   DescribeAppRequest,
   ResolveConnectionReply,
   ResolveConnectionRequest,
+  StartSignupReply,
+  StartSignupRequest,
 } from './apps';
 import { AppSignal, ApplySignalReply, NumbersHealthReply, NumbersHealthRequest } from './app-signals';
 import {
@@ -72,6 +74,8 @@ import {
   AttemptView,
   CreatedSubscriptionView,
   CreateSubscriptionRequest,
+  DeliveryPage,
+  DeliveryPageRequest,
   DeliveryView,
   ListAttemptsRequest,
   ListDeliveriesRequest,
@@ -155,6 +159,7 @@ export interface RpcMethods {
   [APPS_RPC.resolveConnection]: { request: ResolveConnectionRequest; result: ResolveConnectionReply };
   [APPS_RPC.describe]: { request: DescribeAppRequest; result: DescribeAppReply };
   [APPS_RPC.applySignal]: { request: AppSignal; result: ApplySignalReply };
+  [APPS_RPC.startSignup]: { request: StartSignupRequest; result: StartSignupReply };
   [WHATSAPP_RPC.submitTemplate]: { request: SubmitTemplateRequest; result: SubmitTemplateReply };
   [WHATSAPP_RPC.updateTemplate]: { request: UpdateTemplateRequest; result: UpdateTemplateReply };
   [WHATSAPP_RPC.deleteTemplate]: { request: DeleteTemplateRequest; result: DeleteTemplateReply };
@@ -210,6 +215,7 @@ export interface RpcMethods {
   [SUBSCRIPTIONS_RPC.sendTest]: { request: SubscriptionRef; result: TestEventView };
   [SUBSCRIPTIONS_RPC.listAttempts]: { request: ListAttemptsRequest; result: AttemptView[] };
   [SUBSCRIPTIONS_RPC.listDeliveries]: { request: ListDeliveriesRequest; result: DeliveryView[] };
+  [SUBSCRIPTIONS_RPC.pageDeliveries]: { request: DeliveryPageRequest; result: DeliveryPage };
   [SUBSCRIPTIONS_RPC.resend]: { request: ResendRequest; result: ResendView };
   [GATEWAY_ACCOUNT_RPC.balance]: { request: GatewayBalanceRequest; result: GatewayBalance };
   [GATEWAY_ACCOUNT_RPC.transactions]: { request: GatewayTransactionsRequest; result: GatewayTransactionsPage };

@@ -15,6 +15,7 @@ export const SUBSCRIPTIONS_RPC = {
   sendTest: 'webhooks.subscriptions.test',
   listAttempts: 'webhooks.subscriptions.attempts',
   listDeliveries: 'webhooks.subscriptions.deliveries',
+  pageDeliveries: 'webhooks.subscriptions.delivery_page',
   resend: 'webhooks.subscriptions.resend',
 } as const;
 
@@ -159,6 +160,25 @@ export interface ListAttemptsRequest extends SubscriptionRef {
 export interface ListDeliveriesRequest extends SubscriptionRef {
   limit?: number;
   status?: DeliveryStatus;
+}
+
+/** A page of deliveries, newest first, after the delivery `cursor` names (a delivery id). */
+export interface DeliveryPageRequest extends ListDeliveriesRequest {
+  cursor?: string;
+}
+
+/** Per delivery of a page, its latest attempts at most (a delivery resent many times has more). */
+export const DELIVERY_PAGE_ATTEMPTS = 20;
+
+export interface DeliveryWithAttempts extends DeliveryView {
+  /** Its latest attempts (DELIVERY_PAGE_ATTEMPTS at most), oldest first. */
+  attempt_log: AttemptView[];
+}
+
+export interface DeliveryPage {
+  data: DeliveryWithAttempts[];
+  /** The id of the page's last delivery when more follow; null on the last page. */
+  next_cursor: string | null;
 }
 
 export interface ResendRequest extends SubscriptionRef {

@@ -1,6 +1,8 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { BodyBudget } from './body-budget';
 import { installJsonBodies, jsonBodyOf, MAX_JSON_DEPTH, parsedCost, RAW_BODY, rawBodyOf, scanJson } from './json-body';
 
@@ -55,6 +57,12 @@ function post(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** What the heap's reading may move by between two collections, the parse aside. */
+const HEAP_NOISE = 32 * 1024;
+
 describe('scanJson', () => {
   it('counts nesting and tokens outside strings only', () => {
     expect(scanJson(Buffer.from('{"a":[1,2,{"b":"[{,:\\"]"}]}'))).toEqual({ tooDeep: false, tokens: 7, wide: false });
@@ -75,6 +83,27 @@ describe('scanJson', () => {
     const dense = Buffer.from(`[${Array(1000).fill('{}').join(',')}]`);
     // 1000 objects and 999 commas: 22 bytes of heap per byte measured, 64 per token assumed.
     expect(parsedCost(scanJson(dense), dense.length)).toBeGreaterThan(dense.length * 30);
+  });
+
+  it.each([
+    ['nested arrays', `[${Array(12_000).fill('[[[[[[[[[[]]]]]]]]]]').join(',')}]`],
+    ['empty objects', `[${Array(80_000).fill('{}').join(',')}]`],
+    ['objects of unique keys', `{${Array.from({ length: 20_000 }, (_, i) => `"key${i}":${i}`).join(',')}}`],
+    ['one long string', JSON.stringify('x'.repeat(250_000))],
+    ['strings past Latin-1', JSON.stringify(Array.from({ length: 4_000 }, (_, i) => `€${'ж'.repeat(25)}${i}`))],
+  ])('counts every copy a parse of %s holds at once: the bytes, the text and the value', (_shape, json) => {
+    const raw = Buffer.from(json);
+    gc();
+    const before = process.memoryUsage();
+    const text = raw.toString('utf8');
+    const value: unknown = JSON.parse(text);
+    gc();
+    const after = process.memoryUsage();
+    const taken = after.heapUsed - before.heapUsed + raw.length;
+    expect([text.length > 0, value !== undefined]).toEqual([true, true]);
+    // The heap also holds whatever else ran between the two readings (a few hundred bytes to a few
+    // KiB of the test runner's own); a copy missed would be hundreds of KiB.
+    expect(parsedCost(scanJson(raw), raw.length)).toBeGreaterThanOrEqual(taken - HEAP_NOISE);
   });
 });
 

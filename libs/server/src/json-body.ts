@@ -14,7 +14,7 @@ export const MAX_JSON_DEPTH = 64;
  * Heap bytes a parsed JSON value may take per structural token (`[`, `{`, `,`, `:` outside strings),
  * on top of its strings (1 byte per byte, 2 where a string may hold characters past Latin-1).
  * Measured on Node 20 (docs/security.md): 1 MiB of `[{},{},…]` takes 22 MiB of heap (32 per token),
- * nested arrays 55, objects of unique keys 61; Meta's webhooks 15 to 39. 64 bounds them all.
+ * nested arrays 50-55, objects of unique keys 40-61; Meta's webhooks 15 to 39. 64 bounds them all.
  */
 export const HEAP_BYTES_PER_TOKEN = 64;
 
@@ -25,13 +25,12 @@ const SMALL_BODY_COST = 16 * 1024;
 const LARGE_READ_BYTES = 64 * 1024;
 
 /**
- * The request bodies one process may hold at once (bytes being read, estimated heap of parsed
- * values). Services run with an old generation of 256 MiB (SERVICE_NODE_FLAGS), of which the
- * service itself takes the most; 8 MiB leaves room for 16 dense bodies under the 256 KiB limit at
- * once (test/fuzz/hostile-bodies.test.ts: with 16 MiB, or a heap of 144 or 192 MiB, they exhausted the
- * gateway's heap). A body
- * costing more than the budget (a 240 KB body of 80,000 objects: about 15 MiB) is parsed alone.
- * 16 bodies may wait for room, each at most 2 s.
+ * The request bodies one process may hold at once (bytes being read, then what each parse costs:
+ * parsedCost), until each request is answered, when its body becomes garbage. Services run with an
+ * old generation of 256 MiB (SERVICE_NODE_FLAGS), of which the gateway takes 66 MiB at rest; 8 MiB
+ * keeps 16 dense bodies under the 256 KiB limit at once (test/fuzz/hostile-bodies.test.ts) within a
+ * heap of 144 MiB (docs/performance-journal.md). A body costing more than the budget (a 240 KB body
+ * of 80,000 objects: about 15 MiB) is parsed alone. 16 bodies may wait for room, each at most 2 s.
  */
 export const PROCESS_BODY_BUDGET = new BodyBudget(8 * 1024 * 1024, 16, 2_000);
 
@@ -94,9 +93,15 @@ export function scanJson(buf: Buffer, maxDepth = MAX_JSON_DEPTH): JsonScan {
   return { tooDeep: false, tokens, wide };
 }
 
-/** An upper bound of the heap a body's parsed value takes (HEAP_BYTES_PER_TOKEN). */
+/**
+ * An upper bound of the memory a body's parse takes at its peak, each copy of the body counted: the
+ * bytes as read (a Buffer), the text JSON.parse reads (decoded from them: 1 byte a character, 2
+ * where one is past Latin-1) and the value it makes (HEAP_BYTES_PER_TOKEN per token and its
+ * strings): a body of one long string takes three times its bytes while it is parsed.
+ */
 export function parsedCost(scan: JsonScan, bytes: number): number {
-  return scan.tokens * HEAP_BYTES_PER_TOKEN + (scan.wide ? 2 : 1) * bytes;
+  const perByte = scan.wide ? 2 : 1;
+  return bytes + perByte * bytes + scan.tokens * HEAP_BYTES_PER_TOKEN + perByte * bytes;
 }
 
 const RAW = Symbol('rawBody');

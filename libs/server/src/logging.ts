@@ -92,7 +92,7 @@ export function loggingModule(service: string, level: string, opts: LoggingOptio
   };
 }
 
-type LoggedRequest = IncomingMessage & { id?: string; log?: Store['logger'] };
+type LoggedRequest = IncomingMessage & { id?: string; log?: Store['logger']; originalUrl?: string };
 
 /**
  * A request's logging context whose logger is made when something first asks for it: the child
@@ -100,20 +100,40 @@ type LoggedRequest = IncomingMessage & { id?: string; log?: Store['logger'] };
  * request that logs nothing, as nearly every request does when the service logs at warn or above.
  * Built when asked, it binds the same request id, method and path as one built when the request
  * came in.
+ *
+ * The context outlives its request: every timer and socket callback created while the request is
+ * handled keeps it (AsyncLocalStorage), among them the keep-alive timeout Node sets on the
+ * connection as the answer ends, which lives for the 72 s a client may keep the connection idle.
+ * So it holds the request and its response only until the response is over: through the
+ * response's listeners they reach the request's parsed body, and 16 connections each keeping a
+ * dense 250 KiB body (6 MiB parsed) exhausted the gateway's heap, whatever the body budget said.
  */
 class RequestLogContext {
   private bound?: Store['logger'];
+  private exchange?: { req: LoggedRequest; res: ServerResponse };
+  /** What the request's bindings are made of once the request itself is let go. */
+  private readonly line: { id?: string; method?: string; url?: string };
 
   constructor(
     private readonly http: HttpLogger,
-    private readonly req: LoggedRequest,
-    private readonly res: ServerResponse,
-  ) {}
+    req: LoggedRequest,
+    res: ServerResponse,
+  ) {
+    this.exchange = { req, res };
+    // The fields the request serializer reads (pino's prefers originalUrl to url).
+    this.line = { id: req.id, method: req.method, url: req.originalUrl ?? req.url };
+    res.once('close', () => (this.exchange = undefined));
+  }
 
   get logger(): Store['logger'] {
     if (!this.bound) {
-      this.http(this.req, this.res);
-      this.bound = this.req.log!;
+      if (this.exchange) {
+        this.http(this.exchange.req, this.exchange.res);
+        this.bound = this.exchange.req.log!;
+      } else {
+        // Something logs after the answer (a late callback): the same bindings, from the fields kept.
+        this.bound = this.http.logger.child({ req: this.line });
+      }
     }
     return this.bound;
   }

@@ -9,6 +9,8 @@ export interface TestInfraOptions {
   database?: boolean;
   nats?: boolean;
   topology?: Partial<TopologyOptions>;
+  /** A database to copy (CREATE DATABASE ... TEMPLATE): one already migrated, say. */
+  template?: string;
 }
 
 /** A suite's own database and stream prefix on the shared Postgres and NATS servers. */
@@ -53,7 +55,7 @@ export async function startTestInfra(opts: TestInfraOptions): Promise<TestInfra>
   if (opts.database !== false) {
     const admin = new Client({ connectionString: adminUrl });
     await admin.connect();
-    await admin.query(`CREATE DATABASE "${dbName}"`);
+    await admin.query(`CREATE DATABASE "${dbName}"${opts.template ? ` TEMPLATE "${opts.template}"` : ''}`);
     await admin.end();
     databaseUrl = withDatabase(adminUrl, dbName);
     cleanups.push(async () => {

@@ -126,7 +126,7 @@ export class ChaosCluster {
     }
     const cluster = new ChaosCluster(ports, instances, await freePort(), await freePort(), opts.serviceEnv);
     try {
-      cluster.build = compileServicesBuild('chaos');
+      cluster.build = compileServicesBuild();
       await cluster.startPostgres();
       await cluster.startNats();
       for (const def of ALL_SCHEMAS) await migrateSchema(cluster.databaseUrl, def);
@@ -330,7 +330,6 @@ export class ChaosCluster {
     for (const b of Object.values(this.balancers)) await b.close();
     await this.halt('nats', 'SIGTERM');
     await this.halt('postgres', 'SIGTERM');
-    if (this.build) rmSync(this.build, { recursive: true, force: true });
     if (!process.env.CHAOS_KEEP_LOGS) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -66,6 +66,10 @@ export class CampaignEntity {
   @Column('timestamptz', { name: 'launched_at', nullable: true })
   launchedAt: Date | null;
 
+  /** The key it was launched with: the same key launching again answers it (null for a draft). */
+  @Column('text', { name: 'launch_key', nullable: true })
+  launchKey: string | null;
+
   @Column('timestamptz', { name: 'started_at', nullable: true })
   startedAt: Date | null;
 

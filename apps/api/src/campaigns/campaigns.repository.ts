@@ -38,6 +38,8 @@ export interface CampaignRow {
   launched_at: Date | null;
   started_at: Date | null;
   completed_at: Date | null;
+  /** The key it was launched with (null for a draft). */
+  launch_key: string | null;
 }
 
 /** A recipient the runner took for this tick. */
@@ -87,7 +89,7 @@ export interface CampaignTotals {
 }
 
 const COLUMNS = `id, user_id, account_id, name, definition, state, pause_reason, pause_detail, template_app_id,
-  recipients, budget_wait, last_tick_at, whatsapp_wait_until, created_at, updated_at, launched_at, started_at, completed_at`;
+  recipients, budget_wait, last_tick_at, whatsapp_wait_until, created_at, updated_at, launched_at, started_at, completed_at, launch_key`;
 
 /**
  * A recipient's status: its state until it was sent, then its message's status (the last
@@ -212,12 +214,13 @@ export class CampaignsRepository {
       pause_detail?: string | null;
       template_app_id?: number | null;
       recipients?: number;
+      launch_key?: string | null;
       now?: ('launched_at' | 'started_at' | 'completed_at' | 'last_tick_at')[];
     } = {},
   ): Promise<CampaignRow> {
     const params: unknown[] = [id, state];
     const sets = ['state = $2', 'updated_at = now()'];
-    for (const key of ['pause_reason', 'pause_detail', 'template_app_id', 'recipients'] as const) {
+    for (const key of ['pause_reason', 'pause_detail', 'template_app_id', 'recipients', 'launch_key'] as const) {
       if (set[key] === undefined) continue;
       params.push(set[key]);
       sets.push(`${key} = $${params.length}`);
@@ -379,10 +382,10 @@ export class CampaignsRepository {
     );
   }
 
-  /** Counts per status and channel, money held and spent, and the last minute's pace: two aggregate reads. */
+  /** Counts per status and channel, money held and spent, and the last minute's pace: two aggregate reads, together. */
   async totals(id: string, em: EntityManager | DataSource = this.ds): Promise<CampaignTotals> {
     // Grouped on the raw columns (the status is named in JS); only failover attempts are sorted.
-    const groups = await sqlRows<{
+    const grouped = sqlRows<{
       state: 'pending' | 'queued' | 'skipped';
       status: string | null;
       channel: GatewaySendChannel | null;
@@ -405,13 +408,14 @@ export class CampaignsRepository {
         GROUP BY 1, 2, 3`,
       [id],
     );
-    const [money] = await sqlRows<{ held: string; spent: string }>(
+    const summed = sqlRows<{ held: string; spent: string }>(
       em,
       `SELECT coalesce(sum(h.amount) FILTER (WHERE h.status = 'HELD'), 0) AS held, coalesce(sum(m.charged), 0) AS spent
          FROM messages m LEFT JOIN holds h ON h.message_id = m.id
         WHERE m.campaign_id = $1`,
       [id],
     );
+    const [groups, [money]] = await Promise.all([grouped, summed]);
     const committed = fromUnits(toUnits(money.held) + toUnits(money.spent));
     const counts = Object.fromEntries(CAMPAIGN_RECIPIENT_STATUSES.map((s) => [s, 0])) as CampaignCounts;
     const channelsUsed: Partial<Record<GatewaySendChannel, number>> = {};

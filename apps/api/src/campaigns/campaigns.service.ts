@@ -41,9 +41,10 @@ import { MessagesService, TierWindowRepository } from '../sending';
 import { TemplateSources } from '../sending/template-source';
 import { CampaignSendable, campaignSendable, categoryOn } from './campaign-template';
 import { checkDefinition, tierLabel } from './campaign-rules';
-import { isChannel, recipientErrors } from './campaign-recipient-input';
+import { isChannel } from './campaign-recipient-input';
+import { checkLoadPage, checkPageFits, launchDraft, launchedBy, launchErrors } from './campaign-launch';
 import { CampaignRow, CampaignsRepository, CampaignTotals } from './campaigns.repository';
-import { variantLoadErrors, withVariant } from './campaign-variants';
+import { withVariant } from './campaign-variants';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
 import { CampaignRepliesRepository } from './campaign-replies.repository';
 import { CampaignPassCostMeter, remainingSeconds } from './campaign-pass-cost';
@@ -51,8 +52,6 @@ import { CampaignPassCostMeter, remainingSeconds } from './campaign-pass-cost';
 /** Recipients whose message the send path accepted: every one neither pending nor skipped. */
 const acceptedOf = (n: CampaignCounts): number => n.queued + n.sent + n.delivered + n.read + n.failed;
 
-/** Most recipients in one load page. */
-export const LOAD_PAGE_MAX = 5000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type CampaignEventType = Extract<EventType, `campaign.${string}`>;
@@ -185,67 +184,81 @@ export class CampaignsService {
     return { whatsapp: s.app !== null, fallback_price: fallback };
   }
 
-  /** One page of a draft's recipients; `reset` drops those of an earlier, interrupted load first. */
+  /**
+   * One page of a draft's recipients; `reset` drops those of an earlier, interrupted load first.
+   * With `launch` (the last page), the campaign launches in the same transaction: one call and one
+   * commit for an audience of one page.
+   */
   async load(req: LoadCampaignRequest): Promise<LoadCampaignResult> {
+    checkLoadPage(req);
     const page = req.recipients;
-    if (!Array.isArray(page) || page.length > LOAD_PAGE_MAX) {
-      throw new ValidationProblem([{ field: 'recipients', message: `must be at most ${LOAD_PAGE_MAX} recipients` }]);
+    const launch = req.launch ?? null;
+    let appId: number | null = null;
+    if (launch) {
+      const draft = await this.owned(req);
+      if (draft.state !== 'draft') return { loaded: 0, campaign: await this.relaunched(draft, launch.launch_key) };
+      appId = await this.launchApp(draft, launch.template_app_id);
     }
-    if (typeof req.reset !== 'boolean') throw new ValidationProblem([{ field: 'reset', message: 'must be a boolean' }]);
-    const errors = page.flatMap((r, i) => recipientErrors(r, `recipients[${i}]`)).slice(0, 20);
-    if (errors.length) throw new ValidationProblem(errors);
-    const loaded = await this.repo.transaction(async (em) => {
+    const done = await this.repo.transaction(async (em) => {
       const c = await this.owned(req, em, true);
-      if (c.state !== 'draft') throw notDraft(c.state);
-      // The runner takes recipients by the campaign's channels: a route may only use them.
-      const outside = page.findIndex((r) => r.route.some((s) => !c.definition.channels.includes(s.channel)));
-      if (outside >= 0) {
-        throw new ValidationProblem([
-          {
-            field: `recipients[${outside}].route`,
-            message: `must use only the campaign's channels (${c.definition.channels.join(', ')})`,
-          },
-        ]);
+      if (c.state !== 'draft') {
+        if (!launch) throw notDraft(c.state);
+        // The same launch again (its first answer was lost): the campaign it launched.
+        if (launchedBy(c, launch.launch_key)) return { loaded: 0, change: { row: c } };
+        throw stateProblem(c.state, 'launched');
       }
-      const variantErrors = variantLoadErrors(page, c.definition);
-      if (variantErrors.length) throw new ValidationProblem(variantErrors);
+      checkPageFits(page, c);
       if (req.reset) await this.repo.deleteRecipients(em, c.id);
-      return this.repo.insertRecipients(em, c.id, page);
+      const loaded = await this.repo.insertRecipients(em, c.id, page);
+      return { loaded, change: launch ? await this.launchIn(em, c, appId, launch) : null };
     });
-    return { loaded };
+    if (!done.change) return { loaded: done.loaded };
+    return { loaded: done.loaded, campaign: await this.answer(done.change) };
   }
 
-  /** Draft to scheduled (a start in the future) or running, once every recipient is loaded and the template sends. */
+  /**
+   * Draft to scheduled (a start in the future) or running, once every recipient is loaded and the
+   * template sends. The same launch again (its `launch_key`) answers the campaign it launched.
+   */
   async launch(req: LaunchCampaignRequest): Promise<CampaignView> {
-    if (!Number.isInteger(req.total) || req.total < 0) {
-      throw new ValidationProblem([{ field: 'total', message: 'must be a whole number' }]);
-    }
+    const errors = launchErrors(req, '');
+    if (errors.length) throw new ValidationProblem(errors);
     const draft = await this.owned(req);
-    if (draft.state !== 'draft') throw stateProblem(draft.state, 'launched');
-    const { app } = await this.sendable(draft, req.template_app_id);
-    // Every variant's template must send too (docs/campaigns.md#variants).
-    for (const i of (draft.definition.variants ?? []).keys())
-      await this.sendable(withVariant(draft, i), req.template_app_id);
+    if (draft.state !== 'draft') return this.relaunched(draft, req.launch_key);
+    const appId = await this.launchApp(draft, req.template_app_id);
     const launched = await this.repo.transaction(async (em): Promise<CampaignChange | { row: CampaignRow }> => {
       const c = (await this.repo.find(draft.id, em, true))!;
-      if (c.state !== 'draft') throw stateProblem(c.state, 'launched');
-      const loaded = await this.repo.countRecipients(em, c.id);
-      if (loaded !== req.total) {
-        throw new ProblemError(
-          409,
-          'campaign-incomplete',
-          'Campaign incomplete',
-          `${loaded} of ${req.total} recipients are loaded: load them all, then launch.`,
-        );
+      if (c.state !== 'draft') {
+        if (launchedBy(c, req.launch_key)) return { row: c };
+        throw stateProblem(c.state, 'launched');
       }
-      const start = campaignInstant(c.definition.schedule?.start_at);
-      const later = start !== null && start.getTime() > this.clock.nowMs();
-      const set = { template_app_id: app?.id ?? null, recipients: loaded, pause_reason: null, pause_detail: null };
-      if (later) return { row: await this.repo.setState(em, c.id, 'scheduled', { ...set, now: ['launched_at'] }) };
-      const started = await this.repo.setState(em, c.id, 'running', { ...set, now: ['launched_at', 'started_at'] });
-      return this.record(em, started, 'campaign.started');
+      return this.launchIn(em, c, appId, req);
     });
     return this.answer(launched);
+  }
+
+  /** A campaign no longer a draft asked to launch: itself when this key launched it, else 409. */
+  private async relaunched(c: CampaignRow, key: string | null | undefined): Promise<CampaignView> {
+    if (!launchedBy(c, key)) throw stateProblem(c.state, 'launched');
+    return this.viewOf(c);
+  }
+
+  /** The WhatsApp app a launch sends from, once its template sends (and every variant's, docs/campaigns.md#variants). */
+  private async launchApp(draft: CampaignRow, templateAppId: number | null): Promise<number | null> {
+    const { app } = await this.sendable(draft, templateAppId);
+    for (const i of (draft.definition.variants ?? []).keys()) await this.sendable(withVariant(draft, i), templateAppId);
+    return app?.id ?? null;
+  }
+
+  /** The launch of the locked draft `c` in the caller's transaction: every recipient loaded, then its new state. */
+  private async launchIn(
+    em: EntityManager,
+    c: CampaignRow,
+    appId: number | null,
+    req: { total: number; launch_key?: string | null },
+  ): Promise<CampaignChange | { row: CampaignRow }> {
+    const { row, started } = await launchDraft(this.repo, this.clock, em, c, appId, req);
+    return started ? this.record(em, row, 'campaign.started') : { row };
   }
 
   async pause(req: CampaignRef): Promise<CampaignView> {
@@ -407,8 +420,13 @@ export class CampaignsService {
   }
 
   async viewOf(c: CampaignRow, totals?: CampaignTotals): Promise<CampaignView> {
-    const t = totals ?? (await this.repo.totals(c.id));
-    const balance = await this.balances.findBalance(c.user_id);
+    // Independent reads asked together: one wait for the pool's connections, not one each (while
+    // the runner sends, each wait is behind its queries).
+    const [t, balance, variantResults] = await Promise.all([
+      totals ?? this.repo.totals(c.id),
+      this.balances.findBalance(c.user_id),
+      c.definition.variants?.length ? this.variants.results(c.id, c.definition) : undefined,
+    ]);
     const rate = t.lastMinute / 60;
     const pace = Math.min(
       ...c.definition.channels.map((ch) => this.config.campaignPacing[ch]),
@@ -440,7 +458,7 @@ export class CampaignsService {
       started_at: seconds(c.started_at),
       completed_at: seconds(c.completed_at),
       ...(await this.replies.summary(c.id, acceptedOf(t.counts))),
-      ...(c.definition.variants?.length ? { variant_results: await this.variants.results(c.id, c.definition) } : {}),
+      ...(c.definition.variants?.length ? { variant_results: variantResults } : {}),
     };
   }
 

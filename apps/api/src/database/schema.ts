@@ -34,6 +34,7 @@ import { CampaignVariants1764830000000 } from './migrations/1764830000000-Campai
 import { CampaignReplies1764880000000 } from './migrations/1764880000000-CampaignReplies';
 import { BotTemplates1764890000000 } from './migrations/1764890000000-BotTemplates';
 import { MessageRenderedAs1764940000000 } from './migrations/1764940000000-MessageRenderedAs';
+import { CampaignLaunchKey1765000000000 } from './migrations/1765000000000-CampaignLaunchKey';
 import { CampaignEntity, CampaignRecipientEntity } from '../campaigns/campaign.entity';
 
 /** The api's schema: its entities and migrations, in order. */
@@ -79,5 +80,6 @@ export const apiSchema: SchemaDefinition = {
     CampaignReplies1764880000000,
     BotTemplates1764890000000,
     MessageRenderedAs1764940000000,
+    CampaignLaunchKey1765000000000,
   ],
 };

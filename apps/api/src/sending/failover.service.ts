@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   Channel,
+  ConversationContent,
   MessageAttempt,
   MessageContact,
   MessageKind,
@@ -30,6 +31,8 @@ export interface RouteAttempt {
   campaignId?: string | null;
   /** The contact the message is sent to: every attempt carries it. */
   contact?: MessageContact | null;
+  /** What the attempt shows in its recipient's conversation (carried on its events), when the api says. */
+  threadContent?: ConversationContent | null;
 }
 
 /** What a send writes in its transaction once an attempt is accepted, given its id and the attempt. */
@@ -207,6 +210,7 @@ export class FailoverService {
       alsoWrite,
       campaignId: a.campaignId ?? null,
       contact: a.contact ?? null,
+      threadContent: a.threadContent ?? null,
     });
   }
 }

@@ -17,6 +17,7 @@ import {
   outboundOfContent,
   renderedAs,
   SendContent,
+  sentContent,
 } from '@app/contracts';
 import { UnprocessableProblem, ValidationProblem } from '@app/server';
 import { IdempotencyService, KeyLease } from '../idempotency/idempotency.service';
@@ -99,6 +100,11 @@ interface AcceptBase {
   alsoWrite?: AttemptWrite;
   /** The contact the send is to: kept on each attempt's message. */
   contact?: MessageContact | null;
+  /**
+   * What the send shows in its recipient's conversation, carried on each attempt's events: set for
+   * the messages the gateway does not see made (a campaign's, a failover route's attempts).
+   */
+  shown?: Pick<Parameters<typeof sentContent>[0], 'content' | 'template'> | null;
 }
 
 /** A content campaign's send as the content path reads a gateway send (who sends, from which app, to whom). */
@@ -180,8 +186,21 @@ export class GatewaySendsService {
       route.some((step) => step.channel === 'whatsapp')
         ? req.flow_token
         : null;
+    // A route's later attempts are made here: their threads show the template as asked.
+    const shown =
+      route.length > 1
+        ? {
+            content: null,
+            template: {
+              name: req.template,
+              language: req.language ?? null,
+              params: req.params ?? [],
+              media_url: req.media_url ?? null,
+            },
+          }
+        : null;
     const id = await this.dispatch(
-      { userId: req.user_id, accountId: req.account_id, idempotency, campaignId: null, contact, ...choice },
+      { userId: req.user_id, accountId: req.account_id, idempotency, campaignId: null, contact, shown, ...choice },
       route,
       req.params,
       req.media_url,
@@ -202,6 +221,7 @@ export class GatewaySendsService {
     route: FailoverStep[],
     idempotency: KeyLease | null,
     campaign: Pick<AcceptBase, 'campaignId' | 'alsoWrite'> = { campaignId: null },
+    shown = route.length > 1 || campaign.campaignId !== null,
   ): Promise<string> {
     const errors = route.flatMap((step) => contentErrors(step.channel, content));
     if (errors.length) {
@@ -227,6 +247,7 @@ export class GatewaySendsService {
       idempotency,
       ...campaign,
       contact: req.contact ?? null,
+      shown: shown ? { content, template: null } : null,
     };
     return this.acceptAttempts(
       base,
@@ -263,6 +284,15 @@ export class GatewaySendsService {
       campaignId: send.campaignId,
       alsoWrite: send.alsoWrite,
       contact: send.contact ?? null,
+      shown: {
+        content: null,
+        template: {
+          name: send.template?.name ?? send.bot?.name ?? '',
+          language: send.template?.language ?? send.bot?.language ?? null,
+          params: send.params,
+          media_url: send.mediaUrl,
+        },
+      },
     };
     const answer = await this.idempotency.run(
       send.userId,
@@ -328,7 +358,7 @@ export class GatewaySendsService {
 
   /** One channel of a send: its sender (the app's number on WhatsApp, the bot elsewhere) and content. */
   private attemptOn(step: FailoverStep, base: AcceptBase, kind: MessageKind, prepared: PreparedSend): RouteAttempt {
-    const { app, campaignId, contact } = base;
+    const { app, campaignId, contact, shown } = base;
     const bot = step.channel !== 'whatsapp';
     if (bot ? !step.sender : !app) throw notConnected(step.channel);
     return {
@@ -342,6 +372,7 @@ export class GatewaySendsService {
       ...(kind !== 'TEMPLATE' ? { kind } : {}),
       ...(campaignId ? { campaignId } : {}),
       ...(contact ? { contact } : {}),
+      ...(shown ? { threadContent: sentContent({ ...shown, renderedAs: prepared.renderedAs ?? null }) } : {}),
     };
   }
 
@@ -368,6 +399,7 @@ export class GatewaySendsService {
       alsoWrite: alsoWrite && ((em, id) => alsoWrite(em, id, only)),
       campaignId: base.campaignId,
       contact: base.contact ?? null,
+      threadContent: only.threadContent ?? null,
     });
   }
 

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   Channel,
+  ConversationContent,
   MessageCategory,
   MessageContact,
   MessageKind,
@@ -133,6 +134,8 @@ export class MessagesService {
     campaignId?: string | null;
     /** The contact it is sent to: kept on the message for its report. */
     contact?: MessageContact | null;
+    /** What it shows in its recipient's conversation: carried by its sent and failed events. */
+    threadContent?: ConversationContent | null;
   }): Promise<string> {
     const { prepared, app } = send;
     // The broker's connection is down: nothing can be stored on a stream, so say so now, before
@@ -163,6 +166,7 @@ export class MessagesService {
       content: prepared.content,
       queued_at: this.clock.nowMs(),
       ...(send.campaignId ? { campaign_id: send.campaignId } : {}),
+      ...(send.threadContent ? { thread_content: send.threadContent } : {}),
     };
     const entry = { id, subject: this.topology.outboundSubject(priority, send.channel), payload: outbound };
     const outcome = await this.sends.commit({

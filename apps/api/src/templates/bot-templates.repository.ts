@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { BotTemplateCategory, SendContent } from '@app/contracts';
+import type { BotTemplateCategory, SendContent, TemplateQuality } from '@app/contracts';
 import { BatchedLookup } from '@app/database';
 
 /** One version of a bot template, as stored. */
@@ -23,6 +23,8 @@ export interface ListedTemplateRow {
   category: string;
   version: number | null;
   status: string | null;
+  /** A Meta template's quality rating; null for a bot template. */
+  quality: TemplateQuality | null;
   content: SendContent | null;
   params: number | null;
   created_at: Date;
@@ -125,13 +127,13 @@ export class BotTemplatesRepository {
     return this.ds.query(
       `WITH bot AS (
          SELECT DISTINCT ON (name, language) 'bot'::text AS source, name, language, category, version,
-                NULL::text AS status, content, params::integer AS params, created_at,
+                NULL::text AS status, NULL::text AS quality, content, params::integer AS params, created_at,
                 NULL::jsonb AS header, NULL::jsonb AS body, NULL::jsonb AS buttons, false AS has_bot
            FROM bot_templates WHERE account_id = $1 AND ($7::text IS NULL OR name = $7::text)
           ORDER BY name, language, version DESC
        ), meta AS (
          SELECT 'whatsapp'::text AS source, t.name, t.language, t.category, NULL::integer AS version,
-                t.status, NULL::jsonb AS content, NULL::integer AS params, t.created_at,
+                t.status, t.quality, NULL::jsonb AS content, NULL::integer AS params, t.created_at,
                 t.header, t.body, t.buttons,
                 EXISTS (SELECT 1 FROM bot_templates b
                          WHERE b.account_id = $1 AND b.name = t.name AND b.language = t.language) AS has_bot

@@ -1,16 +1,26 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  APP_NAME_LENGTH,
   APPS_RPC,
   DescribeAppReply,
   DescribeAppRequest,
   ResolveConnectionReply,
   ResolveConnectionRequest,
+  isUuid,
   RpcReply,
+  StartSignupReply,
+  StartSignupRequest,
 } from '@app/contracts';
+import { isPgError } from '@app/database';
 import { rpcAnswer } from '@app/messaging';
+import { NotFoundProblem, rpcProblemOf, ValidationProblem } from '@app/server';
 import { AppEntity } from './app.entity';
 import { WaAppsRepository } from './wa-apps.repository';
+import { WaAppsService } from './wa-apps.service';
+
+/** PostgreSQL's foreign_key_violation: the app's user does not exist. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 const NONE: ResolveConnectionReply = { app_id: null, user_id: null };
 
@@ -24,7 +34,10 @@ const isChannelId = (v: unknown): v is string => typeof v === 'string' && /^[0-9
  */
 @Controller()
 export class WaAppsRpcController {
-  constructor(private readonly apps: WaAppsRepository) {}
+  constructor(
+    private readonly apps: WaAppsRepository,
+    private readonly service: WaAppsService,
+  ) {}
 
   @MessagePattern(APPS_RPC.resolveConnection)
   resolveConnection(@Payload() req: ResolveConnectionRequest): Promise<RpcReply<ResolveConnectionReply>> {
@@ -65,6 +78,27 @@ export class WaAppsRpcController {
       is_stopped: app.isStopped,
       phone_number_id: app.phoneNumberId,
       waba_id: app.wabaId,
+      phone: app.phone,
     };
+  }
+
+  /** A new app of the user with its onboarding link: the gateway's console starts a WhatsApp signup. */
+  @MessagePattern(APPS_RPC.startSignup)
+  startSignup(@Payload() req: StartSignupRequest): Promise<RpcReply<StartSignupReply>> {
+    return rpcAnswer(async () => {
+      if (!isUuid(req?.user_id)) throw new NotFoundProblem('user');
+      const name = typeof req.name === 'string' ? req.name.trim() : '';
+      if (name.length < APP_NAME_LENGTH.min || name.length > APP_NAME_LENGTH.max) {
+        throw new ValidationProblem([
+          { field: 'name', message: `name must be ${APP_NAME_LENGTH.min} to ${APP_NAME_LENGTH.max} characters` },
+        ]);
+      }
+      try {
+        return await this.service.startSignup(req.user_id, name);
+      } catch (err) {
+        if (isPgError(err, FOREIGN_KEY_VIOLATION)) throw new NotFoundProblem('user');
+        throw err;
+      }
+    }, rpcProblemOf);
   }
 }

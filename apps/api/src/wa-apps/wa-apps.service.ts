@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { StartSignupReply } from '@app/contracts';
 import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '@app/server';
 import { AppEntity } from './app.entity';
 import { WaAppsRepository } from './wa-apps.repository';
@@ -49,6 +50,13 @@ export class WaAppsService {
   async create(userId: string, name: string): Promise<CreatedAppDto> {
     const app = await this.apps.create(userId, name);
     return { id: app.id, uuid: app.uuid, name: app.name, embed_link_url: this.links.create(app.uuid).url };
+  }
+
+  /** A new app of the user and its onboarding link, for the gateway's console ("Connect WhatsApp"). */
+  async startSignup(userId: string, name: string): Promise<StartSignupReply> {
+    const app = await this.apps.create(userId, name);
+    const link = this.links.create(app.uuid);
+    return { app_id: app.id, embed_link_url: link.url, expires_at: link.expiresAt };
   }
 
   /** A fresh onboarding link for the owner's app; none once a number is connected (it could not be used). */

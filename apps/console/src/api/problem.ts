@@ -5,6 +5,8 @@ export interface Problem {
   status: number;
   detail?: string;
   errors?: { field?: string; message?: string }[];
+  /** A 403 for the console user's role: the role the change needs. */
+  required_role?: string;
 }
 
 /** A failed request: its problem body (or one made from the status when the body was not a problem). */

@@ -2,6 +2,7 @@ import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes, Text
 import { useId, useState } from 'preact/hooks';
 import { ProblemError } from '../api/problem';
 import { useI18n } from '../i18n';
+import { Link } from '../router';
 
 /** A problem body (or any failure) shown as an alert: title, detail and each field's error as text. */
 export function ProblemView({ error }: { error: unknown }) {
@@ -21,6 +22,45 @@ export function ProblemView({ error }: { error: unknown }) {
         </ul>
       )}
     </div>
+  );
+}
+
+/**
+ * Whether a record failed to load because this account has none with its id: 404, or the 403 the
+ * gateway answers for another account's record (a 403 for the user's role names the role needed).
+ */
+export function isNotFound(error: unknown): boolean {
+  if (!(error instanceof ProblemError)) return false;
+  const { status, type, required_role } = error.problem;
+  return status === 404 || (status === 403 && !required_role && !/csrf$/.test(type ?? ''));
+}
+
+/**
+ * A detail page's load failure: a record this account does not have is a not-found state that
+ * names nothing of it; any other failure is shown as its problem.
+ */
+export function LoadProblem({ error }: { error: unknown }) {
+  const { t } = useI18n();
+  if (!isNotFound(error)) return <ProblemView error={error} />;
+  return (
+    <div class="problem" role="alert" data-testid="not-found">
+      <strong>{t('common.notFoundTitle')}</strong>
+      <p>{t('common.notFoundDetail')}</p>
+    </div>
+  );
+}
+
+/** A record page whose record did not load: its heading (_Not found_ for a record the account lacks), the way back, the failure. */
+export function RecordLoadFailure({ error, heading, back }: { error: unknown; heading: string; back: string }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <h1>{isNotFound(error) ? t('common.notFoundTitle') : heading}</h1>
+      <p>
+        <Link href={back}>{t('common.back')}</Link>
+      </p>
+      <LoadProblem error={error} />
+    </>
   );
 }
 

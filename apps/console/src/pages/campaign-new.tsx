@@ -1,63 +1,34 @@
 import { useState } from 'preact/hooks';
-import { api, ok, Schemas } from '../api/client';
-import { unixOf } from '../components/format';
+import { api, ok } from '../api/client';
 import { useAsync } from '../components/hooks';
 import { PAGE_LIMIT } from '../components/paged-table';
 import { Field, ProblemView, Section, Select, TextArea } from '../components/ui';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
+import { BUTTON_SLOTS, definitionOf, MESSAGE_KINDS, MessageKind } from './campaign-form';
 import { CHANNELS } from './channels';
 
-type Definition = Schemas['CampaignDefinitionDto'];
-
-/** The definition a builder form describes (empty fields left out, so the gateway's defaults apply). */
-export function definitionOf(form: FormData): Definition {
-  const str = (name: string) => String(form.get(name) ?? '').trim();
-  const audienceKind = str('audience_kind');
-  const audienceValue = str('audience_value');
-  const audience: Definition['audience'] =
-    audienceKind === 'contact_ids'
-      ? { contact_ids: audienceValue.split(/[\s,]+/).filter(Boolean) }
-      : audienceKind === 'filter'
-        ? {
-            filter: {
-              lists: audienceValue
-                .split(',')
-                .map((s) => s.trim())
-                .filter(Boolean),
-            },
-          }
-        : { list: audienceValue };
-  const def: Definition = {
-    name: str('name'),
-    template: str('template'),
-    audience,
-    channels: CHANNELS.filter((c) => form.get(`channel_${c}`) === 'on'),
-  };
-  if (str('language')) def.language = str('language');
-  const params = str('params')
-    .split('\n')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  if (params.length) def.params = params;
-  const start = unixOf(str('start_at'));
-  const end = unixOf(str('end_by'));
-  if (start !== undefined || end !== undefined) def.schedule = { start_at: start, end_by: end };
-  if (str('quiet_start') && str('quiet_end')) def.quiet_hours = { start: str('quiet_start'), end: str('quiet_end') };
-  if (str('rate')) def.rate = Number(str('rate'));
-  if (str('budget')) def.budget = Number(str('budget'));
-  return def;
-}
-
 /**
- * The campaign builder: audience, template and its params, channels in failover order, schedule,
- * quiet hours, rate and budget. It saves a draft and opens it, where the estimate comes before launch.
+ * The campaign builder: audience, the message (a template and its params, or text, an image of the
+ * media library or buttons, with a fallback template for WhatsApp's closed window), channels in
+ * failover order, schedule, quiet hours, rate and budget. It saves a draft and opens it, where the
+ * estimate comes before launch.
  */
 export function CampaignNewPage() {
   const { t } = useI18n();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [kind, setKind] = useState<MessageKind>('template');
   const templates = useAsync(() => ok(api.GET('/v1/templates', { params: { query: { limit: PAGE_LIMIT } } })), []);
+  // The library's images, offered by name for an image message (any media id may still be typed).
+  const media = useAsync(
+    () =>
+      kind === 'image'
+        ? ok(api.GET('/v1/media', { params: { query: { limit: PAGE_LIMIT } } }))
+        : Promise.resolve(undefined),
+    [kind],
+  );
+  const content = kind !== 'template';
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -94,7 +65,62 @@ export function CampaignNewPage() {
           <Field label={t('builder.audienceValue')} name="audience_value" required hint={t('builder.audienceHint')} />
         </Section>
         <Section title={t('builder.content')}>
-          <Field label={t('builder.template')} name="template" required list="template-names" />
+          <Select
+            label={t('builder.messageKind')}
+            name="message_kind"
+            value={kind}
+            onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value as MessageKind)}
+            options={MESSAGE_KINDS.map((k) => ({ value: k, label: t(`builder.kind.${k}`) }))}
+          />
+          {kind === 'template' && (
+            <Field label={t('builder.template')} name="template" required list="template-names" />
+          )}
+          {(kind === 'text' || kind === 'buttons') && (
+            <TextArea label={t('builder.text')} name="content_text" rows={3} required maxLength={4096} />
+          )}
+          {kind === 'image' && (
+            <>
+              <Field
+                label={t('builder.mediaId')}
+                name="content_media_id"
+                required
+                list="library-images"
+                hint={t('builder.mediaHint')}
+              />
+              <datalist id="library-images">
+                {(media.data?.data ?? [])
+                  .filter((m) => m.type === 'image')
+                  .map((m) => (
+                    <option key={m.id} value={m.id} label={m.file_name ?? m.id} />
+                  ))}
+              </datalist>
+              <TextArea label={t('builder.caption')} name="content_caption" rows={2} maxLength={1024} />
+            </>
+          )}
+          {kind === 'buttons' && (
+            <fieldset>
+              <legend>{t('builder.buttons')}</legend>
+              {BUTTON_SLOTS.map((n) => (
+                <div class="button-slot" key={n}>
+                  <Field
+                    label={t('builder.buttonTitle', { n })}
+                    name={`button_title_${n}`}
+                    required={n === 1}
+                    maxLength={20}
+                  />
+                  <Field label={t('builder.buttonId', { n })} name={`button_id_${n}`} maxLength={64} />
+                </div>
+              ))}
+            </fieldset>
+          )}
+          {content && (
+            <Field
+              label={t('builder.fallbackTemplate')}
+              name="fallback_template"
+              list="template-names"
+              hint={t('builder.fallbackHint')}
+            />
+          )}
           <datalist id="template-names">
             {(templates.data?.data ?? []).map((tpl) => (
               <option key={`${tpl.name}:${tpl.language}`} value={tpl.name} />

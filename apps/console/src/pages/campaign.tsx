@@ -4,12 +4,13 @@ import { download } from '../api/http';
 import { dateTime, num } from '../components/format';
 import { useAsync, usePoll } from '../components/hooks';
 import { PAGE_LIMIT, PagedTable } from '../components/paged-table';
-import { Facts, Loading, Progress, ProblemView, Section } from '../components/ui';
+import { Facts, Loading, Progress, ProblemView, RecordLoadFailure, Section } from '../components/ui';
 import { useI18n } from '../i18n';
 import { can } from '../roles';
 import { Link } from '../router';
 import type { PageProps } from '../routes';
 import { useUser } from '../session-context';
+import { fallbackSummary, messageSummary } from './campaign-form';
 import { CHANNELS } from './channels';
 
 type Campaign = Schemas['CampaignDto'];
@@ -99,7 +100,10 @@ export function CampaignPage({ params }: PageProps) {
     }
   };
 
-  if (!c) return loaded.error ? <ProblemView error={loaded.error} /> : <Loading />;
+  if (!c) {
+    if (!loaded.error) return <Loading />;
+    return <RecordLoadFailure error={loaded.error} heading={t('campaigns.caption')} back="/console/campaigns" />;
+  }
   const manage = can.manage(user.role);
   // Every recipient past pending has been handed to a channel or skipped.
   const done = c.recipients - c.counts.pending;
@@ -157,7 +161,8 @@ export function CampaignPage({ params }: PageProps) {
       <Section title={t('campaign.definition')}>
         <Facts
           items={[
-            [t('builder.template'), `${c.template}${c.language ? ` (${c.language})` : ''}`],
+            [c.content ? t('builder.messageKind') : t('builder.template'), messageSummary(c)],
+            ...(c.content ? [[t('builder.fallback'), fallbackSummary(c)] as [string, string]] : []),
             [t('builder.audience'), JSON.stringify(c.audience)],
             [t('builder.channels'), c.channels.join(' → ')],
             [t('builder.rate'), c.rate ?? '—'],

@@ -6,12 +6,13 @@ import { ConfirmButton, Field, Loading, ProblemView, Section, Select } from '../
 import { useI18n } from '../i18n';
 import { can } from '../roles';
 import { useUser } from '../session-context';
+import { ConnectWhatsApp } from './whatsapp-signup';
 
 type Connection = Schemas['ConnectionDto'];
 
 /**
- * Channel connections and their health: link a WhatsApp app (the app id from embedded signup), connect
- * a Telegram or MAX bot by its token, disconnect.
+ * Channel connections and their health: connect WhatsApp through its embedded signup, or link a
+ * WhatsApp app that finished it by its id; connect a Telegram or MAX bot by its token; disconnect.
  */
 export function ConnectionsPage() {
   const { t, locale } = useI18n();
@@ -86,6 +87,7 @@ export function ConnectionsPage() {
           ))}
         </tbody>
       </table>
+      {manage && <ConnectWhatsApp onConnected={list.reload} />}
       {manage && (
         <Section title={t('connections.add')}>
           <p class="muted">{t('connections.whatsappHelp')}</p>

@@ -2,7 +2,7 @@ import { api, ok, Schemas } from '../api/client';
 import { dateTime, text } from '../components/format';
 import { useAsync } from '../components/hooks';
 import { PAGE_LIMIT, PagedTable } from '../components/paged-table';
-import { Facts, Loading, ProblemView, Section } from '../components/ui';
+import { Facts, isNotFound, Loading, LoadProblem, ProblemView, Section } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
 import type { PageProps } from '../routes';
@@ -22,7 +22,7 @@ export function ContactPage({ params }: PageProps) {
       <p>
         <Link href="/console/contacts">{t('common.back')}</Link>
       </p>
-      <ProblemView error={contact.error} />
+      <LoadProblem error={contact.error} />
       {contact.loading && <Loading />}
       {c && (
         <Section title={t('contacts.details')}>
@@ -47,59 +47,62 @@ export function ContactPage({ params }: PageProps) {
           </ul>
         </Section>
       )}
-      <Section title={t('contacts.consent')}>
-        <ProblemView error={consent.error} />
-        {consent.data && (
-          <>
-            <table>
-              <caption>{t('contacts.consentNow')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('common.channel')}</th>
-                  <th scope="col">{t('contacts.purpose')}</th>
-                  <th scope="col">{t('common.status')}</th>
-                  <th scope="col">{t('contacts.source')}</th>
-                  <th scope="col">{t('contacts.since')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {consent.data.states.map((s, i) => (
-                  <tr key={i}>
-                    <td>{s.channel}</td>
-                    <td>{s.purpose}</td>
-                    <td>{s.state}</td>
-                    <td>{s.source}</td>
-                    <td>{dateTime(s.since, locale)}</td>
+      {/* Consent belongs to a contact shown: nothing of a record this account lacks. */}
+      {!isNotFound(contact.error) && (
+        <Section title={t('contacts.consent')}>
+          <ProblemView error={consent.error} />
+          {consent.data && (
+            <>
+              <table>
+                <caption>{t('contacts.consentNow')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('common.channel')}</th>
+                    <th scope="col">{t('contacts.purpose')}</th>
+                    <th scope="col">{t('common.status')}</th>
+                    <th scope="col">{t('contacts.source')}</th>
+                    <th scope="col">{t('contacts.since')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-            <table>
-              <caption>{t('contacts.consentHistory')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('common.time')}</th>
-                  <th scope="col">{t('common.channel')}</th>
-                  <th scope="col">{t('contacts.purpose')}</th>
-                  <th scope="col">{t('common.status')}</th>
-                  <th scope="col">{t('contacts.evidence')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {consent.data.history.map((h, i) => (
-                  <tr key={i}>
-                    <td>{dateTime(h.at, locale)}</td>
-                    <td>{h.channel}</td>
-                    <td>{h.purpose}</td>
-                    <td>{h.state}</td>
-                    <td>{h.evidence ?? '—'}</td>
+                </thead>
+                <tbody>
+                  {consent.data.states.map((s, i) => (
+                    <tr key={i}>
+                      <td>{s.channel}</td>
+                      <td>{s.purpose}</td>
+                      <td>{s.state}</td>
+                      <td>{s.source}</td>
+                      <td>{dateTime(s.since, locale)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <table>
+                <caption>{t('contacts.consentHistory')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('common.time')}</th>
+                    <th scope="col">{t('common.channel')}</th>
+                    <th scope="col">{t('contacts.purpose')}</th>
+                    <th scope="col">{t('common.status')}</th>
+                    <th scope="col">{t('contacts.evidence')}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </>
-        )}
-      </Section>
+                </thead>
+                <tbody>
+                  {consent.data.history.map((h, i) => (
+                    <tr key={i}>
+                      <td>{dateTime(h.at, locale)}</td>
+                      <td>{h.channel}</td>
+                      <td>{h.purpose}</td>
+                      <td>{h.state}</td>
+                      <td>{h.evidence ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        </Section>
+      )}
       {c && (
         <PagedTable<Message>
           caption={t('contacts.messages')}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ok, Schemas } from '../api/client';
 import { dateTime } from '../components/format';
 import { useAsync, usePoll } from '../components/hooks';
-import { Field, Loading, ProblemView, Section, Select, TextArea } from '../components/ui';
+import { Field, Loading, ProblemView, RecordLoadFailure, Section, Select, TextArea } from '../components/ui';
 import { useI18n } from '../i18n';
 import { can } from '../roles';
 import { Link } from '../router';
@@ -81,7 +81,12 @@ export function ConversationPage({ params }: PageProps) {
     setOlder(page.next_cursor);
   };
 
-  if (!conv) return loaded.error ? <ProblemView error={loaded.error} /> : <Loading />;
+  if (!conv) {
+    if (!loaded.error) return <Loading />;
+    return (
+      <RecordLoadFailure error={loaded.error} heading={t('conversations.caption')} back="/console/conversations" />
+    );
+  }
   const act = can.converse(user.role);
   return (
     <>

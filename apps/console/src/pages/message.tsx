@@ -1,7 +1,7 @@
 import { api, ok } from '../api/client';
 import { dateTime, num, text } from '../components/format';
 import { useAsync } from '../components/hooks';
-import { Facts, Loading, ProblemView, Section } from '../components/ui';
+import { Facts, Loading, LoadProblem, Section } from '../components/ui';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
 import type { PageProps } from '../routes';
@@ -18,7 +18,7 @@ export function MessagePage({ params }: PageProps) {
       <p>
         <Link href="/console/messages">{t('common.back')}</Link>
       </p>
-      <ProblemView error={msg.error} />
+      <LoadProblem error={msg.error} />
       {msg.loading && <Loading />}
       {m && (
         <>

@@ -8,7 +8,9 @@ import { can } from '../roles';
 import { useUser } from '../session-context';
 import { CHANNELS } from './channels';
 
-type Template = Schemas['GatewayTemplateDto'];
+/** Meta's quality rating of a WhatsApp template; null for a bot template. */
+type Quality = 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
+type Template = Schemas['GatewayTemplateDto'] & { quality?: Quality | null };
 
 /** The text with {{n}} shown filled by sample params (or left as they are): always plain text. */
 function fill(body: string, params: string[]): string {
@@ -34,7 +36,7 @@ function Preview({ body, params }: { body: string; params: string[] }) {
   );
 }
 
-/** Templates (WhatsApp's and the bot templates): status, category, channels; create a bot template with a preview per channel. */
+/** Templates (WhatsApp's and the bot templates): status, Meta's quality rating, category, channels; create a bot template with a preview per channel. */
 export function TemplatesPage() {
   const { t, locale } = useI18n();
   const user = useUser();
@@ -80,6 +82,15 @@ export function TemplatesPage() {
           { label: t('common.name'), render: (r) => r.name },
           { label: t('builder.language'), render: (r) => r.language },
           { label: t('common.status'), render: (r) => r.status },
+          {
+            label: t('templates.quality'),
+            render: (r) =>
+              r.quality ? (
+                <span class={`quality ${r.quality.toLowerCase()}`}>{t(`templates.quality.${r.quality}`)}</span>
+              ) : (
+                '—'
+              ),
+          },
           { label: t('messages.category'), render: (r) => r.category },
           { label: t('builder.channels'), render: (r) => r.channels.join(', ') },
           {

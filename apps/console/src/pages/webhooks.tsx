@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { accountApi, WebhookDelivery, WebhookEvents, WebhookSubscription } from '../api/console';
+import { accountApi, DeliveryStatus, WebhookDelivery, WebhookEvents, WebhookSubscription } from '../api/console';
 import { dateTime } from '../components/format';
 import { useAsync } from '../components/hooks';
 import { PagedTable } from '../components/paged-table';
-import { ConfirmButton, Field, Loading, ProblemView, Section } from '../components/ui';
+import { ConfirmButton, Field, Loading, ProblemView, Section, Select } from '../components/ui';
 import { useI18n } from '../i18n';
 import { can } from '../roles';
 import { useUser } from '../session-context';
@@ -24,6 +24,9 @@ function Attempts({ delivery }: { delivery: WebhookDelivery }) {
   );
 }
 
+const DELIVERY_STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCEEDED', 'FAILED'];
+
+/** The endpoint's deliveries, newest first, a page at a time, optionally of one status; replay one. */
 function Deliveries({ subscription }: { subscription: WebhookSubscription }) {
   const { t, locale } = useI18n();
   const user = useUser();
@@ -31,6 +34,7 @@ function Deliveries({ subscription }: { subscription: WebhookSubscription }) {
   const [refresh, setRefresh] = useState(0);
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState<string>();
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const replay = async (delivery: WebhookDelivery) => {
     setError(undefined);
     try {
@@ -45,12 +49,25 @@ function Deliveries({ subscription }: { subscription: WebhookSubscription }) {
     <>
       <ProblemView error={error} />
       {done && <p role="status">{done}</p>}
+      <div class="filters">
+        <Select
+          label={t('webhooks.deliveryStatus')}
+          name="delivery-status"
+          value={status}
+          onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as DeliveryStatus | '')}
+          options={[{ value: '', label: t('common.any') }, ...DELIVERY_STATUSES.map((s) => ({ value: s, label: s }))]}
+        />
+      </div>
       <PagedTable<WebhookDelivery>
         caption={t('webhooks.deliveriesOf', { url: subscription.url })}
         testId="deliveries"
         refresh={refresh}
+        filterKey={status}
         rowKey={(d) => String(d.id)}
-        load={async () => ({ rows: (await accountApi.deliveries(id)).data })}
+        load={async (cursor) => {
+          const page = await accountApi.deliveries(id, cursor, status || undefined);
+          return { rows: page.data, next: page.next_cursor };
+        }}
         columns={[
           { label: t('common.time'), render: (d) => dateTime(d.created_at, locale) },
           { label: t('webhooks.event'), render: (d) => d.event_type },

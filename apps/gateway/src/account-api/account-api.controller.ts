@@ -84,7 +84,7 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: 'The latest deliveries to the endpoint, newest first, each with its attempts' })
+  @ApiOperation({ summary: 'The deliveries to the endpoint, newest first, each with its attempts; cursor-paged' })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
   @ApiProblems(400, 404, 422)
   deliveries(

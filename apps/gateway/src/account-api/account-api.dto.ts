@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
 import {
+  DELIVERY_PAGE_ATTEMPTS,
   DELIVERY_STATUSES,
   DeliveryStatus,
   EVENT_TYPES,
@@ -9,7 +10,7 @@ import {
   SUBSCRIPTION_STATUSES,
 } from '@app/contracts';
 import { IsCalendarDate } from '@app/server';
-import { ApiNextCursor } from '../paging/cursor-page.dto';
+import { ApiNextCursor, CursorPageQueryDto } from '../paging/cursor-page.dto';
 
 const SECONDS = { type: 'integer', description: 'Unix seconds' } as const;
 const MAYBE_SECONDS = { ...SECONDS, nullable: true } as const;
@@ -175,14 +176,9 @@ export class RotatedWebhookSecretDto {
   previous_secret_expires_at: number;
 }
 
-/** `GET /v1/webhooks/{id}/deliveries`. */
-export class WebhookDeliveriesQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: SUBSCRIPTION_LIMITS.listMax, default: SUBSCRIPTION_LIMITS.listDefault })
-  @IsOptional()
-  @Matches(/^(100|[1-9][0-9]?)$/, { message: 'limit must be a whole number from 1 to 100' })
-  limit?: string;
-
-  @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
+/** `GET /v1/webhooks/{id}/deliveries`: a cursor-paged list, optionally of one status. */
+export class WebhookDeliveriesQueryDto extends CursorPageQueryDto {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this status' })
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
@@ -248,13 +244,19 @@ export class WebhookDeliveryDto {
   @ApiProperty(SECONDS)
   created_at: number;
 
-  @ApiProperty({ type: [WebhookAttemptDto], description: 'Its attempts among the endpoint’s latest 100, oldest first' })
+  @ApiProperty({
+    type: [WebhookAttemptDto],
+    description: `Its latest attempts (${DELIVERY_PAGE_ATTEMPTS} at most), oldest first`,
+  })
   attempt_log: WebhookAttemptDto[];
 }
 
 export class WebhookDeliveryPageDto {
   @ApiProperty({ type: [WebhookDeliveryDto], description: 'Newest first' })
   data: WebhookDeliveryDto[];
+
+  @ApiNextCursor()
+  next_cursor: string | null;
 }
 
 export class WebhookResendDto {

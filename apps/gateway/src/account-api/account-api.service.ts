@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  AttemptView,
   DeliveryStatus,
   GATEWAY_ACCOUNT_RPC,
   GATEWAY_TRANSACTIONS_PAGE,
@@ -102,32 +101,24 @@ export class AccountApiService {
   }
 
   /**
-   * The endpoint's latest deliveries, newest first, each with its attempts among the endpoint's
-   * latest 100 (the webhooks service keeps a log of recent ones; older attempts are not listed).
+   * A page of the endpoint's deliveries, newest first, each with its latest attempts; the
+   * webhooks service bounds it in rows and bytes and names the next page's cursor.
    */
   async deliveries(
     account: AuthenticatedAccount,
     id: string,
-    q: { limit?: string; status?: DeliveryStatus },
-  ): Promise<{ data: WebhookDeliveryDto[] }> {
-    const subscription_id = webhookId(id);
-    const limit = q.limit ? Number(q.limit) : SUBSCRIPTION_LIMITS.listDefault;
-    const deliveries = await this.webhooks(account, 'listDeliveries', {
-      subscription_id,
-      limit,
+    q: { cursor?: string; limit?: string; status?: DeliveryStatus },
+  ): Promise<{ data: WebhookDeliveryDto[]; next_cursor: string | null }> {
+    const page = await this.webhooks(account, 'pageDeliveries', {
+      subscription_id: webhookId(id),
+      limit: q.limit ? Number(q.limit) : SUBSCRIPTION_LIMITS.listDefault,
+      ...(q.cursor ? { cursor: q.cursor } : {}),
       ...(q.status ? { status: q.status } : {}),
     });
-    const attempts = await this.webhooks(account, 'listAttempts', {
-      subscription_id,
-      limit: SUBSCRIPTION_LIMITS.listMax,
-    });
-    const byDelivery = new Map<string, AttemptView[]>();
-    for (const a of [...attempts].reverse())
-      byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
     return {
-      data: deliveries.map((d) => ({
+      data: page.data.map((d) => ({
         ...d,
-        attempt_log: (byDelivery.get(d.id) ?? []).map((a) => ({
+        attempt_log: d.attempt_log.map((a) => ({
           id: a.id,
           attempt: a.attempt,
           status: a.status,
@@ -139,6 +130,7 @@ export class AccountApiService {
           created_at: a.created_at,
         })),
       })),
+      next_cursor: page.next_cursor,
     };
   }
 

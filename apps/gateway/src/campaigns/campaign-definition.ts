@@ -85,7 +85,7 @@ export function parseCampaignDefinition(raw: unknown, checkUrl: (url: string) =>
 }
 
 /** The contents a definition sends, each with where it is: `content`, `variants[<i>].content`. */
-function contentsOf(raw: Record<string, unknown>): [string, unknown][] {
+export function contentsOf(raw: Record<string, unknown>): [string, unknown][] {
   const out: [string, unknown][] = [];
   if (raw.content !== undefined && raw.content !== null) out.push(['content', raw.content]);
   if (Array.isArray(raw.variants)) {

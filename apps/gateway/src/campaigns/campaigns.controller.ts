@@ -18,6 +18,7 @@ import {
   ApiBody,
   ApiCreatedResponse,
   ApiExtraModels,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -26,7 +27,7 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CampaignView, ListCampaignRecipientsResult, ListCampaignsResult } from '@app/contracts';
-import { BodyLimitConfig, jsonBodyOf, RAW_BODY } from '@app/server';
+import { BodyLimitConfig, jsonBodyOf, parseIdempotencyKey, RAW_BODY } from '@app/server';
 import { AccountRateLimitGuard } from '../accounts/account-rate-limit.guard';
 import { AccountTokenGuard } from '../accounts/account-token.guard';
 import { AuthenticatedAccount, CurrentAccount } from '../accounts/authenticated-account';
@@ -100,7 +101,7 @@ export class CampaignsController {
   @ApiOperation({ summary: "Change a draft's fields (null clears an optional one); 409 once launched" })
   @ApiBody({ type: CampaignPatchDto })
   @ApiOkResponse({ type: CampaignDto })
-  @ApiProblems(400, 403, 404, 409, 413, 415)
+  @ApiProblems(400, 403, 404, 409, 413, 415, 422)
   async update(
     @CurrentAccount() account: AuthenticatedAccount,
     @Param('id') id: string,
@@ -133,10 +134,19 @@ export class CampaignsController {
   @Post(':id/launch')
   @HttpCode(200)
   @ApiOperation({ summary: 'Resolve the audience and start the draft: scheduled (start_at in the future) or running' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'A launch tried again with the key it launched with answers the launched campaign instead of 409',
+  })
   @ApiOkResponse({ type: CampaignDto })
   @ApiProblems(400, 403, 404, 409, 422)
-  launch(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<CampaignView> {
-    return this.campaigns.launch(account, id);
+  launch(
+    @CurrentAccount() account: AuthenticatedAccount,
+    @Param('id') id: string,
+    @Headers('idempotency-key') rawKey: string | undefined,
+  ): Promise<CampaignView> {
+    return this.campaigns.launch(account, id, parseIdempotencyKey(rawKey) ?? null);
   }
 
   @Post(':id/pause')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   CAMPAIGNS_RPC,
@@ -17,15 +18,18 @@ import {
   ListCampaignRecipientsRequest,
   ListCampaignRecipientsResult,
   ListCampaignsResult,
+  LaunchCampaignRequest,
+  LoadCampaignRequest,
 } from '@app/contracts';
 import { TargetPolicy } from '@app/egress';
-import { RpcCallOptions, RpcClient } from '@app/messaging';
-import { Clock, ConflictProblem, NotFoundProblem, WorkLimit } from '@app/server';
+import { RpcCallOptions, RpcClient, RpcProblemError } from '@app/messaging';
+import { Clock, ConflictProblem, NotFoundProblem, ServiceUnavailableProblem, WorkLimit } from '@app/server';
 import { AuthenticatedAccount, billedUser } from '../accounts/authenticated-account';
 import { ConnectionsRepository } from '../connections/connections.repository';
 import { csvStream, spreadsheetSafe } from '../contacts/contacts-export';
 import { liveSendersOf } from '../messages/send-route';
 import { LinksService } from '../links/links.service';
+import { CampaignMedia } from '../media/library/campaign-media';
 import { CampaignAudienceResolver } from './campaign-audience';
 import { CampaignAudienceCheck, emptyAudience } from './campaign-audience-check';
 import { campaignAnswer, mergeDefinition, parseCampaignDefinition, storedDefinition } from './campaign-definition';
@@ -59,6 +63,10 @@ const LAUNCH: RpcCallOptions = {
   timeoutMs: 10_000,
   unavailable: 'The campaign could not be launched right now; it is still a draft: retry later.',
 };
+/** A launch whose last call went unanswered twice: it may have committed all the same. */
+const LAUNCH_UNCONFIRMED =
+  'The launch was not confirmed in time: the campaign may have launched. GET the campaign to see its state; ' +
+  'launching it again with the same Idempotency-Key answers the campaign once it has launched.';
 
 export const RECIPIENT_COLUMNS = [
   'seq',
@@ -108,6 +116,7 @@ export class CampaignsService {
     private readonly targets: TargetPolicy,
     private readonly clock: Clock,
     private readonly links: LinksService,
+    private readonly media: CampaignMedia,
   ) {}
 
   /**
@@ -129,11 +138,13 @@ export class CampaignsService {
   async create(account: AuthenticatedAccount, body: unknown): Promise<CampaignView> {
     const definition = this.parse(body);
     const userId = billedUser(account);
+    await this.media.check(account, definition);
     const view = await this.rpc.call(
       CAMPAIGNS_RPC.create,
       { account_id: account.id, user_id: userId, definition },
       WRITE,
     );
+    await this.media.remember(account, view);
     return campaignAnswer(view);
   }
 
@@ -163,7 +174,10 @@ export class CampaignsService {
     const stored = await this.stored(account, id);
     if (stored.state !== 'draft') throw notDraft(stored.state);
     const definition = this.parse(mergeDefinition(storedDefinition(stored), patch));
-    return campaignAnswer(await this.rpc.call(CAMPAIGNS_RPC.update, { ...refOf(account, id), definition }, WRITE));
+    await this.media.check(account, definition);
+    const view = await this.rpc.call(CAMPAIGNS_RPC.update, { ...refOf(account, id), definition }, WRITE);
+    await this.media.remember(account, view);
+    return campaignAnswer(view);
   }
 
   async remove(account: AuthenticatedAccount, id: string): Promise<void> {
@@ -189,6 +203,7 @@ export class CampaignsService {
   private async estimateNow(account: AuthenticatedAccount, id: string): Promise<CampaignEstimate> {
     const campaign = await this.stored(account, id);
     const userId = billedUser(account);
+    await this.media.check(account, campaign);
     const templateAppId = await this.templateApp(account);
     const quote = await this.rpc.call(
       CAMPAIGNS_RPC.quote,
@@ -279,15 +294,21 @@ export class CampaignsService {
 
   /**
    * Loads the resolved audience into the draft a page at a time (the first page drops what an
-   * interrupted launch loaded), then launches it with the count loaded.
+   * interrupted launch loaded), the last page launching it with the count loaded. `key` is the
+   * client's Idempotency-Key: the same launch again answers the campaign it launched.
    */
-  launch(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
-    return this.audienceWork.run(account.id, () => this.launchNow(account, id));
+  launch(account: AuthenticatedAccount, id: string, key: string | null = null): Promise<CampaignView> {
+    return this.audienceWork.run(account.id, () => this.launchNow(account, id, key));
   }
 
-  private async launchNow(account: AuthenticatedAccount, id: string): Promise<CampaignView> {
+  private async launchNow(account: AuthenticatedAccount, id: string, key: string | null): Promise<CampaignView> {
     const campaign = await this.stored(account, id);
     if (campaign.state !== 'draft') {
+      // Launched already: by this key, the api answers the campaign; by another launch, 409.
+      if (key !== null) {
+        const launch = { ...refOf(account, id), template_app_id: null, total: 0, launch_key: key };
+        return campaignAnswer(await this.rpc.call(CAMPAIGNS_RPC.launch, launch, READ));
+      }
       throw new ConflictProblem(
         'campaign-state',
         'Campaign state',
@@ -295,47 +316,72 @@ export class CampaignsService {
       );
     }
     billedUser(account);
+    await this.media.check(account, campaign);
     const templateAppId = await this.templateApp(account);
     let total = 0;
     let sendable = 0;
     let first = true;
     let page: CampaignRecipientInput[] = [];
     let bytes = 0;
-    const load = async () => {
-      // Tracked links (docs/campaigns.md#tracked-links): the page's URLs become short links first.
+    // Tracked links (docs/campaigns.md#tracked-links): the page's URLs become short links first.
+    const nextPage = async (): Promise<LoadCampaignRequest> => {
       const recipients = await this.links.track(account.id, campaign, page, first);
-      await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: first, recipients }, LAUNCH);
+      const request = { ...refOf(account, id), reset: first, recipients };
       total += page.length;
       first = false;
       page = [];
       bytes = 0;
+      return request;
     };
     for await (const resolved of this.audience.resolve(account, campaign)) {
       for (const r of resolved) {
         const size = Buffer.byteLength(JSON.stringify(r)) + 1;
-        if (page.length && (page.length >= LOAD_PAGE_RECIPIENTS || bytes + size > LOAD_PAGE_BYTES)) await load();
+        if (page.length && (page.length >= LOAD_PAGE_RECIPIENTS || bytes + size > LOAD_PAGE_BYTES)) {
+          await this.rpc.call(CAMPAIGNS_RPC.load, await nextPage(), LAUNCH);
+        }
         page.push(r);
         bytes += size;
         if (!r.skip) sendable++;
       }
     }
-    // The first page goes even when empty: it resets what an earlier launch left.
-    if (page.length || first) await load();
     if (sendable === 0) {
-      // Nobody to send to: the draft stays a draft, with nothing loaded.
-      const warnings = total
-        ? [{ code: 'no_recipients' as const, detail: `every one of the audience's ${total} contacts is excluded` }]
+      // Nobody to send to: the draft stays a draft, with nothing loaded (an earlier launch's pages dropped too).
+      const count = total + page.length;
+      const warnings = count
+        ? [{ code: 'no_recipients' as const, detail: `every one of the audience's ${count} contacts is excluded` }]
         : await this.audienceCheck.warnings(account.id, campaign.audience, 0);
-      if (total)
-        await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: true, recipients: [] }, LAUNCH);
+      await this.rpc.call(CAMPAIGNS_RPC.load, { ...refOf(account, id), reset: true, recipients: [] }, LAUNCH);
       throw emptyAudience(warnings);
     }
-    const view = await this.rpc.call(
-      CAMPAIGNS_RPC.launch,
-      { ...refOf(account, id), template_app_id: templateAppId, total },
-      LAUNCH,
-    );
-    return campaignAnswer(view);
+    // The last page launches the campaign in the same call (one call for an audience of one page).
+    const last = await nextPage();
+    const launch = { template_app_id: templateAppId, total, launch_key: key ?? randomUUID() };
+    return campaignAnswer(await this.loadAndLaunch(last, launch));
+  }
+
+  /**
+   * The last page with the launch. An answer that does not come in time leaves the outcome open
+   * (the api may have committed after the call gave up): the same request again, by its key,
+   * answers the campaign it launched, waits for the one still under way, or launches it. When that
+   * goes unanswered too, the answer is a 503 that says so, never that the campaign is a draft.
+   */
+  private async loadAndLaunch(
+    page: LoadCampaignRequest,
+    launch: Omit<LaunchCampaignRequest, keyof CampaignRef>,
+  ): Promise<CampaignView> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { campaign } = await this.rpc.call(CAMPAIGNS_RPC.load, { ...page, launch }, LAUNCH);
+        if (campaign) return campaign;
+        // An api from before launching with the last page loaded it only: the launch is its own call there.
+        const ref = { account_id: page.account_id, id: page.id };
+        return await this.rpc.call(CAMPAIGNS_RPC.launch, { ...ref, ...launch }, LAUNCH);
+      } catch (err) {
+        // Nobody subscribed at all: nothing was asked, so it is still a draft.
+        if (!(err instanceof RpcProblemError) || err.problem.status !== 503 || err.noResponders) throw err;
+        if (attempt >= 2) throw new ServiceUnavailableProblem(LAUNCH_UNCONFIRMED);
+      }
+    }
   }
 
   recipients(account: AuthenticatedAccount, id: string, q: RecipientsQuery): Promise<ListCampaignRecipientsResult> {

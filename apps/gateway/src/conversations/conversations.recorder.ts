@@ -38,6 +38,13 @@ const RECORD_BATCH = 500;
 /** What an outbound message sent outside the conversation endpoints shows: its kind is not known here. */
 const UNKNOWN_OUTBOUND: ConversationContent = { type: UNKNOWN_CONTENT_TYPE, text: null };
 
+/**
+ * The content a status event says its message sent (a campaign's message, a failover route's
+ * attempt: the api made them), or null when it says none.
+ */
+const contentOfStatus = (d: MessageStatusData): ConversationContent | null =>
+  d.content && typeof d.content === 'object' && typeof d.content.type === 'string' ? d.content : null;
+
 /** A connection an event belongs to, with its account. */
 interface OwnerConnection {
   id: string;
@@ -202,13 +209,22 @@ export class ConversationsRecorder {
   /** Statuses in one update; those of messages no conversation has yet go one by one, in order. */
   private async outboundMany(events: EventEnvelope<MessageStatusData>[]): Promise<void> {
     const valid = events.filter((e) => isUuid(e.data?.message_id));
-    const highest = new Map<string, { messageId: string; status: MessageStatus; providerMessageId: string | null }>();
+    const highest = new Map<
+      string,
+      {
+        messageId: string;
+        status: MessageStatus;
+        providerMessageId: string | null;
+        content: ConversationContent | null;
+      }
+    >();
     for (const e of valid) {
       const status = STATUS_OF_EVENT[e.type]!;
       const seen = highest.get(e.data.message_id);
       const providerMessageId = seen?.providerMessageId ?? e.data.provider_message_id ?? null;
       const top = seen && statusRank(seen.status) >= statusRank(status) ? seen.status : status;
-      highest.set(e.data.message_id, { messageId: e.data.message_id, status: top, providerMessageId });
+      const content = seen?.content ?? contentOfStatus(e.data);
+      highest.set(e.data.message_id, { messageId: e.data.message_id, status: top, providerMessageId, content });
     }
     const advanced = await this.conversations.advanceMany([...highest.values()]);
     for (const e of valid) if (!advanced.has(e.data.message_id)) await this.outbound(e);
@@ -219,8 +235,9 @@ export class ConversationsRecorder {
     const status = STATUS_OF_EVENT[event.type]!;
     if (!isUuid(d?.message_id)) return;
     const providerId = d.provider_message_id ?? null;
+    const content = contentOfStatus(d);
     const advanced = await this.conversations.advanceMany([
-      { messageId: d.message_id, status, providerMessageId: providerId },
+      { messageId: d.message_id, status, providerMessageId: providerId, content },
     ]);
     if (advanced.size) return;
     // Not in a conversation yet: its first status opens it, when the recipient is a contact.
@@ -242,7 +259,7 @@ export class ConversationsRecorder {
         providerMessageId: providerId,
         messageId: d.message_id,
         status,
-        content: UNKNOWN_OUTBOUND,
+        content: content ?? UNKNOWN_OUTBOUND,
         at: this.at(d.timestamp, event),
       });
     }

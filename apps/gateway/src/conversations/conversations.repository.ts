@@ -10,6 +10,7 @@ import {
   MessageStatus,
 } from '@app/contracts';
 import { sqlRows } from '@app/database';
+import { CONTACT_JOIN, CONVERSATION, ConversationFilter, conversationPageQuery, EXACT } from './conversation-pages';
 
 /** A conversation as stored. */
 export interface ConversationRow {
@@ -85,15 +86,6 @@ export interface NewThread {
 export const threadKey = (accountId: string, connectionId: string, contactId: string): string =>
   `${accountId}|${connectionId}|${contactId}`;
 
-export interface ConversationFilter {
-  status?: ConversationStatus;
-  assignee?: string;
-  channel?: string;
-  label?: string;
-  unread?: boolean;
-  updatedSince?: Date;
-}
-
 /** The changes of a PATCH: undefined leaves a field as it is. */
 export interface ConversationChanges {
   assignee?: string | null;
@@ -110,12 +102,6 @@ export const UNKNOWN_CONTENT_TYPE = 'message';
 /** A status's rank in SQL, as statusRank ranks it (a status never moves back). */
 const rank = (col: string) =>
   `(CASE ${col} WHEN 'QUEUED' THEN 0 WHEN 'SENT' THEN 1 WHEN 'DELIVERED' THEN 2 WHEN 'RECEIVED' THEN 0 ELSE 3 END)`;
-
-/** A timestamptz as exact text (microseconds, UTC), for list cursors. */
-const EXACT = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
-/** A conversation's columns with its contact's name. */
-const CONVERSATION = `conversations.*, (SELECT k.name FROM contacts k WHERE k.id = conversations.contact_id) AS contact_name`;
 
 export const MESSAGE_COLUMNS = `id, conversation_id, direction, provider_message_id, message_id, status, content,
   channel_timestamp, created_at`;
@@ -155,15 +141,17 @@ export class ConversationsRepository {
                    content = CASE WHEN EXCLUDED.content ->> 'type' <> '${UNKNOWN_CONTENT_TYPE}'
                                    AND conversation_messages.content_purged_at IS NULL THEN EXCLUDED.content
                                   ELSE conversation_messages.content END`;
-      // A message whose status came first: the content its send kept (a failover route's) is taken now.
-      const [kept] =
-        m.direction === 'out' && m.messageId && m.content.type === UNKNOWN_CONTENT_TYPE
+      // The content a failover route's send kept goes with its first status, taken when the status
+      // does not say what was sent itself.
+      const [taken] =
+        m.direction === 'out' && m.messageId
           ? await sqlRows<{ content: ConversationContent }>(
               em,
               `DELETE FROM outbound_contents WHERE message_id = $1 AND account_id = $2 RETURNING content`,
               [m.messageId, thread.accountId],
             )
           : [];
+      const kept = m.content.type === UNKNOWN_CONTENT_TYPE ? taken : undefined;
       const [row] = await sqlRows<ConversationMessageRow & { inserted: boolean }>(
         em,
         `INSERT INTO conversation_messages (id, conversation_id, account_id, direction, provider_message_id, message_id,
@@ -349,10 +337,17 @@ export class ConversationsRepository {
 
   /**
    * Moves many outbound messages' statuses forward in one statement (each message once: give its
-   * highest status), and their conversations' previews with them; the message ids some conversation has.
+   * highest status), filling in the content a status says when the message's is not known (never
+   * content the purge removed), and their conversations' previews with them; the message ids some
+   * conversation has.
    */
   async advanceMany(
-    statuses: { messageId: string; status: MessageStatus; providerMessageId: string | null }[],
+    statuses: {
+      messageId: string;
+      status: MessageStatus;
+      providerMessageId: string | null;
+      content?: ConversationContent | null;
+    }[],
   ): Promise<Set<string>> {
     if (!statuses.length) return new Set();
     const sorted = [...statuses].sort((a, b) => (a.messageId < b.messageId ? -1 : 1));
@@ -360,10 +355,17 @@ export class ConversationsRepository {
       this.ds,
       `UPDATE conversation_messages m SET status = CASE WHEN ${rank('x.status')} > ${rank('m.status')} THEN x.status
                                                      ELSE m.status END,
-              provider_message_id = coalesce(m.provider_message_id, x.provider_id)
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(message_id, status, provider_id)
+              provider_message_id = coalesce(m.provider_message_id, x.provider_id),
+              content = CASE WHEN x.content IS NOT NULL AND m.content ->> 'type' = '${UNKNOWN_CONTENT_TYPE}'
+                              AND m.content_purged_at IS NULL THEN x.content ELSE m.content END
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[]) AS x(message_id, status, provider_id, content)
         WHERE m.message_id = x.message_id RETURNING m.id, m.message_id`,
-      [sorted.map((s) => s.messageId), sorted.map((s) => s.status), sorted.map((s) => s.providerMessageId)],
+      [
+        sorted.map((s) => s.messageId),
+        sorted.map((s) => s.status),
+        sorted.map((s) => s.providerMessageId),
+        sorted.map((s) => (s.content ? JSON.stringify(s.content) : null)),
+      ],
     );
     if (rows.length)
       await this.refreshPreviews(
@@ -377,43 +379,35 @@ export class ConversationsRepository {
   async find(accountId: string, id: string): Promise<ConversationRow | null> {
     const [row] = await sqlRows<ConversationRow>(
       this.ds,
-      `SELECT ${CONVERSATION} FROM conversations WHERE id = $1 AND account_id = $2`,
+      `SELECT ${CONVERSATION} FROM conversations c ${CONTACT_JOIN} WHERE c.id = $1 AND c.account_id = $2`,
       [id, accountId],
     );
     return row ?? null;
   }
 
-  /** A page of the account's conversations, the latest updated first; `after` is a cursor's (updated_at, id). */
+  /**
+   * A page of the account's conversations, the latest updated first; `after` is a cursor's
+   * (updated_at, id). Each filter has an index in this order (docs/conversations.md, Paging), so a
+   * page reads its rows and no more, however deep its cursor: status, assignee and channel lead
+   * their own (account, value, updated_at, id), unread a partial one, a label the labels' GIN
+   * index when the label is rare, updated_since a range of the account's.
+   */
   async page(
     accountId: string,
     f: ConversationFilter,
     after: { updatedAt: string; id: string } | null,
     limit: number,
   ): Promise<{ rows: (ConversationRow & { cursor_at: string })[]; more: boolean }> {
-    const params: unknown[] = [accountId];
-    const where = ['account_id = $1'];
-    const add = (sql: (p: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-    };
-    if (f.status) add((p) => `status = ${p}`, f.status);
-    if (f.assignee) add((p) => `assignee = ${p}`, f.assignee);
-    if (f.channel) add((p) => `channel = ${p}`, f.channel);
-    if (f.label) add((p) => `${p} = ANY(labels)`, f.label);
-    if (f.unread === true) where.push('unread_count > 0');
-    if (f.unread === false) where.push('unread_count = 0');
-    if (f.updatedSince) add((p) => `updated_at >= ${p}`, f.updatedSince);
-    if (after) {
-      params.push(after.updatedAt, after.id);
-      where.push(`(updated_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
-    }
-    params.push(limit + 1);
-    const rows = await sqlRows<ConversationRow & { cursor_at: string }>(
-      this.ds,
-      `SELECT ${CONVERSATION}, ${EXACT('updated_at')} AS cursor_at FROM conversations WHERE ${where.join(' AND ')}
-        ORDER BY updated_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const { sql, params } = conversationPageQuery(accountId, f, after, limit);
+    type Row = ConversationRow & { cursor_at: string };
+    const rows = f.label
+      ? // How many conversations have a label differs by label (a few, or most): planned for the
+        // label given each time, it is read from the labels' index when rare, along the list when common.
+        await this.ds.transaction(async (em) => {
+          await em.query(`SET LOCAL plan_cache_mode = force_custom_plan`);
+          return sqlRows<Row>(em, sql, params);
+        })
+      : await sqlRows<Row>(this.ds, sql, params);
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
@@ -427,23 +421,33 @@ export class ConversationsRepository {
     limit: number,
   ): Promise<{ rows: ConversationMessageRow[]; more: boolean } | null> {
     const at = cursor.before ?? cursor.after;
-    if (at) {
-      const [known] = await sqlRows<{ id: string }>(
-        this.ds,
-        `SELECT id FROM conversation_messages WHERE id = $1 AND conversation_id = $2`,
-        [at, conversationId],
-      );
-      if (!known) return null;
-    }
-    const key = `(SELECT channel_timestamp FROM conversation_messages WHERE id = $2), $2::uuid`;
     const [cmp, order] = cursor.after ? ['>', 'ASC'] : ['<', 'DESC'];
-    const rows = await sqlRows<ConversationMessageRow>(
-      this.ds,
-      `SELECT ${MESSAGE_COLUMNS} FROM conversation_messages
-        WHERE conversation_id = $1 ${at ? `AND (channel_timestamp, id) ${cmp} (${key})` : 'AND $2::uuid IS NULL'}
-        ORDER BY channel_timestamp ${order}, id ${order} LIMIT $3`,
-      [conversationId, at ?? null, limit + 1],
-    );
+    let rows: ConversationMessageRow[];
+    if (at) {
+      // The cursor message read by its id alone (the primary key, however long the conversation),
+      // its exact time as text (a Date would lose the microseconds); then the page from it along
+      // (conversation_id, channel_timestamp, id).
+      const [known] = await sqlRows<{ conversation_id: string; at: string }>(
+        this.ds,
+        `SELECT conversation_id, ${EXACT('channel_timestamp')} AS at FROM conversation_messages WHERE id = $1`,
+        [at],
+      );
+      if (known?.conversation_id !== conversationId) return null;
+      rows = await sqlRows<ConversationMessageRow>(
+        this.ds,
+        `SELECT ${MESSAGE_COLUMNS} FROM conversation_messages
+          WHERE conversation_id = $1 AND (channel_timestamp, id) ${cmp} ($2::timestamptz, $3::uuid)
+          ORDER BY channel_timestamp ${order}, id ${order} LIMIT $4`,
+        [conversationId, known.at, at, limit + 1],
+      );
+    } else {
+      rows = await sqlRows<ConversationMessageRow>(
+        this.ds,
+        `SELECT ${MESSAGE_COLUMNS} FROM conversation_messages WHERE conversation_id = $1
+          ORDER BY channel_timestamp DESC, id DESC LIMIT $2`,
+        [conversationId, limit + 1],
+      );
+    }
     const page = rows.slice(0, limit);
     return { rows: cursor.after ? page : page.reverse(), more: rows.length > limit };
   }

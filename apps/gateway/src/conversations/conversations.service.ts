@@ -72,7 +72,7 @@ export interface ConversationView {
 }
 
 /** A list cursor: the last row's exact updated_at and id. */
-const encodeCursor = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString('base64url');
+export const encodeListCursor = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString('base64url');
 function decodeCursor(cursor: string): { updatedAt: string; id: string } {
   const [updatedAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(updatedAt ?? '') || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
@@ -117,7 +117,7 @@ export class ConversationsService {
     const windows = await this.windows.of(page.rows);
     return {
       data: page.rows.map((r) => this.view(r, windows.get(r.id))),
-      next_cursor: page.more && last ? encodeCursor(last.cursor_at, last.id) : null,
+      next_cursor: page.more && last ? encodeListCursor(last.cursor_at, last.id) : null,
     };
   }
 

@@ -1,37 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ConversationContent } from '@app/contracts';
+import { sentContent } from '@app/contracts';
 import { AcceptedSend, AcceptedSends } from '../messages/accepted-sends';
 import { ConversationContacts, recipientAddress } from './conversation-contacts';
 import { ConversationsRecorder } from './conversations.recorder';
 import { ConversationsRepository } from './conversations.repository';
-
-/**
- * What an outbound message shows in its thread: a template as named (`type: "template"`, with its
- * language, params and media URL), a content as sent with its text or caption as `text`; with
- * `rendered_as` when the send answered it.
- */
-export function sentContent(send: Pick<AcceptedSend, 'content' | 'template' | 'renderedAs'>): ConversationContent {
-  const renderedAs = send.renderedAs ? { rendered_as: send.renderedAs } : {};
-  if (!send.content) {
-    const t = send.template!;
-    const template = {
-      type: 'template',
-      text: null,
-      template: {
-        name: t.name,
-        language: t.language,
-        params: t.params,
-        ...(t.media_url ? { media_url: t.media_url } : {}),
-      },
-      ...renderedAs,
-    };
-    return template;
-  }
-  const c = send.content;
-  const text = 'text' in c ? c.text : 'caption' in c ? (c.caption ?? null) : null;
-  const sent = { ...c, text, ...renderedAs };
-  return sent;
-}
 
 /**
  * Records every send the gateway's send path has accepted on one channel (`POST /v1/messages`, a

@@ -19,6 +19,8 @@ import { OutboundContents1764920000001 } from './migrations/1764920000001-Outbou
 import { MediaLibrary1764930000000 } from './migrations/1764930000000-MediaLibrary';
 import { FlowTokens1764940000000 } from './migrations/1764940000000-FlowTokens';
 import { Console1764960000000 } from './migrations/1764960000000-Console';
+import { ConversationFilterIndexes1765100000000 } from './migrations/1765100000000-ConversationFilterIndexes';
+import { MediaCampaignUses1765300000000 } from './migrations/1765300000000-MediaCampaignUses';
 import { InboundMedia1764870000000 } from './migrations/1764870000000-InboundMedia';
 
 /** The gateway's schema: its entities and migrations, in order. */
@@ -44,5 +46,7 @@ export const gatewaySchema: SchemaDefinition = {
     MediaLibrary1764930000000,
     FlowTokens1764940000000,
     Console1764960000000,
+    ConversationFilterIndexes1765100000000,
+    MediaCampaignUses1765300000000,
   ],
 };

@@ -3,6 +3,7 @@ import { Clock } from '@app/server';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectionsModule } from '../connections/connections.module';
 import { PublicRateLimitModule } from '../public-rate-limit/public-rate-limit.guard';
+import { CampaignMedia } from './library/campaign-media';
 import { MediaHandlesController } from './library/media-handles.controller';
 import { MediaLibraryController } from './library/media-library.controller';
 import { MediaLibraryRepository } from './library/media-library.repository';
@@ -32,7 +33,16 @@ import { MediaStore, ObjectMediaStore } from './media-store';
     MediaLibraryRepository,
     MediaLibraryService,
     MediaUploadParser,
+    CampaignMedia,
   ],
-  exports: [MediaLinks, MediaRepository, MediaStore, MediaViews, MediaLibraryRepository, MediaLibraryService],
+  exports: [
+    MediaLinks,
+    MediaRepository,
+    MediaStore,
+    MediaViews,
+    MediaLibraryRepository,
+    MediaLibraryService,
+    CampaignMedia,
+  ],
 })
 export class MediaModule {}

@@ -15,12 +15,16 @@ import {
   CampaignView,
   CreateCampaignRequest,
   FrequencySkip,
+  GATEWAY_TEMPLATES_RPC,
+  GetGatewayTemplateRequest,
+  GetGatewayTemplateResult,
   LaunchCampaignRequest,
   ListCampaignRecipientsRequest,
   ListCampaignRecipientsResult,
   ListCampaignsRequest,
   ListCampaignsResult,
   LoadCampaignRequest,
+  LoadCampaignResult,
   RpcReply,
   UpdateCampaignRequest,
   unixSeconds,
@@ -34,8 +38,14 @@ import { ConflictProblem, ForbiddenProblem, NotFoundProblem, ProblemError, rpcPr
  * campaign in memory, the pages the gateway loaded as they came, and the consent answers and
  * quote a test sets.
  */
+type StoredCampaign = CampaignView & { account_id: string; user_id: string };
+
 export class CampaignsApiState {
-  readonly campaigns = new Map<string, CampaignView & { account_id: string; user_id: string }>();
+  readonly campaigns = new Map<string, StoredCampaign>();
+  /** The key each campaign was launched with. */
+  readonly launchKeys = new Map<string, string>();
+  /** How many launches to commit without answering (their answer lost on the way). */
+  loseLaunchAnswers = 0;
   readonly loaded = new Map<string, CampaignRecipientInput[]>();
   /** Each load page: its recipients and its size in bytes. */
   readonly pages: { id: string; reset: boolean; count: number; bytes: number }[] = [];
@@ -109,6 +119,14 @@ class CampaignsApiController {
       };
       this.s.campaigns.set(id, campaign);
       return view(campaign);
+    }, rpcProblemOf);
+  }
+
+  /** The account's bot templates of a name (a campaign's media check reads them): this stand-in has none. */
+  @MessagePattern(GATEWAY_TEMPLATES_RPC.get)
+  botTemplates(@Payload() req: GetGatewayTemplateRequest): Promise<RpcReply<GetGatewayTemplateResult>> {
+    return rpcAnswer((): GetGatewayTemplateResult => {
+      throw new NotFoundProblem(`template ${req.name}`);
     }, rpcProblemOf);
   }
 
@@ -193,10 +211,13 @@ class CampaignsApiController {
   }
 
   @MessagePattern(CAMPAIGNS_RPC.load)
-  load(@Payload() req: LoadCampaignRequest): Promise<RpcReply<{ loaded: number }>> {
-    return rpcAnswer(() => {
+  async load(@Payload() req: LoadCampaignRequest): Promise<RpcReply<LoadCampaignResult> | never> {
+    const answer = await rpcAnswer((): LoadCampaignResult => {
       const c = this.s.owned(req);
-      if (c.state !== 'draft') throw stateProblem(c.state);
+      if (c.state !== 'draft') {
+        if (req.launch) return { loaded: 0, campaign: this.relaunched(c, req.launch.launch_key) };
+        throw stateProblem(c.state);
+      }
       if (req.reset) this.s.loaded.set(c.id, []);
       const list = this.s.loaded.get(c.id) ?? [];
       list.push(...req.recipients);
@@ -207,30 +228,48 @@ class CampaignsApiController {
         count: req.recipients.length,
         bytes: Buffer.byteLength(JSON.stringify(req)),
       });
-      return { loaded: req.recipients.length };
+      if (!req.launch) return { loaded: req.recipients.length };
+      return { loaded: req.recipients.length, campaign: this.launched(c, req.launch) };
     }, rpcProblemOf);
+    // A launch whose answer is lost after it committed: the caller hears nothing and times out.
+    if (req.launch && answer.result?.campaign && this.s.loseLaunchAnswers > 0) {
+      this.s.loseLaunchAnswers--;
+      return new Promise<never>(() => undefined);
+    }
+    return answer;
   }
 
   @MessagePattern(CAMPAIGNS_RPC.launch)
   launch(@Payload() req: LaunchCampaignRequest): Promise<RpcReply<CampaignView>> {
     return rpcAnswer(() => {
       const c = this.s.owned(req);
-      if (c.state !== 'draft') throw stateProblem(c.state);
-      const loaded = this.s.loaded.get(c.id) ?? [];
-      if (loaded.length !== req.total) throw new ConflictProblem('campaign-incomplete', 'Campaign incomplete');
-      const skipped = loaded.filter((r) => r.skip).length;
-      const now = unixSeconds();
-      const launched = {
-        ...c,
-        state: 'running' as const,
-        recipients: loaded.length,
-        counts: { ...c.counts, pending: loaded.length - skipped, skipped },
-        launched_at: now,
-        started_at: now,
-      };
-      this.s.campaigns.set(c.id, launched);
-      return view(launched);
+      if (c.state !== 'draft') return this.relaunched(c, req.launch_key);
+      return this.launched(c, req);
     }, rpcProblemOf);
+  }
+
+  /** A campaign no longer a draft asked to launch: itself when this key launched it, else 409. */
+  private relaunched(c: StoredCampaign, key: string | null | undefined): CampaignView {
+    if (!key || this.s.launchKeys.get(c.id) !== key) throw stateProblem(c.state);
+    return view(c);
+  }
+
+  private launched(c: StoredCampaign, req: Omit<LaunchCampaignRequest, 'account_id' | 'id'>): CampaignView {
+    const loaded = this.s.loaded.get(c.id) ?? [];
+    if (loaded.length !== req.total) throw new ConflictProblem('campaign-incomplete', 'Campaign incomplete');
+    const skipped = loaded.filter((r) => r.skip).length;
+    const now = unixSeconds();
+    const launched = {
+      ...c,
+      state: 'running' as const,
+      recipients: loaded.length,
+      counts: { ...c.counts, pending: loaded.length - skipped, skipped },
+      launched_at: now,
+      started_at: now,
+    };
+    this.s.campaigns.set(c.id, launched);
+    if (req.launch_key) this.s.launchKeys.set(c.id, req.launch_key);
+    return view(launched);
   }
 
   @MessagePattern(CAMPAIGNS_RPC.pause)

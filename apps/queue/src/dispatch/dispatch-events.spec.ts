@@ -56,4 +56,12 @@ describe('outcome events', () => {
     });
     expect(messageSentEvent(msg, 'wamid.X', NOW_MS).data).not.toHaveProperty('campaign_id');
   });
+
+  it('carry what a message the api made shows in its conversation, and leave it out for other messages', () => {
+    const shown = { type: 'template', text: null, template: { name: 'promo', language: 'en', params: ['Ann'] } };
+    const made = { ...msg, thread_content: shown };
+    expect(messageSentEvent(made, 'wamid.X', NOW_MS).data).toMatchObject({ content: shown });
+    expect(messageFailedEvent(made, { code: 'x', title: 'y' }, NOW_MS).data).toMatchObject({ content: shown });
+    expect(messageSentEvent(msg, 'wamid.X', NOW_MS).data).not.toHaveProperty('content');
+  });
 });

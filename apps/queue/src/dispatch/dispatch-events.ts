@@ -26,9 +26,14 @@ function envelope(
   };
 }
 
-/** A campaign's message names its campaign in its events; other messages leave the field out. */
-const campaignOf = (msg: OutboundMessage): { campaign_id?: string } =>
-  msg.campaign_id ? { campaign_id: msg.campaign_id } : {};
+/**
+ * A campaign's message names its campaign in its events, and a message the api made itself (a
+ * campaign's, a failover route's attempt) what its conversation shows; other messages leave them out.
+ */
+const campaignOf = (msg: OutboundMessage): Pick<MessageStatusData, 'campaign_id' | 'content'> => ({
+  ...(msg.campaign_id ? { campaign_id: msg.campaign_id } : {}),
+  ...(msg.thread_content ? { content: msg.thread_content } : {}),
+});
 
 /** `message.sent` at `nowMs` (the delivery clock): the channel accepted the message and gave it `providerMessageId`. */
 export function messageSentEvent(msg: OutboundMessage, providerMessageId: string, nowMs: number): EventEnvelope {

@@ -12,9 +12,12 @@ import {
 } from '@app/contracts';
 import { NatsClients, RpcClient } from '@app/messaging';
 
-/** How long a send waits, in this process, for another sender's upload of its file before it is retried later. */
-const UPLOAD_WAIT_TRIES = 20;
-const UPLOAD_WAIT_STEP_MS = 500;
+/**
+ * How long a send waits for another process's upload of its file before it is retried later (10 s),
+ * asking every 100 ms: one send per process asks, the others of that process wait for its answer.
+ */
+const UPLOAD_WAIT_TRIES = 100;
+const UPLOAD_WAIT_STEP_MS = 100;
 const RPC_TIMEOUT_MS = 5000;
 /** Handles remembered by this process (each a few hundred bytes); the whole map is dropped when full. */
 const CACHE_ENTRIES = 10_000;
@@ -35,6 +38,9 @@ const failure = (retryable: boolean, code: string, title: string, retryAfterMs?:
   ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
 });
 
+/** A connection's handle of a file, and when it expires (Unix seconds; null: never). */
+type Handle = { handle: string; expiresAt: number | null };
+
 /** The media library file a work item sends, or null (docs/media.md). */
 export function libraryMediaOf(content: OutboundContent): { key: MediaKey; mediaId: string } | null {
   for (const key of MEDIA_KEYS) {
@@ -49,10 +55,14 @@ export function libraryMediaOf(content: OutboundContent): { key: MediaKey; media
  * handle: asked of the gateway (MEDIA_RPC) and remembered here; without one, the file is uploaded
  * once from the media store (concurrent first sends: one uploads, the others wait for its handle),
  * and a handle the channel refuses as no longer valid is uploaded again once. Other messages go
- * straight to the channel's connector.
+ * straight to the channel's connector. A campaign's first sends of a file arrive together: one of
+ * them finds the handle (claims it, uploads it or waits for it) and the others of this process
+ * wait for that one, rather than each asking the gateway in turn.
  */
 export class LibraryMediaConnector implements ChannelConnector {
-  private readonly handles = new Map<string, { handle: string; expiresAt: number | null }>();
+  private readonly handles = new Map<string, Handle>();
+  /** The handle a send of this process is finding, by file and connection; null when it found none. */
+  private readonly finding = new Map<string, Promise<Handle | null>>();
   private bucket?: Promise<ObjectStore>;
 
   constructor(
@@ -113,8 +123,13 @@ export class LibraryMediaConnector implements ChannelConnector {
     const cached = this.handles.get(cacheKey);
     let handle =
       !stale && cached && (cached.expiresAt === null || cached.expiresAt > this.nowSeconds()) ? cached.handle : null;
+    // Only when another send is finding it: awaiting nothing would let the sends arriving together all ask.
+    const shared = handle || stale ? undefined : this.finding.get(cacheKey);
+    if (shared) handle = (await shared)?.handle ?? null;
     if (!handle) {
-      const got = await this.handleOf(msg, mediaId, stale);
+      const pending = this.handleOf(msg, mediaId, stale);
+      if (!stale && !this.finding.has(cacheKey)) this.share(cacheKey, pending);
+      const got = await pending;
       if ('ok' in got) return got;
       if ('sent' in got) return got.sent;
       handle = got.handle;
@@ -130,12 +145,25 @@ export class LibraryMediaConnector implements ChannelConnector {
     return sent;
   }
 
+  /**
+   * Lets the other sends of this file on this connection wait for this one's handle: the one found,
+   * or the one its upload sent with (remembered by then); none when it failed, so they ask in turn.
+   */
+  private share(cacheKey: string, pending: Promise<SendFailure | { sent: SendResult } | Handle>): void {
+    const shared = pending.then(
+      (got) => ('handle' in got ? got : 'sent' in got ? (this.handles.get(cacheKey) ?? null) : null),
+      () => null,
+    );
+    this.finding.set(cacheKey, shared);
+    void shared.then(() => this.finding.delete(cacheKey));
+  }
+
   /** The connection's handle (uploading the file when this send claims it), or why the send cannot go now. */
   private async handleOf(
     msg: OutboundMessage,
     mediaId: string,
     stale: string | null,
-  ): Promise<SendFailure | { sent: SendResult } | { handle: string; expiresAt: number | null }> {
+  ): Promise<SendFailure | { sent: SendResult } | Handle> {
     const ref = { media_id: mediaId, channel: msg.channel, connection: msg.sender.connection_id };
     for (let tries = 0; ; tries++) {
       let claim: ClaimMediaHandleResult;
@@ -161,7 +189,7 @@ export class LibraryMediaConnector implements ChannelConnector {
     msg: OutboundMessage,
     ref: { media_id: string; channel: string; connection: string },
     file: Extract<ClaimMediaHandleResult, { upload: unknown }>['upload'],
-  ): Promise<SendFailure | { sent: SendResult } | { handle: string; expiresAt: number | null }> {
+  ): Promise<SendFailure | { sent: SendResult } | Handle> {
     const release = () =>
       this.rpc
         .call(MEDIA_RPC.keep, { ...ref, handle: null, expires_at: null }, { timeoutMs: RPC_TIMEOUT_MS })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, In, LessThan } from 'typeorm';
 import type { DeliveryStatus } from '@app/contracts';
 import { sqlRows } from '@app/database';
 import { DeliveryAttemptEntity } from './delivery-attempt.entity';
@@ -38,15 +38,27 @@ export class DeliveryHistoryRepository {
     return rows.length > 0;
   }
 
-  /** Newest first, held deliveries (pending behind a parked endpoint) among them. */
-  async listDeliveries(subscriptionId: string, limit: number, status?: DeliveryStatus): Promise<DeliveryEntity[]> {
+  /**
+   * Newest first, held deliveries (pending behind a parked endpoint) among them; with `beforeSeq`,
+   * only those older than the delivery of that insertion order (the next page after it).
+   */
+  async listDeliveries(
+    subscriptionId: string,
+    limit: number,
+    status?: DeliveryStatus,
+    beforeSeq?: string,
+  ): Promise<DeliveryEntity[]> {
     const stored = await this.ds.getRepository(DeliveryEntity).find({
-      where: { subscriptionId, ...(status ? { status } : {}) },
+      where: {
+        subscriptionId,
+        ...(status ? { status } : {}),
+        ...(beforeSeq !== undefined ? { seq: LessThan(beforeSeq) } : {}),
+      },
       order: { seq: 'DESC' },
       take: limit,
     });
     if (status !== undefined && status !== 'PENDING') return stored;
-    const held = await this.held.newest(subscriptionId, limit);
+    const held = await this.held.newest(subscriptionId, limit, beforeSeq);
     return [...held, ...stored].sort((a, b) => Number(b.seq) - Number(a.seq)).slice(0, limit);
   }
 
@@ -55,6 +67,28 @@ export class DeliveryHistoryRepository {
       where: { subscriptionId },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: limit,
+    });
+  }
+
+  /** The latest `perDelivery` attempts of each of the deliveries, oldest first. */
+  async attemptsOf(deliveryIds: string[], perDelivery: number): Promise<DeliveryAttemptEntity[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows = await sqlRows<{ id: string }>(
+      this.ds,
+      `SELECT a.id
+         FROM unnest($1::uuid[]) d(id)
+         CROSS JOIN LATERAL (
+           SELECT a.id FROM delivery_attempts a
+            WHERE a.delivery_id = d.id
+            ORDER BY a.created_at DESC, a.id DESC
+            LIMIT $2
+         ) a`,
+      [deliveryIds, perDelivery],
+    );
+    if (rows.length === 0) return [];
+    return this.ds.getRepository(DeliveryAttemptEntity).find({
+      where: { id: In(rows.map((r) => r.id)) },
+      order: { createdAt: 'ASC', id: 'ASC' },
     });
   }
 }

@@ -126,9 +126,11 @@ export class HeldDeliveriesRepository {
     return held ?? null;
   }
 
-  /** The newest held deliveries of the subscription, as the deliveries they will be. */
-  newest(subscriptionId: string, limit: number): Promise<DeliveryEntity[]> {
-    return this.asDeliveries('h.subscription_id = $1', [subscriptionId], limit);
+  /** The newest held deliveries of the subscription (older than `beforeSeq`), as the deliveries they will be. */
+  newest(subscriptionId: string, limit: number, beforeSeq?: string): Promise<DeliveryEntity[]> {
+    return beforeSeq === undefined
+      ? this.asDeliveries('h.subscription_id = $1', [subscriptionId], limit)
+      : this.asDeliveries('h.subscription_id = $1 AND h.seq < $2', [subscriptionId, beforeSeq], limit);
   }
 
   /** Held deliveries as the deliveries they will be: pending, not tried, due when the endpoint's probe is. */

@@ -4,6 +4,8 @@ import {
   AttemptView,
   CreatedSubscriptionView,
   CreateSubscriptionRequest,
+  DeliveryPage,
+  DeliveryPageRequest,
   DeliveryView,
   ListAttemptsRequest,
   ListDeliveriesRequest,
@@ -90,6 +92,11 @@ export class SubscriptionsRpcController {
   @MessagePattern(SUBSCRIPTIONS_RPC.listDeliveries)
   listDeliveries(@Payload() req: ListDeliveriesRequest): Promise<RpcReply<DeliveryView[]>> {
     return this.answer(SUBSCRIPTIONS_RPC.listDeliveries, () => this.subscriptions.listDeliveries(req));
+  }
+
+  @MessagePattern(SUBSCRIPTIONS_RPC.pageDeliveries)
+  pageDeliveries(@Payload() req: DeliveryPageRequest): Promise<RpcReply<DeliveryPage>> {
+    return this.answer(SUBSCRIPTIONS_RPC.pageDeliveries, () => this.subscriptions.pageDeliveries(req));
   }
 
   @MessagePattern(SUBSCRIPTIONS_RPC.resend)

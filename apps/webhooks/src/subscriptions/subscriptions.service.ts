@@ -4,7 +4,10 @@ import {
   AttemptView,
   CreatedSubscriptionView,
   CreateSubscriptionRequest,
+  DELIVERY_PAGE_ATTEMPTS,
   DELIVERY_STATUSES,
+  DeliveryPage,
+  DeliveryPageRequest,
   DeliveryView,
   EventEnvelope,
   isUuid,
@@ -33,6 +36,7 @@ import { DeliveryEntity } from '../delivery/delivery.entity';
 import { webhookBody } from '../delivery/events.consumer';
 import { FanOutRepository } from '../delivery/fan-out.repository';
 import { TargetPolicy } from '@app/egress';
+import { cutDeliveryPage, DELIVERY_PAGE_BYTES } from './delivery-page';
 import { newSigningSecret } from './subscription-secret';
 import { SubscriptionEntity } from './subscription.entity';
 import { SubscriptionChanges, SubscriptionsRepository } from './subscriptions.repository';
@@ -220,13 +224,41 @@ export class SubscriptionStoreService {
 
   async listDeliveries(req: ListDeliveriesRequest): Promise<DeliveryView[]> {
     await this.owned(req);
-    if (req.status !== undefined && !DELIVERY_STATUSES.includes(req.status)) {
-      throw new ValidationProblem([
-        { field: 'status', message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` },
-      ]);
-    }
+    this.requireStatus(req);
     const rows = await this.history.listDeliveries(req.subscription_id, this.limit(req.limit), req.status);
     return rows.map(toDeliveryView);
+  }
+
+  /**
+   * A page of the subscription's deliveries, newest first, each with its latest attempts: after
+   * the delivery `cursor` names, bounded in rows (`limit`) and in bytes (one NATS answer).
+   */
+  async pageDeliveries(req: DeliveryPageRequest): Promise<DeliveryPage> {
+    const sub = await this.owned(req);
+    this.requireStatus(req);
+    const limit = this.limit(req.limit);
+    let beforeSeq: string | undefined;
+    if (req.cursor !== undefined) {
+      const after = isUuid(req.cursor) ? await this.history.findForSubscription(sub.id, req.cursor) : null;
+      if (!after) {
+        throw new ValidationProblem([
+          { field: 'cursor', message: 'cursor must be the next_cursor of a previous page' },
+        ]);
+      }
+      beforeSeq = after.delivery.seq;
+    }
+    const rows = await this.history.listDeliveries(sub.id, limit + 1, req.status, beforeSeq);
+    const attempts = await this.history.attemptsOf(
+      rows.slice(0, limit).map((d) => d.id),
+      DELIVERY_PAGE_ATTEMPTS,
+    );
+    const byDelivery = new Map<string, AttemptView[]>();
+    for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), toAttemptView(a)]);
+    return cutDeliveryPage(
+      rows.map((d) => ({ ...toDeliveryView(d), attempt_log: byDelivery.get(d.id) ?? [] })),
+      limit,
+      DELIVERY_PAGE_BYTES,
+    );
   }
 
   async resend(req: ResendRequest): Promise<ResendView> {
@@ -245,6 +277,14 @@ export class SubscriptionStoreService {
     }
     this.dispatcher.wake();
     return { delivery_id: delivery.id, status: 'PENDING' };
+  }
+
+  private requireStatus(req: ListDeliveriesRequest): void {
+    if (req.status !== undefined && !DELIVERY_STATUSES.includes(req.status)) {
+      throw new ValidationProblem([
+        { field: 'status', message: `status must be one of ${DELIVERY_STATUSES.join(', ')}` },
+      ]);
+    }
   }
 
   private limit(given: number | undefined): number {

@@ -367,6 +367,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/connections/signups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A new WhatsApp app and the link that opens its embedded signup */
+    post: operations['WhatsAppSignups_start'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/signups/{appId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A signup's app: its status, and whether its number is connected */
+    get: operations['WhatsAppSignups_status'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/consent/settings': {
     parameters: {
       query?: never;
@@ -712,7 +746,7 @@ export interface paths {
     get: operations['Media_download'];
     put?: never;
     post?: never;
-    /** Delete a file of the media library and its channel handles */
+    /** Delete a file of the media library and its channel handles; 409 while a campaign not yet over sends it */
     delete: operations['MediaLibrary_delete'];
     options?: never;
     head?: never;
@@ -907,7 +941,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The latest deliveries to the endpoint, newest first, each with its attempts */
+    /** The deliveries to the endpoint, newest first, each with its attempts; cursor-paged */
     get: operations['Webhooks_deliveries'];
     put?: never;
     post?: never;
@@ -2521,6 +2555,12 @@ export interface components {
       name: string;
       /** @description How many params a send of it takes */
       params: number;
+      /**
+       * @description Meta templates: Meta's quality rating (GREEN, YELLOW, RED; UNKNOWN while not yet rated), as the last template sync read it; bot templates: null
+       * @example GREEN
+       * @enum {string|null}
+       */
+      quality: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN' | null;
       /** @enum {string} */
       source: 'bot' | 'whatsapp';
       /** @description Meta templates: APPROVED, PENDING, REJECTED, PAUSED… */
@@ -2962,6 +3002,10 @@ export interface components {
       email: string;
       password: string;
     };
+    StartWhatsAppSignupDto: {
+      /** @example Acme support */
+      name: string;
+    };
     TransactionDto: {
       /**
        * @description Charges are negative, top-ups positive
@@ -3124,7 +3168,7 @@ export interface components {
       status: 'SUCCEEDED' | 'FAILED';
     };
     WebhookDeliveryDto: {
-      /** @description Its attempts among the endpoint’s latest 100, oldest first */
+      /** @description Its latest attempts (20 at most), oldest first */
       attempt_log: components['schemas']['WebhookAttemptDto'][];
       /** @description Attempts made so far */
       attempts: number;
@@ -3147,6 +3191,8 @@ export interface components {
     WebhookDeliveryPageDto: {
       /** @description Newest first */
       data: components['schemas']['WebhookDeliveryDto'][];
+      /** @description Pass as cursor for the next page; null on the last */
+      next_cursor: string | null;
     };
     WebhookDto: {
       app_id: number | null;
@@ -3204,6 +3250,26 @@ export interface components {
       data: components['schemas']['WhatsAppFlowDto'][];
       /** @description Pass as cursor for the next page; null on the last */
       next_cursor: string | null;
+    };
+    WhatsAppSignupDto: {
+      /** @description The new app: link it with POST /v1/connections once `connected` */
+      app_id: number;
+      /** @description Opens the channel's embedded signup for the app (the business signs in there) */
+      embed_link_url: string;
+      /** @description Unix seconds: when the link stops working */
+      expires_at: number;
+    };
+    WhatsAppSignupStatusDto: {
+      app_id: number;
+      /** @description Whether the signup connected a number and the app is ACTIVE */
+      connected: boolean;
+      /**
+       * @description The connected number
+       * @example 5511987650001
+       */
+      phone: string | null;
+      /** @enum {string} */
+      status: 'INACTIVE' | 'ACTIVE' | 'BLOCKED';
     };
   };
   responses: never;
@@ -4291,6 +4357,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description Too many requests: the token’s rate limit; see Retry-After */
       429: {
         headers: {
@@ -4473,7 +4548,10 @@ export interface operations {
   Campaigns_launch: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A launch tried again with the key it launched with answers the launched campaign instead of 409 */
+        'Idempotency-Key'?: string;
+      };
       path: {
         id: string;
       };
@@ -5202,6 +5280,167 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  WhatsAppSignups_start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartWhatsAppSignupDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WhatsAppSignupDto'];
+        };
+      };
+      /** @description Invalid request, validation error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body larger than 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Too many requests: the token’s rate limit; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description A dependency (database, broker, channel) could not be reached; nothing was changed; see Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+    };
+  };
+  WhatsAppSignups_status: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        appId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WhatsAppSignupStatusDto'];
+        };
+      };
+      /** @description Authentication error: missing, malformed, unknown or revoked account token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
+      /** @description Request cannot be processed in the resource’s current state */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -7550,6 +7789,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDto'];
         };
       };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDto'];
+        };
+      };
       /** @description Too many requests: the token’s rate limit; see Retry-After */
       429: {
         headers: {
@@ -8707,7 +8955,10 @@ export interface operations {
   Webhooks_deliveries: {
     parameters: {
       query?: {
+        /** @description The next_cursor of the previous page */
+        cursor?: string;
         limit?: string;
+        /** @description Only deliveries in this status */
         status?: 'PENDING' | 'SUCCEEDED' | 'FAILED';
       };
       header?: never;

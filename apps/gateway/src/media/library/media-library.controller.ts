@@ -85,9 +85,11 @@ export class MediaLibraryController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a file of the media library and its channel handles' })
+  @ApiOperation({
+    summary: 'Delete a file of the media library and its channel handles; 409 while a campaign not yet over sends it',
+  })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblems(404)
+  @ApiProblems(404, 409)
   async delete(@CurrentAccount() account: AuthenticatedAccount, @Param('id') id: string): Promise<void> {
     await this.library.delete(account, id);
   }

@@ -90,6 +90,41 @@ export class MediaLibraryRepository {
   }
 
   /**
+   * Remembers the account's files a campaign sends (its definition's, replacing what an earlier one
+   * sent); an id that is no file of the account is not kept.
+   */
+  async rememberCampaignUses(accountId: string, campaignId: string, mediaIds: string[]): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await m.query(`DELETE FROM media_campaign_uses WHERE campaign_id = $1`, [campaignId]);
+      if (!mediaIds.length) return;
+      await m.query(
+        `INSERT INTO media_campaign_uses (media_id, campaign_id)
+         SELECT id, $2 FROM media_library WHERE account_id = $1 AND id = ANY($3::uuid[])
+         ON CONFLICT DO NOTHING`,
+        [accountId, campaignId, mediaIds],
+      );
+    });
+  }
+
+  /** The campaigns remembered as sending the file, oldest use first. */
+  async campaignsUsing(mediaId: string): Promise<string[]> {
+    const rows = await sqlRows<{ campaign_id: string }>(
+      this.ds,
+      `SELECT campaign_id FROM media_campaign_uses WHERE media_id = $1 ORDER BY campaign_id`,
+      [mediaId],
+    );
+    return rows.map((r) => r.campaign_id);
+  }
+
+  /** Forgets that a campaign sends the file (it no longer does, or no longer will). */
+  async forgetCampaignUse(mediaId: string, campaignId: string): Promise<void> {
+    await this.ds.query(`DELETE FROM media_campaign_uses WHERE media_id = $1 AND campaign_id = $2`, [
+      mediaId,
+      campaignId,
+    ]);
+  }
+
+  /**
    * The connection's handle of the file, or the right to upload it: a live handle is answered; with
    * none (or an expired one, or `stale` named as no longer valid), the caller that finds no upload
    * under way claims it for `leaseSeconds` (the row's lock makes concurrent claims take turns, so

@@ -3,7 +3,8 @@ import { Readable, Transform } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { v7 as uuidv7 } from 'uuid';
 import { MediaTooLargeError, openPublicFile } from '@app/channels';
-import { isUuid, SendContent, unixSeconds } from '@app/contracts';
+import { CAMPAIGNS_RPC, CampaignState, CampaignView, isUuid, SendContent, unixSeconds } from '@app/contracts';
+import { RpcCallOptions, RpcClient, RpcProblemError } from '@app/messaging';
 import { TargetPolicy } from '@app/egress';
 import { NotFoundProblem, ProblemError, UnprocessableProblem, ValidationProblem, WorkLimit } from '@app/server';
 import { AuthenticatedAccount } from '../../accounts/authenticated-account';
@@ -11,6 +12,7 @@ import { PayloadTooLargeProblem } from '../../contacts/imports/contact-imports.s
 import { GatewayConfig } from '../../config';
 import { MediaStore } from '../media-store';
 import { largestMediaCap, mediaCapOf } from './media-caps';
+import { campaignMediaIds } from './campaign-media-ids';
 import { LibraryMediaRow, MediaLibraryRepository } from './media-library.repository';
 import { mediaKindOf, resolveMimeType, SNIFF_BYTES } from './media-sniff';
 
@@ -38,6 +40,12 @@ export const libraryObjectName = (accountId: string, id: string): string => `lib
 const UPLOADS_WAITING = 16;
 const UPLOADS_PER_ACCOUNT = 4;
 const UPLOAD_WAIT_MS = 30_000;
+/** The states of a campaign that sends nothing more. */
+const CAMPAIGN_OVER = new Set<CampaignState>(['completed', 'cancelled']);
+const CAMPAIGN_READ: RpcCallOptions = {
+  timeoutMs: 5_000,
+  unavailable: 'The campaigns sending the file cannot be read right now; nothing was deleted: retry later.',
+};
 
 /** Bytes whose type the declared type of image, video or audio contradicts. */
 class MediaTypeRefusedError extends Error {}
@@ -69,6 +77,7 @@ export class MediaLibraryService {
     private readonly store: MediaStore,
     private readonly config: GatewayConfig,
     private readonly targets: TargetPolicy,
+    private readonly rpc: RpcClient,
   ) {
     this.line = new WorkLimit({
       what: 'media uploads',
@@ -175,34 +184,76 @@ export class MediaLibraryService {
 
   /**
    * Checks a content's `media_id` before a send is accepted: the account's file, of the content's
-   * type, within the cap of every channel it may go on; otherwise 422 naming `content.media_id`.
+   * type, within the cap of every channel it may go on; otherwise 422 naming `content.media_id` (or
+   * `where.field`, the detail saying `where.subject`: a campaign's variant, a bot template).
    */
-  async checkContent(account: AuthenticatedAccount, content: SendContent, channels: string[]): Promise<void> {
+  async checkContent(
+    account: AuthenticatedAccount,
+    content: SendContent,
+    channels: string[],
+    where: { field: string; subject: string } = { field: 'content.media_id', subject: 'content.media_id' },
+  ): Promise<void> {
     const mediaId = (content as { media_id?: string }).media_id;
     if (mediaId === undefined) return;
+    const refuse = (reason: string) => new MediaUnusableProblem(where.field, `${where.subject} ${reason}`);
     const row = isUuid(mediaId) ? await this.library.find(account.id, mediaId.toLowerCase()) : null;
-    if (!row) throw new MediaUnusableProblem("content.media_id is not a file of the account's media library");
-    if (row.type !== content.type)
-      throw new MediaUnusableProblem(`content.media_id is a ${row.type} file: send it with type ${row.type}`);
+    if (!row) throw refuse("is not a file of the account's media library");
+    if (row.type !== content.type) throw refuse(`is a ${row.type} file: send it with type ${row.type}`);
     for (const channel of new Set(channels)) {
       const cap = mediaCapOf(this.config, channel);
-      if (cap !== null && Number(row.size) > cap)
-        throw new MediaUnusableProblem(`content.media_id is larger than ${channel}'s ${cap} bytes`);
+      if (cap !== null && Number(row.size) > cap) throw refuse(`is larger than ${channel}'s ${cap} bytes`);
     }
   }
 
-  /** Removes the file, its handles and its bytes; messages already queued with it may fail. */
+  /**
+   * Removes the file, its handles and its bytes; messages already queued with it may fail. A file a
+   * campaign not yet over sends (a draft, scheduled, running or paused one) is kept: 409 naming it.
+   */
   async delete(account: AuthenticatedAccount, id: string): Promise<void> {
     const row = await this.get(account, id);
+    const campaign = await this.liveCampaignSending(account, row.id);
+    if (campaign) throw new MediaInUseProblem(campaign);
     if (!(await this.library.delete(account.id, row.id))) throw new NotFoundProblem('media');
     await this.store.delete(libraryObjectName(account.id, row.id));
+  }
+
+  /**
+   * The first campaign remembered as sending the file that still will: not over and its definition
+   * still naming the file. A campaign found over, changed or deleted is forgotten on the way.
+   */
+  private async liveCampaignSending(account: AuthenticatedAccount, mediaId: string): Promise<CampaignView | null> {
+    for (const campaignId of await this.library.campaignsUsing(mediaId)) {
+      const campaign = await this.rpc
+        .call(CAMPAIGNS_RPC.get, { account_id: account.id, id: campaignId }, CAMPAIGN_READ)
+        .catch((err: unknown) => {
+          if (err instanceof RpcProblemError && [403, 404].includes(err.problem.status)) return null;
+          throw err;
+        });
+      if (campaign && !CAMPAIGN_OVER.has(campaign.state) && campaignMediaIds(campaign).includes(mediaId))
+        return campaign;
+      await this.library.forgetCampaignUse(mediaId, campaignId);
+    }
+    return null;
   }
 }
 
 /** A send's media library file that is not there to send: 422 naming `content.media_id`, before anything is held. */
 export class MediaUnusableProblem extends UnprocessableProblem {
-  constructor(detail: string) {
-    super('media-unusable', 'Media not usable', detail, { errors: [{ field: 'content.media_id', message: detail }] });
+  constructor(field: string, detail: string) {
+    super('media-unusable', 'Media not usable', detail, { errors: [{ field, message: detail }] });
+  }
+}
+
+/** A file a campaign not yet over still sends: 409 naming the campaign. */
+export class MediaInUseProblem extends ProblemError {
+  constructor(campaign: Pick<CampaignView, 'id' | 'name' | 'state'>) {
+    super(
+      409,
+      'media-in-use',
+      'Media in use',
+      `The file is sent by the ${campaign.state} campaign "${campaign.name}" (${campaign.id}): change or delete the draft, or cancel the campaign, first.`,
+      { campaign_id: campaign.id, campaign_state: campaign.state },
+    );
   }
 }
 

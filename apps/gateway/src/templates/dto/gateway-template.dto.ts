@@ -9,11 +9,13 @@ import {
   GatewayTemplateView,
   ListGatewayTemplatesResult,
   SendContent,
+  TemplateQuality,
 } from '@app/contracts';
 import { IsTemplateLanguage, SendContentDto } from '../../messages/dto/send-gateway-message.dto';
 import { ApiNextCursor } from '../../paging/cursor-page.dto';
 import { ApiUnixSeconds } from '../../openapi/unix-seconds.decorator';
 
+const TEMPLATE_QUALITIES: TemplateQuality[] = ['GREEN', 'YELLOW', 'RED', 'UNKNOWN'];
 const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
 const NAME_MESSAGE = 'name must be 1 to 512 lowercase letters, digits and _';
 
@@ -116,6 +118,15 @@ export class GatewayTemplateDto implements GatewayTemplateView {
 
   @ApiProperty({ type: String, nullable: true, description: 'Meta templates: APPROVED, PENDING, REJECTED, PAUSED…' })
   status: string | null;
+
+  @ApiProperty({
+    enum: TEMPLATE_QUALITIES,
+    nullable: true,
+    example: 'GREEN',
+    description:
+      "Meta templates: Meta's quality rating (GREEN, YELLOW, RED; UNKNOWN while not yet rated), as the last template sync read it; bot templates: null",
+  })
+  quality: TemplateQuality | null;
 
   @ApiProperty({
     type: SendContentDto,
