@@ -165,8 +165,9 @@ async function runContentCampaign(
 }
 
 /**
- * The step: its own account with a Telegram and a MAX bot and its own contacts, a text campaign
- * then an image campaign (by media_id) to them, and the sandbox's upload counts before and after.
+ * The step: its own account with a Telegram and a MAX bot and its own contacts, two text and two
+ * image campaigns (by media_id) to them in the order text, image, image, text, and the
+ * sandbox's upload counts before and after the image ones.
  */
 export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_CAMPAIGN_MEDIA_RECIPIENTS ?? (input.smoke ? 200 : 10_000));
@@ -185,29 +186,30 @@ export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<
   const db = new Client({ connectionString: input.databaseUrl });
   await db.connect();
   try {
-    process.stderr.write(`media step: a text campaign to ${n}\n`);
-    const text = await runContentCampaign(
-      input,
-      call,
-      db,
-      bots,
-      'text',
-      { type: 'text', text: 'This week: 20% off' },
-      n,
-    );
-    const before = await uploadCounts(input.urls.sandbox);
-    process.stderr.write(`media step: an image campaign to ${n}\n`);
-    const image = await runContentCampaign(
-      input,
-      call,
-      db,
-      bots,
-      'image',
-      { type: 'image', media_id: mediaId, caption: 'This week: 20% off' },
-      n,
-    );
-    const after = await uploadCounts(input.urls.sandbox);
-    process.stderr.write(`media step: text ${text.seconds.toFixed(1)} s, image ${image.seconds.toFixed(1)} s\n`);
+    // Text, image, image, text: whichever campaign runs second meets the first one's tail (its
+    // statuses, events and threads still being written) and the contacts' threads already made, so
+    // each kind runs once early and once late and its rate is its two runs together.
+    const runs: Record<'text' | 'image', CampaignRun[]> = { text: [], image: [] };
+    const content = {
+      text: { type: 'text', text: 'This week: 20% off' },
+      image: { type: 'image', media_id: mediaId, caption: 'This week: 20% off' },
+    };
+    let before: Record<BotChannel, number> = { telegram: 0, max: 0 };
+    let after = before;
+    for (const kind of ['text', 'image', 'image', 'text'] as const) {
+      if (kind === 'image' && runs.image.length === 0) before = await uploadCounts(input.urls.sandbox);
+      process.stderr.write(`media step: ${kind === 'text' ? 'a text' : 'an image'} campaign to ${n}\n`);
+      runs[kind].push(await runContentCampaign(input, call, db, bots, kind, content[kind], n));
+      if (kind === 'image' && runs.image.length === 2) after = await uploadCounts(input.urls.sandbox);
+    }
+    const combined = (kind: 'text' | 'image'): CampaignRun => {
+      const seconds = runs[kind].reduce((sum, r) => sum + r.seconds, 0);
+      return { seconds, perSecond: (n * runs[kind].length) / seconds };
+    };
+    const text = combined('text');
+    const image = combined('image');
+    const each = (kind: 'text' | 'image') => runs[kind].map((r) => r.seconds.toFixed(1)).join(' + ');
+    process.stderr.write(`media step: text ${each('text')} s, image ${each('image')} s\n`);
     const uploads = Object.fromEntries(CHANNELS.map((c) => [c, after[c] - before[c]])) as Record<BotChannel, number>;
     const ratio = image.perSecond / text.perSecond;
     const figures: BenchFigure[] = [
@@ -228,8 +230,9 @@ export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<
         baseline: { name: 'a text campaign to the same recipients, same run', value: Math.round(text.perSecond) },
         ratio: Number(ratio.toFixed(3)),
         detail: {
-          image_seconds: Number(image.seconds.toFixed(1)),
-          text_seconds: Number(text.seconds.toFixed(1)),
+          image_seconds: each('image'),
+          text_seconds: each('text'),
+          order: 'text, image, image, text',
           shortfall_max_percent: MEDIA_RATE_SHORTFALL_MAX_PERCENT,
         },
       },
