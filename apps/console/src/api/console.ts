@@ -1,6 +1,5 @@
 import { PAGE_LIMIT } from '../components/paged-table';
 import { api, ok, paths, Schemas } from './client';
-import { json } from './http';
 import { setCsrfToken } from './session';
 
 export type Role = Schemas['ConsoleUserDto']['role'];
@@ -17,11 +16,7 @@ export type WebhookSubscription = Schemas['WebhookDto'];
 export type WebhookDelivery = Schemas['WebhookDeliveryDto'];
 export type WebhookEvents = Schemas['CreateWebhookDto']['events'];
 export type DeliveryStatus = NonNullable<WebhookDeliveriesQuery['status']>;
-/** The deliveries list is cursor-paged: its cursor and next_cursor, until the generated types name them. */
-type WebhookDeliveriesQuery = NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['query']> & {
-  cursor?: string;
-};
-type WebhookDeliveryPage = Schemas['WebhookDeliveryPageDto'] & { next_cursor?: string | null };
+type WebhookDeliveriesQuery = NonNullable<paths['/v1/webhooks/{id}/deliveries']['get']['parameters']['query']>;
 
 function started(answer: Schemas['ConsoleSessionDto']): ConsoleUser {
   setCsrfToken(answer.csrf_token);
@@ -63,7 +58,7 @@ export const accountApi = {
   webhooks: () => ok(api.GET('/v1/webhooks')),
   createWebhook: (url: string, events: WebhookEvents) => ok(api.POST('/v1/webhooks', { body: { url, events } })),
   rotateSecret: (id: string) => ok(api.POST('/v1/webhooks/{id}/rotate-secret', { params: { path: { id } } })),
-  deliveries: async (id: string, cursor?: string, status?: DeliveryStatus): Promise<WebhookDeliveryPage> => {
+  deliveries: (id: string, cursor?: string, status?: DeliveryStatus) => {
     const query: WebhookDeliveriesQuery = {
       limit: PAGE_LIMIT,
       ...(cursor ? { cursor } : {}),
@@ -76,21 +71,11 @@ export const accountApi = {
 };
 
 /** A WhatsApp signup started from the console: the new app and the link that opens its embedded signup. */
-export interface WhatsAppSignup {
-  app_id: number;
-  embed_link_url: string;
-  expires_at: number;
-}
+export type WhatsAppSignup = Schemas['WhatsAppSignupDto'];
 
-export interface WhatsAppSignupStatus {
-  app_id: number;
-  status: string;
-  connected: boolean;
-  phone: string | null;
-}
-
-/** `/v1/connections/signups`, typed here until the generated types name it. */
+/** The console's Connect WhatsApp: start an embedded signup, then follow its app until the number is connected. */
 export const whatsappSignups = {
-  start: (name: string) => json<WhatsAppSignup>('POST', '/v1/connections/signups', { body: { name } }),
-  status: (appId: number) => json<WhatsAppSignupStatus>('GET', `/v1/connections/signups/${appId}`),
+  start: (name: string) => ok(api.POST('/v1/connections/signups', { body: { name } })),
+  status: (appId: number) =>
+    ok(api.GET('/v1/connections/signups/{appId}', { params: { path: { appId: String(appId) } } })),
 };

@@ -8,9 +8,7 @@ import { can } from '../roles';
 import { useUser } from '../session-context';
 import { CHANNELS } from './channels';
 
-/** Meta's quality rating of a WhatsApp template; null for a bot template. */
-type Quality = 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
-type Template = Schemas['GatewayTemplateDto'] & { quality?: Quality | null };
+type Template = Schemas['GatewayTemplateDto'];
 
 /** The text with {{n}} shown filled by sample params (or left as they are): always plain text. */
 function fill(body: string, params: string[]): string {
