@@ -28,6 +28,8 @@ export interface CampaignMediaStepInput {
   /** The user who pays for the step's account. */
   userId: string;
   smoke: boolean;
+  /** CPU milliseconds each service's processes have used so far. */
+  cpuMs: () => Record<string, number>;
 }
 
 /** A JPEG of `size` bytes: its magic number, then filler (the sandbox keeps no pixels). */
@@ -71,6 +73,8 @@ async function uploadImage(gatewayUrl: string, token: string): Promise<string> {
 interface CampaignRun {
   seconds: number;
   perSecond: number;
+  /** Each service's CPU milliseconds per recipient, from the launch until every message settled. */
+  cpu: Record<string, number>;
 }
 
 /** The step's bots, by channel. */
@@ -139,6 +143,7 @@ async function runContentCampaign(
   if (created.status !== 201) throw new Error(`${kind} campaign refused: ${created.status} ${created.text}`);
   const id = created.body.id as string;
   const since = Date.now();
+  const cpuBefore = input.cpuMs();
   await launchCampaign(call, id);
   // Contacts alternate: the even ones on Telegram, the odd ones on MAX.
   const expected: Record<BotChannel, number> = { telegram: Math.ceil(n / 2), max: Math.floor(n / 2) };
@@ -161,7 +166,11 @@ async function runContentCampaign(
     if (queued === 0) break;
     if (Date.now() > deadline) throw new Error(`${kind} campaign: ${queued} messages still queued after 30 minutes`);
   }
-  return { seconds, perSecond: n / seconds };
+  const cpuAfter = input.cpuMs();
+  const cpu = Object.fromEntries(
+    Object.entries(cpuAfter).map(([service, ms]) => [service, Math.round(((ms - cpuBefore[service]) / n) * 100) / 100]),
+  );
+  return { seconds, perSecond: n / seconds, cpu };
 }
 
 /**
@@ -202,10 +211,18 @@ export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<
       runs[kind].push(await runContentCampaign(input, call, db, bots, kind, content[kind], n));
       if (kind === 'image' && runs.image.length === 2) after = await uploadCounts(input.urls.sandbox);
     }
-    const combined = (kind: 'text' | 'image'): CampaignRun => {
+    const combined = (kind: 'text' | 'image') => {
       const seconds = runs[kind].reduce((sum, r) => sum + r.seconds, 0);
       return { seconds, perSecond: (n * runs[kind].length) / seconds };
     };
+    // CPU per recipient of each service in each run, e.g. `cpu_ms_per_recipient_queue: "0.61 + 0.58"`.
+    const cpuOf = (kind: 'text' | 'image') =>
+      Object.fromEntries(
+        Object.keys(runs[kind][0].cpu).map((service) => [
+          `${kind}_cpu_ms_per_recipient_${service}`,
+          runs[kind].map((r) => r.cpu[service]).join(' + '),
+        ]),
+      );
     const text = combined('text');
     const image = combined('image');
     const each = (kind: 'text' | 'image') => runs[kind].map((r) => r.seconds.toFixed(1)).join(' + ');
@@ -233,6 +250,8 @@ export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<
           image_seconds: each('image'),
           text_seconds: each('text'),
           order: 'text, image, image, text',
+          ...cpuOf('text'),
+          ...cpuOf('image'),
           shortfall_max_percent: MEDIA_RATE_SHORTFALL_MAX_PERCENT,
         },
       },

@@ -28,7 +28,7 @@ import { ALL_SCHEMAS } from '../schemas';
 import { checkEstimate, estimateFigure, launchCampaign, warmUp } from './campaign-steps';
 import { campaignMediaStep } from './campaign-media-step';
 import { httpLoad } from './http-load';
-import { Bench, BenchFigure, BenchOptions } from './report';
+import { Bench, BenchFigure, BenchOptions, cpuMs } from './report';
 import { peakRssMiB } from './built-services';
 
 const ACCOUNTS = 10;
@@ -393,7 +393,17 @@ async function run(opts: BenchOptions, infra: TestInfra, build: string): Promise
       label,
     });
     // One image to the step's own audience, against a text campaign to it (docs/media.md).
-    const media = await campaignMediaStep({ ...opts, urls, databaseUrl: infra.databaseUrl, userId: user.userId });
+    const media = await campaignMediaStep({
+      ...opts,
+      urls,
+      databaseUrl: infra.databaseUrl,
+      userId: user.userId,
+      cpuMs: () => {
+        const used: Record<string, number> = {};
+        for (const s of services) used[s.name] = (used[s.name] ?? 0) + cpuMs(s.child.pid);
+        return used;
+      },
+    });
     return [
       estimate,
       ...media,

@@ -166,3 +166,12 @@ export function cpuMs(pid: number | undefined): number {
     return NaN;
   }
 }
+
+/**
+ * With CPU_PROFILE_DIR (scripts/bench/cpu-profile.js) and BENCH_PROFILE_PHASE set to `phase`, the
+ * services' profiles cover that phase of a benchmark alone: `go` as it starts, `stop` as it ends.
+ */
+export function profilePhase(phase: string, mark: 'go' | 'stop'): void {
+  const dir = process.env.CPU_PROFILE_DIR;
+  if (dir && process.env.BENCH_PROFILE_PHASE === phase) writeFileSync(join(dir, mark), '');
+}

@@ -1,11 +1,9 @@
-import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
 import { DataSource } from 'typeorm';
 import { AccountsRepository } from '../../apps/gateway/src/accounts/accounts.repository';
-import { gatewaySchema } from '../../apps/gateway/src/database/schema';
+import { startCourseSchool } from '../support/course-school';
 import { ApiFactory, TestUser } from '../support/factories';
-import { Platform, startPlatform } from '../support/platform';
-import { registerSandboxNumber } from '../support/sandbox';
+import { Platform } from '../support/platform';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -85,29 +83,11 @@ describe('course platform: events in, rules into sends, statuses back out', () =
     );
 
   beforeAll(async () => {
-    platform = await startPlatform({
+    ({ platform, factory, gatewayDb, user, app, token } = await startCourseSchool({
       suite: 'course-platform',
-      services: ['api', 'gateway', 'queue', 'sandbox'],
-      env: {
-        SANDBOX_STATUS_DELAY_MS: '200',
-        COURSE_POLL_INTERVAL_MS: '100',
-        COURSE_EVENTS_RETRY_FIRST_DELAY_MS: '100',
-        COURSE_EVENTS_RETRY_MAX_DELAY_MS: '400',
-      },
-    });
-    factory = await ApiFactory.connect(platform.infra.databaseUrl);
-    gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 2);
-    await gatewayDb.initialize();
-    user = await factory.user('system', { balance: 10 });
-    app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
-    await registerSandboxNumber(platform.urls.sandbox, app);
-    await factory.sendableTemplate(app.id, {
-      name: 'payment_received',
-      category: 'UTILITY',
-      body: 'Hi {{1}}, we received your payment of {{2}}.',
-    });
-    token = (await new AccountsRepository(gatewayDb).createAccount('school', user.userId)).token;
-    expect((await call('/v1/connections', { token, body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
+      statusDelayMs: 200,
+      template: { name: 'payment_received', body: 'Hi {{1}}, we received your payment of {{2}}.' },
+    }));
     course = (await sandbox('course/platforms', { api_key: API_KEY })) as typeof course;
   });
 

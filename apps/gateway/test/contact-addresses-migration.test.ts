@@ -2,6 +2,7 @@ import { CONSENT_RPC } from '@app/contracts';
 import { createDataSource } from '@app/database';
 import { RpcClient } from '@app/messaging';
 import { DataSource } from 'typeorm';
+import { GatewayCall, gatewayClient } from '../../../test/support/campaigns';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { AccountsRepository } from '../src/accounts/accounts.repository';
@@ -19,24 +20,12 @@ describe('contact addresses migration', () => {
   let platform: Platform;
   let factory: ApiFactory;
   let db: DataSource;
-  let token: string;
+  let call: GatewayCall;
   let accountId: string;
   let userId: string;
   let rpc: RpcClient;
   const migration = new ContactAddresses1764500000000();
 
-  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${platform.urls.gateway}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-  };
   const migrate = async (step: 'up' | 'down') => {
     const runner = db.createQueryRunner();
     try {
@@ -65,9 +54,9 @@ describe('contact addresses migration', () => {
     db = createDataSource(platform.infra.databaseUrl, gatewaySchema, 1);
     await db.initialize();
     const account = await new AccountsRepository(db).createAccount('migrated', user.userId);
-    token = account.token;
+    call = gatewayClient(platform.urls.gateway, account.token);
     [{ id: accountId }] = await db.query(`SELECT id FROM accounts ORDER BY created_at DESC LIMIT 1`);
-    expect((await call('/v1/connections', { body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
+    expect((await call('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
     // The schema as it was before addresses were rows.
     await migrate('down');
   });
@@ -100,19 +89,19 @@ describe('contact addresses migration', () => {
       { external_id: 'old-2', channel: 'whatsapp', kind: 'phone', value: '79990005502' },
       { external_id: 'old-3', channel: 'telegram', kind: 'chat_id', value: '5503' },
     ]);
-    const anna = await call('/v1/contacts/ext:old-1');
+    const anna = await call('GET', '/v1/contacts/ext:old-1');
     expect(anna.body).toMatchObject({
       external_id: 'old-1',
       name: 'Anna',
       identities: { whatsapp: '79990005501', telegram: '5501', max: '5501' },
     });
-    expect((await call('/v1/contacts/ext:old-3')).body.identities).toEqual({
+    expect((await call('GET', '/v1/contacts/ext:old-3')).body.identities).toEqual({
       whatsapp: null,
       telegram: '5503',
       max: null,
     });
     // A taken address is still refused as its column's unique index refused it.
-    expect((await call('/v1/contacts', { body: { identities: { whatsapp: '+79990005502' } } })).status).toBe(409);
+    expect((await call('POST', '/v1/contacts', { identities: { whatsapp: '+79990005502' } })).status).toBe(409);
   });
 
   it('keeps applying opt-outs recorded before the migration: the send and the campaign estimate refuse that contact only', async () => {
@@ -134,24 +123,22 @@ describe('contact addresses migration', () => {
     await migrate('up');
 
     const send = (contact: string) =>
-      call('/v1/messages', { body: { contact, channels: ['whatsapp'], template: 'promo', params: ['Ann'] } });
+      call('POST', '/v1/messages', { contact, channels: ['whatsapp'], template: 'promo', params: ['Ann'] });
     expect(await send('ext:old-4')).toMatchObject({
       status: 422,
       body: { type: '/problems/recipient-opted-out', channel: 'whatsapp', purpose: 'marketing' },
     });
     expect((await send('ext:old-5')).status).toBe(202);
 
-    const campaign = await call('/v1/campaigns', {
-      body: {
-        name: 'Migrated audience',
-        template: 'promo',
-        params: ['{{contact.name}}'],
-        audience: { contact_ids: ['ext:old-4', 'ext:old-5'] },
-        channels: ['whatsapp'],
-      },
+    const campaign = await call('POST', '/v1/campaigns', {
+      name: 'Migrated audience',
+      template: 'promo',
+      params: ['{{contact.name}}'],
+      audience: { contact_ids: ['ext:old-4', 'ext:old-5'] },
+      channels: ['whatsapp'],
     });
     expect(campaign.status).toBe(201);
-    const estimate = await call(`/v1/campaigns/${campaign.body.id}/estimate`, { method: 'POST' });
+    const estimate = await call('POST', `/v1/campaigns/${campaign.body.id}/estimate`);
     expect(estimate.status).toBe(200);
     expect(estimate.body).toMatchObject({
       audience: 2,
@@ -161,12 +148,9 @@ describe('contact addresses migration', () => {
     });
 
     // A user id added beside the phone is another address: the phone's opt-out is not its.
-    const added = await call('/v1/contacts/ext:old-4', {
-      method: 'PATCH',
-      body: { identities: { 'whatsapp:user_id': 'RU.5504' } },
-    });
+    const added = await call('PATCH', '/v1/contacts/ext:old-4', { identities: { 'whatsapp:user_id': 'RU.5504' } });
     expect(added.status).toBe(200);
-    const consent = await call('/v1/contacts/ext:old-4/consent');
+    const consent = await call('GET', '/v1/contacts/ext:old-4/consent');
     expect(
       (consent.body.states as Json[])
         .filter((s) => s.purpose === 'marketing')

@@ -37,7 +37,47 @@ interface Case {
   answer?: Answer;
 }
 
+/** The WhatsApp interactive message of a kind: its type, body text and action. */
+const interactive = (sent: Json, type: string, text: string, action: Json) =>
+  expect(sent.interactive).toEqual({ type, body: { text }, action });
+
 const pressed = (id: string) => (c: Json) => c.type === 'reply' && c.reply?.id === id;
+
+/**
+ * Choices (title by id) the bots show as a keyboard of callback buttons, one a row, each sending its
+ * id back; and the customer picking `pick`: on WhatsApp as the `whatsappReply` kind, on a bot by its callback.
+ */
+const callbackChoices = (
+  titles: Record<string, string>,
+  pick: string,
+  whatsappReply: 'button_reply' | 'list_reply',
+) => {
+  const choices = Object.entries(titles);
+  return {
+    telegramKeyboard: (params: Json) =>
+      expect(telegramMarkup(params)).toEqual({
+        inline_keyboard: choices.map(([id, text]) => [{ text, callback_data: id }]),
+      }),
+    max: (call: { params: Json }) =>
+      expect(maxKeyboard(call.params)).toEqual(choices.map(([id, text]) => [{ type: 'callback', text, payload: id }])),
+    answer: {
+      whatsapp: { kind: whatsappReply, reply_id: pick, text: titles[pick] },
+      bot: { callback_data: pick },
+      expect: pressed(pick),
+    },
+  };
+};
+const TIME_SECTIONS = [
+  {
+    title: 'Tomorrow',
+    rows: [
+      { id: 'slot-10', title: '10:00', description: 'Morning' },
+      { id: 'slot-14', title: '14:00' },
+    ],
+  },
+];
+const confirmChoices = callbackChoices({ yes: 'Yes', no: 'No' }, 'no', 'button_reply');
+const timeChoices = callbackChoices({ 'slot-10': '10:00', 'slot-14': '14:00' }, 'slot-14', 'list_reply');
 
 /** 7 kinds x 3 channels: each case the payload the channel's emulator received and, where a customer answers, the answer. */
 const CASES: Case[] = [
@@ -81,32 +121,18 @@ const CASES: Case[] = [
     },
     rendered: { whatsapp: 'buttons', telegram: 'buttons', max: 'buttons' },
     whatsapp: (b) =>
-      expect(b.interactive).toEqual({
-        type: 'button',
-        body: { text: 'Confirm?' },
-        action: {
-          buttons: [
-            { type: 'reply', reply: { id: 'yes', title: 'Yes' } },
-            { type: 'reply', reply: { id: 'no', title: 'No' } },
-          ],
-        },
+      interactive(b, 'button', 'Confirm?', {
+        buttons: [
+          { type: 'reply', reply: { id: 'yes', title: 'Yes' } },
+          { type: 'reply', reply: { id: 'no', title: 'No' } },
+        ],
       }),
     telegram: (c) => {
       expect(c).toMatchObject({ method: 'sendMessage', params: { text: 'Confirm?' } });
-      expect(telegramMarkup(c.params)).toEqual({
-        inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }], [{ text: 'No', callback_data: 'no' }]],
-      });
+      confirmChoices.telegramKeyboard(c.params);
     },
-    max: (c) =>
-      expect(maxKeyboard(c.params)).toEqual([
-        [{ type: 'callback', text: 'Yes', payload: 'yes' }],
-        [{ type: 'callback', text: 'No', payload: 'no' }],
-      ]),
-    answer: {
-      whatsapp: { kind: 'button_reply', reply_id: 'no', text: 'No' },
-      bot: { callback_data: 'no' },
-      expect: pressed('no'),
-    },
+    max: confirmChoices.max,
+    answer: confirmChoices.answer,
   },
   {
     kind: 'list',
@@ -114,48 +140,15 @@ const CASES: Case[] = [
       type: 'list',
       text: 'Pick a time',
       button: 'Times',
-      sections: [
-        {
-          title: 'Tomorrow',
-          rows: [
-            { id: 'slot-10', title: '10:00', description: 'Morning' },
-            { id: 'slot-14', title: '14:00' },
-          ],
-        },
-      ],
+      sections: TIME_SECTIONS,
     },
     rendered: { whatsapp: 'list', telegram: 'buttons', max: 'buttons' },
     whatsapp: (b) =>
-      expect(b.interactive).toEqual({
-        type: 'list',
-        body: { text: 'Pick a time' },
-        action: {
-          button: 'Times',
-          sections: [
-            {
-              title: 'Tomorrow',
-              rows: [
-                { id: 'slot-10', title: '10:00', description: 'Morning' },
-                { id: 'slot-14', title: '14:00' },
-              ],
-            },
-          ],
-        },
-      }),
-    telegram: (c) =>
-      expect(telegramMarkup(c.params)).toEqual({
-        inline_keyboard: [[{ text: '10:00', callback_data: 'slot-10' }], [{ text: '14:00', callback_data: 'slot-14' }]],
-      }),
-    max: (c) =>
-      expect(maxKeyboard(c.params)).toEqual([
-        [{ type: 'callback', text: '10:00', payload: 'slot-10' }],
-        [{ type: 'callback', text: '14:00', payload: 'slot-14' }],
-      ]),
-    answer: {
-      whatsapp: { kind: 'list_reply', reply_id: 'slot-14', text: '14:00' },
-      bot: { callback_data: 'slot-14' },
-      expect: pressed('slot-14'),
-    },
+      // The sections as sent, rows and descriptions included.
+      interactive(b, 'list', 'Pick a time', { button: 'Times', sections: TIME_SECTIONS }),
+    telegram: (c) => timeChoices.telegramKeyboard(c.params),
+    max: timeChoices.max,
+    answer: timeChoices.answer,
   },
   {
     kind: 'cta_url',
@@ -166,10 +159,9 @@ const CASES: Case[] = [
     },
     rendered: { whatsapp: 'cta_url', telegram: 'cta_url', max: 'cta_url' },
     whatsapp: (b) =>
-      expect(b.interactive).toEqual({
-        type: 'cta_url',
-        body: { text: 'Your parcel is on its way' },
-        action: { name: 'cta_url', parameters: { display_text: 'Track', url: 'https://shop.example/t/1' } },
+      interactive(b, 'cta_url', 'Your parcel is on its way', {
+        name: 'cta_url',
+        parameters: { display_text: 'Track', url: 'https://shop.example/t/1' },
       }),
     telegram: (c) =>
       expect(telegramMarkup(c.params)).toEqual({
@@ -182,12 +174,7 @@ const CASES: Case[] = [
     kind: 'location_request',
     content: { type: 'location_request', text: 'Where should we deliver?' },
     rendered: { whatsapp: 'location_request', telegram: 'location_request', max: 'location_request' },
-    whatsapp: (b) =>
-      expect(b.interactive).toEqual({
-        type: 'location_request_message',
-        body: { text: 'Where should we deliver?' },
-        action: { name: 'send_location' },
-      }),
+    whatsapp: (b) => interactive(b, 'location_request_message', 'Where should we deliver?', { name: 'send_location' }),
     telegram: (c) =>
       expect(telegramMarkup(c.params)).toEqual({
         keyboard: [[{ text: 'Send location', request_location: true }]],
@@ -215,19 +202,15 @@ const CASES: Case[] = [
     },
     rendered: { whatsapp: 'flow', telegram: 'cta_url', max: 'cta_url' },
     whatsapp: (b, answer) =>
-      expect(b.interactive).toEqual({
-        type: 'flow',
-        body: { text: 'Book a table' },
-        action: {
-          name: 'flow',
-          parameters: {
-            flow_message_version: '3',
-            flow_token: answer.flow_token,
-            flow_id: '1234567890',
-            flow_cta: 'Book',
-            flow_action: 'navigate',
-            flow_action_payload: { screen: 'BOOKING', data: { party: 2 } },
-          },
+      interactive(b, 'flow', 'Book a table', {
+        name: 'flow',
+        parameters: {
+          flow_message_version: '3',
+          flow_token: answer.flow_token,
+          flow_id: '1234567890',
+          flow_cta: 'Book',
+          flow_action: 'navigate',
+          flow_action_payload: { screen: 'BOOKING', data: { party: 2 } },
         },
       }),
     telegram: (c) =>

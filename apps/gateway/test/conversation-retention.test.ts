@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { createDataSource } from '@app/database';
 import { Clock } from '@app/server';
 import { waitFor } from '@app/testing';
+import { GatewayCall, gatewayClient } from '../../../test/support/campaigns';
 import { ApiFactory, TestUser } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
@@ -24,22 +25,9 @@ describe('conversations: content retention and its purge', () => {
   let gatewayDb: DataSource;
   let user: TestUser;
   let app: Awaited<ReturnType<ApiFactory['activeApp']>>;
-  let token: string;
+  let call: GatewayCall;
 
-  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${platform.urls.gateway}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-  };
-  const setRetention = (value: unknown) =>
-    call('/v1/conversations/settings', { method: 'PATCH', body: { content_retention: value } });
+  const setRetention = (value: unknown) => call('PATCH', '/v1/conversations/settings', { content_retention: value });
   const customerWrites = (from: string, body: Json) =>
     sandboxControl<Json>(platform.urls.sandbox, 'whatsapp/inbound', {
       phone_number_id: app.phoneNumberId,
@@ -49,7 +37,7 @@ describe('conversations: content retention and its purge', () => {
   const conversationWith = (address: string) =>
     waitFor(
       async () =>
-        ((await call('/v1/conversations?channel=whatsapp&limit=100')).body.data as Json[]).find(
+        ((await call('GET', '/v1/conversations?channel=whatsapp&limit=100')).body.data as Json[]).find(
           (c) => c.contact.address === address,
         ) ?? false,
       20_000,
@@ -57,7 +45,7 @@ describe('conversations: content retention and its purge', () => {
       100,
     );
   const messagesOf = async (id: string) =>
-    (await call(`/v1/conversations/${id}/messages?limit=100`)).body.data as Json[];
+    (await call('GET', `/v1/conversations/${id}/messages?limit=100`)).body.data as Json[];
   const waitMessages = (id: string, ok: (m: Json[]) => boolean) =>
     waitFor(async () => ((m) => (ok(m) ? m : false))(await messagesOf(id)), 20_000, `messages of ${id}`, 100);
   /** One purge pass with the clock moved `days` ahead for every gateway timer. */
@@ -98,8 +86,9 @@ describe('conversations: content retention and its purge', () => {
     app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
     await registerSandboxNumber(platform.urls.sandbox, app);
     await factory.sendableTemplate(app.id, { name: 'order_ready', category: 'UTILITY', body: 'Hi {{1}}, ready.' });
-    token = (await new AccountsRepository(gatewayDb).createAccount('shop', user.userId)).token;
-    expect((await call('/v1/connections', { body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
+    const token = (await new AccountsRepository(gatewayDb).createAccount('shop', user.userId)).token;
+    call = gatewayClient(platform.urls.gateway, token);
+    expect((await call('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
   });
 
   afterAll(async () => {
@@ -110,22 +99,22 @@ describe('conversations: content retention and its purge', () => {
   });
 
   it('content_retention: 7 days by default, set in whole days from 0 to 3650; a bad value is a 400 naming it', async () => {
-    expect((await call('/v1/conversations/settings')).body).toEqual({ content_retention: 7, updated_at: null });
+    expect((await call('GET', '/v1/conversations/settings')).body).toEqual({ content_retention: 7, updated_at: null });
     for (const bad of [-1, 1.5, '7', 3651, null]) {
       const res = await setRetention(bad);
       expect(res.status).toBe(400);
       expect(res.body.type).toMatch(/\/problems\//);
       expect([...new Set((res.body.errors as Json[]).map((e) => e.field))]).toEqual(['content_retention']);
     }
-    const missing = await call('/v1/conversations/settings', { method: 'PATCH', body: {} });
+    const missing = await call('PATCH', '/v1/conversations/settings', {});
     expect(missing.status).toBe(400);
-    expect((await call('/v1/conversations/settings')).body.content_retention).toBe(7);
+    expect((await call('GET', '/v1/conversations/settings')).body.content_retention).toBe(7);
 
     const set = await setRetention(30);
     expect(set.status).toBe(200);
     expect(set.body.content_retention).toBe(30);
     expect(Number.isInteger(set.body.updated_at)).toBe(true);
-    expect((await call('/v1/conversations/settings')).body).toEqual(set.body);
+    expect((await call('GET', '/v1/conversations/settings')).body).toEqual(set.body);
   });
 
   it('content past the retention is purged (a moved clock); metadata, money and consent evidence stay', async () => {
@@ -133,13 +122,16 @@ describe('conversations: content retention and its purge', () => {
     await customerWrites(customer, { text: 'my card is 4111-secret-card' });
     await customerWrites(customer, { kind: 'image', text: 'photo of my secret-passport' });
     const conversation = await conversationWith(customer);
-    const sent = await call('/v1/messages', {
-      body: { channel: 'whatsapp', to: customer, template: 'order_ready', params: ['Ana'] },
+    const sent = await call('POST', '/v1/messages', {
+      channel: 'whatsapp',
+      to: customer,
+      template: 'order_ready',
+      params: ['Ana'],
     });
     expect(sent.status).toBe(202);
     const report = await waitFor(
       async () => {
-        const r = (await call(`/v1/messages/${sent.body.id}`)).body;
+        const r = (await call('GET', `/v1/messages/${sent.body.id}`)).body;
         return ['DELIVERED', 'READ'].includes(r.status) ? r : false;
       },
       20_000,
@@ -150,7 +142,7 @@ describe('conversations: content retention and its purge', () => {
     const contactId = conversation.contact.id as string;
     const consentBefore = await waitFor(
       async () => {
-        const c = (await call(`/v1/contacts/${contactId}/consent`)).body;
+        const c = (await call('GET', `/v1/contacts/${contactId}/consent`)).body;
         return (c.history as Json[] | undefined)?.some((h) => h.state === 'opted_out') ? c : false;
       },
       20_000,
@@ -183,7 +175,7 @@ describe('conversations: content retention and its purge', () => {
     expect((await fetch(image.media.url)).status).not.toBe(200);
     expect(after.map((m) => m.content)).toEqual(before.map((m) => ({ type: m.content.type, text: null })));
 
-    const thread = (await call(`/v1/conversations/${conversation.id}`)).body;
+    const thread = (await call('GET', `/v1/conversations/${conversation.id}`)).body;
     expect(thread.last_message).toMatchObject({
       id: before[3].id,
       content: { type: before[3].content.type, text: null },
@@ -194,9 +186,9 @@ describe('conversations: content retention and its purge', () => {
     expect(await gatewayRowsWith('secret-passport')).toEqual([]);
 
     // The money of the send and the consent evidence are kept where they live.
-    const reportAfter = (await call(`/v1/messages/${sent.body.id}`)).body;
+    const reportAfter = (await call('GET', `/v1/messages/${sent.body.id}`)).body;
     expect(reportAfter).toMatchObject({ id: report.id, price: report.price, category: report.category });
-    expect((await call(`/v1/contacts/${contactId}/consent`)).body.history).toEqual(consentBefore.history);
+    expect((await call('GET', `/v1/contacts/${contactId}/consent`)).body.history).toEqual(consentBefore.history);
 
     // A pass again finds nothing more to do.
     expect(await purgeAt(8)).toBe(0);

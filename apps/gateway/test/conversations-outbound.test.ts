@@ -1,11 +1,8 @@
-import { DataSource } from 'typeorm';
-import { createDataSource } from '@app/database';
 import { waitFor } from '@app/testing';
+import { gatewayAccount, GatewayCall, gatewayClient } from '../../../test/support/campaigns';
 import { ApiFactory } from '../../../test/support/factories';
 import { Platform, startPlatform } from '../../../test/support/platform';
 import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
-import { AccountsRepository } from '../src/accounts/accounts.repository';
-import { gatewaySchema } from '../src/database/schema';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -18,34 +15,22 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 describe('conversations: outbound content, statuses, windows and read markers', () => {
   let platform: Platform;
   let factory: ApiFactory;
-  let gatewayDb: DataSource;
   let app: Awaited<ReturnType<ApiFactory['activeApp']>>;
-  let token: string;
+  let call: GatewayCall;
   const bots: Record<'telegram' | 'max', { id: number; token: string }> = {} as never;
 
-  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${platform.urls.gateway}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-  };
+  const send = (message: Json) => call('POST', '/v1/messages', message);
   const sandbox = async (path: string, body?: unknown) =>
     (await sandboxControl<Json>(platform.urls.sandbox, path, body)).body;
   const contact = async (name: string, identities: Record<string, string>) => {
-    const res = await call('/v1/contacts', { body: { name, identities } });
+    const res = await call('POST', '/v1/contacts', { name, identities });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
   const conversationWith = (channel: string, address: string) =>
     waitFor(
       async () => {
-        const res = await call(`/v1/conversations?channel=${channel}&limit=100`);
+        const res = await call('GET', `/v1/conversations?channel=${channel}&limit=100`);
         return (res.body.data as Json[]).find((c) => c.contact.address === address) ?? false;
       },
       20_000,
@@ -53,7 +38,7 @@ describe('conversations: outbound content, statuses, windows and read markers', 
       100,
     );
   const messagesOf = async (id: string) =>
-    (await call(`/v1/conversations/${id}/messages?limit=100`)).body.data as Json[];
+    (await call('GET', `/v1/conversations/${id}/messages?limit=100`)).body.data as Json[];
   /** The thread's outbound message `messageId` once `done` holds for it. */
   const outbound = (conversationId: string, done: (m: Json) => boolean, what: string) =>
     waitFor(
@@ -76,36 +61,33 @@ describe('conversations: outbound content, statuses, windows and read markers', 
       },
     });
     factory = await ApiFactory.connect(platform.infra.databaseUrl);
-    gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 2);
-    await gatewayDb.initialize();
     const user = await factory.user('system', { balance: 10 });
     app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
     await registerSandboxNumber(platform.urls.sandbox, app);
     await factory.sendableTemplate(app.id, { name: 'order_ready', category: 'UTILITY', body: 'Hi {{1}}, ready.' });
-    token = (await new AccountsRepository(gatewayDb).createAccount('shop', user.userId)).token;
-    expect((await call('/v1/connections', { body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
+    call = gatewayClient(platform.urls.gateway, await gatewayAccount(platform.infra.databaseUrl, 'shop', user.userId));
+    expect((await call('POST', '/v1/connections', { channel: 'whatsapp', app_id: app.id })).status).toBe(201);
     for (const channel of ['telegram', 'max'] as const) {
       bots[channel] = (await sandbox(`${channel}/bots`, {})) as { id: number; token: string };
-      expect((await call('/v1/connections', { body: { channel, bot_token: bots[channel].token } })).status).toBe(201);
+      expect((await call('POST', '/v1/connections', { channel, bot_token: bots[channel].token })).status).toBe(201);
     }
     // The same template name on the bots, for a failover route.
-    const bot = await call('/v1/templates', {
-      body: { name: 'order_ready', language: 'en', content: { type: 'text', text: 'Bot: {{1}}, ready.' } },
+    const bot = await call('POST', '/v1/templates', {
+      name: 'order_ready',
+      language: 'en',
+      content: { type: 'text', text: 'Bot: {{1}}, ready.' },
     });
     expect(bot.status).toBe(201);
   });
 
   afterAll(async () => {
-    await gatewayDb?.destroy();
     await factory?.close();
     await platform?.stop();
   });
 
   it('shows what was sent, then moves its status to the end', async () => {
     const ivan = await contact('Ivan', { whatsapp: '+79990008010' });
-    const sent = await call('/v1/messages', {
-      body: { channel: 'whatsapp', to: '+79990008010', template: 'order_ready', params: ['Ivan'] },
-    });
+    const sent = await send({ channel: 'whatsapp', to: '+79990008010', template: 'order_ready', params: ['Ivan'] });
     expect(sent.status).toBe(202);
     // In the thread: the template as named, with its params.
     const c = await conversationWith('whatsapp', '79990008010');
@@ -123,8 +105,10 @@ describe('conversations: outbound content, statuses, windows and read markers', 
 
     // A content send, as sent, with what the channel was asked to send.
     const olga = await contact('Olga', { telegram: '818181' });
-    const text = await call('/v1/messages', {
-      body: { channel: 'telegram', to: '818181', content: { type: 'text', text: 'Your order shipped' } },
+    const text = await send({
+      channel: 'telegram',
+      to: '818181',
+      content: { type: 'text', text: 'Your order shipped' },
     });
     expect(text.status).toBe(202);
     const t = await conversationWith('telegram', '818181');
@@ -138,9 +122,7 @@ describe('conversations: outbound content, statuses, windows and read markers', 
 
   it('ends a failed send FAILED, and shows a failover step in the thread of the channel that carried it', async () => {
     const petr = await contact('Petr', { whatsapp: '79990080000' });
-    const failed = await call('/v1/messages', {
-      body: { contact: petr, channels: ['whatsapp'], template: 'order_ready', params: ['Petr'] },
-    });
+    const failed = await send({ contact: petr, channels: ['whatsapp'], template: 'order_ready', params: ['Petr'] });
     expect(failed.status).toBe(202);
     const p = await conversationWith('whatsapp', '79990080000');
     expect(p.contact.id).toBe(petr);
@@ -149,8 +131,11 @@ describe('conversations: outbound content, statuses, windows and read markers', 
 
     // WhatsApp refuses the number at once: the route moves on to Telegram, whose thread shows the step.
     const ann = await contact('Ann', { whatsapp: '79990083333', telegram: '838383' });
-    const routed = await call('/v1/messages', {
-      body: { contact: ann, channels: ['whatsapp', 'telegram'], template: 'order_ready', params: ['Ann'] },
+    const routed = await send({
+      contact: ann,
+      channels: ['whatsapp', 'telegram'],
+      template: 'order_ready',
+      params: ['Ann'],
     });
     expect(routed.status).toBe(202);
     const onWhatsApp = await conversationWith('whatsapp', '79990083333');
@@ -173,9 +158,7 @@ describe('conversations: outbound content, statuses, windows and read markers', 
     // A content route: each attempt shows the content, as the channel it went on was asked to send it.
     const bob = await contact('Bob', { telegram: '843333', max: '8444' });
     const content = { type: 'text', text: 'Your receipt is ready' };
-    const routedContent = await call('/v1/messages', {
-      body: { contact: bob, channels: ['telegram', 'max'], content },
-    });
+    const routedContent = await send({ contact: bob, channels: ['telegram', 'max'], content });
     expect(routedContent.status).toBe(202);
     const bobOnTelegram = await conversationWith('telegram', '843333');
     const refused = await outbound(bobOnTelegram.id, (m) => m.status === 'FAILED', 'the Telegram attempt failed');
@@ -188,18 +171,20 @@ describe('conversations: outbound content, statuses, windows and read markers', 
 
   it("shows a campaign's messages as sent: the template with each recipient's params, or the content", async () => {
     const zoe = await contact('Zoe', { telegram: '878787' });
-    const res = await call(`/v1/contacts/${zoe}`, { method: 'PATCH', body: { lists: ['buyers'] } });
+    const res = await call('PATCH', `/v1/contacts/${zoe}`, { lists: ['buyers'] });
     expect(res.status).toBe(200);
     const launched: string[] = [];
     for (const definition of [
       { name: 'Ready', template: 'order_ready', language: 'en', params: ['{{contact.name}}'] },
       { name: 'Hours', content: { type: 'text', text: 'Open until 9 today' } },
     ]) {
-      const created = await call('/v1/campaigns', {
-        body: { ...definition, audience: { list: 'buyers' }, channels: ['telegram'] },
+      const created = await call('POST', '/v1/campaigns', {
+        ...definition,
+        audience: { list: 'buyers' },
+        channels: ['telegram'],
       });
       expect(created.status).toBe(201);
-      expect((await call(`/v1/campaigns/${created.body.id}/launch`, { method: 'POST' })).status).toBe(200);
+      expect((await call('POST', `/v1/campaigns/${created.body.id}/launch`)).status).toBe(200);
       launched.push(created.body.id as string);
     }
     const c = await conversationWith('telegram', '878787');
@@ -226,7 +211,7 @@ describe('conversations: outbound content, statuses, windows and read markers', 
     const empty: Json[] = [];
     await waitFor(
       async () => {
-        const page = (await call('/v1/conversations?channel=telegram&limit=100')).body.data as Json[];
+        const page = (await call('GET', '/v1/conversations?channel=telegram&limit=100')).body.data as Json[];
         for (const c of page) {
           if (c.last_message === null || c.last_message_at === null) empty.push(c);
           seen.add(c.contact.address as string);
@@ -244,10 +229,10 @@ describe('conversations: outbound content, statuses, windows and read markers', 
     const from = '79990008400';
     await sandbox('whatsapp/inbound', { phone_number_id: app.phoneNumberId, from, text: 'where is my order?' });
     const c = await conversationWith('whatsapp', from);
-    const windowOf = async () => (await call(`/v1/conversations/${c.id}`)).body.window as Json;
+    const windowOf = async () => (await call('GET', `/v1/conversations/${c.id}`)).body.window as Json;
     const open = await waitFor(async () => ((await windowOf()).open ? windowOf() : false), 20_000, 'window open', 100);
     expect(open.expires_at).toBe(c.last_message.timestamp + 86_400);
-    const reply = await call(`/v1/conversations/${c.id}/messages`, { body: { text: 'On its way' } });
+    const reply = await call('POST', `/v1/conversations/${c.id}/messages`, { text: 'On its way' });
     expect(reply.status).toBe(202);
 
     // The customer wrote 25 hours ago: the conversation says closed, and the send check agrees.
@@ -258,9 +243,9 @@ describe('conversations: outbound content, statuses, windows and read markers', 
     const closed = await windowOf();
     expect(closed.open).toBe(false);
     expect(closed.expires_at).toBeLessThan(Math.floor(Date.now() / 1000));
-    const listedClosed = (await call('/v1/conversations?channel=whatsapp&limit=100')).body.data as Json[];
+    const listedClosed = (await call('GET', '/v1/conversations?channel=whatsapp&limit=100')).body.data as Json[];
     expect(listedClosed.find((x) => x.id === c.id)?.window.open).toBe(false);
-    const refused = await call(`/v1/conversations/${c.id}/messages`, { body: { text: 'Still there?' } });
+    const refused = await call('POST', `/v1/conversations/${c.id}/messages`, { text: 'Still there?' });
     expect(refused.status).toBe(422);
     expect(refused.body.type).toMatch(/\/problems\/window-closed$/);
 
@@ -269,13 +254,13 @@ describe('conversations: outbound content, statuses, windows and read markers', 
       from,
     ]);
     expect((await windowOf()).open).toBe(true);
-    expect((await call(`/v1/conversations/${c.id}/messages`, { body: { text: 'Here it is' } })).status).toBe(202);
+    expect((await call('POST', `/v1/conversations/${c.id}/messages`, { text: 'Here it is' })).status).toBe(202);
   });
 
   it('marks a MAX conversation read in its dialog: seen, then typing', async () => {
     await sandbox('max/inbound', { bot: bots.max.token, from: '8501', text: 'hi on max' });
     const c = await conversationWith('max', '8501');
-    const read = await call(`/v1/conversations/${c.id}/read`, { method: 'POST' });
+    const read = await call('POST', `/v1/conversations/${c.id}/read`);
     expect(read.status).toBe(200);
     expect(read.body.unread_count).toBe(0);
     const actions = (await sandbox(`max/calls?method=actions&bot_id=${bots.max.id}`)) as Json[];

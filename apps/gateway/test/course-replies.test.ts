@@ -1,12 +1,11 @@
 import { DataSource } from 'typeorm';
-import { createDataSource } from '@app/database';
 import { Clock } from '@app/server';
 import { waitFor } from '@app/testing';
-import { ApiFactory, TestUser } from '../../../test/support/factories';
-import { Platform, startPlatform } from '../../../test/support/platform';
-import { registerSandboxNumber, sandboxControl } from '../../../test/support/sandbox';
-import { AccountsRepository } from '../src/accounts/accounts.repository';
-import { gatewaySchema } from '../src/database/schema';
+import { GatewayCall } from '../../../test/support/campaigns';
+import { startCourseSchool } from '../../../test/support/course-school';
+import { ApiFactory } from '../../../test/support/factories';
+import { Platform } from '../../../test/support/platform';
+import { sandboxControl } from '../../../test/support/sandbox';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -19,25 +18,12 @@ describe('course platforms hearing back: waiting for replies, triggers', () => {
   let platform: Platform;
   let factory: ApiFactory;
   let gatewayDb: DataSource;
-  let user: TestUser;
   let app: Awaited<ReturnType<ApiFactory['activeApp']>>;
-  let token: string;
+  let call: GatewayCall;
   let course: { id: string; base_url: string };
   let connection: Json;
   const API_KEY = 'course-api-key-0002';
 
-  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${platform.urls.gateway}${path}`, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: {
-        Authorization: `Bearer ${token}`,
-        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-  };
   const sandbox = async (path: string, body?: unknown) =>
     (await sandboxControl<Json>(platform.urls.sandbox, path, body)).body;
   const fire = (event: Json) =>
@@ -65,7 +51,7 @@ describe('course platforms hearing back: waiting for replies, triggers', () => {
   const sentFor = (eventId: string) =>
     waitFor(
       async () => {
-        const res = await call(`/v1/course/events?connection_id=${connection.id}`);
+        const res = await call('GET', `/v1/course/events?connection_id=${connection.id}`);
         const found = (res.body.data as Json[]).find((e) => e.event_id === eventId && e.status !== 'received');
         return found ?? false;
       },
@@ -77,45 +63,27 @@ describe('course platforms hearing back: waiting for replies, triggers', () => {
       return found.message_ids[0] as string;
     });
   const rule = (eventType: string, wait?: unknown) =>
-    call('/v1/course/rules', {
-      body: {
-        connection_id: connection.id,
-        event_type: eventType,
-        channel: 'whatsapp',
-        template: 'lesson_question',
-        recipient_field: 'user.phone',
-        params: ['user.first_name'],
-        ...(wait === undefined ? {} : { wait_for_reply: wait }),
-      },
+    call('POST', '/v1/course/rules', {
+      connection_id: connection.id,
+      event_type: eventType,
+      channel: 'whatsapp',
+      template: 'lesson_question',
+      recipient_field: 'user.phone',
+      params: ['user.first_name'],
+      ...(wait === undefined ? {} : { wait_for_reply: wait }),
     });
 
   beforeAll(async () => {
-    platform = await startPlatform({
+    ({ platform, factory, gatewayDb, app, call } = await startCourseSchool({
       suite: 'gw-course-replies',
-      services: ['api', 'gateway', 'queue', 'sandbox'],
-      env: {
-        SANDBOX_STATUS_DELAY_MS: '50',
-        COURSE_POLL_INTERVAL_MS: '100',
-        COURSE_EVENTS_RETRY_FIRST_DELAY_MS: '100',
-        COURSE_EVENTS_RETRY_MAX_DELAY_MS: '400',
-      },
-    });
-    factory = await ApiFactory.connect(platform.infra.databaseUrl);
-    gatewayDb = createDataSource(platform.infra.databaseUrl, gatewaySchema, 2);
-    await gatewayDb.initialize();
-    user = await factory.user('system', { balance: 10 });
-    app = await factory.activeApp(user.userId, { message_limit: 'TIER_250' });
-    await registerSandboxNumber(platform.urls.sandbox, app);
-    await factory.sendableTemplate(app.id, {
-      name: 'lesson_question',
-      category: 'UTILITY',
-      body: 'Hi {{1}}, did the lesson make sense?',
-    });
-    token = (await new AccountsRepository(gatewayDb).createAccount('school', user.userId)).token;
-    expect((await call('/v1/connections', { body: { channel: 'whatsapp', app_id: app.id } })).status).toBe(201);
+      statusDelayMs: 50,
+      template: { name: 'lesson_question', body: 'Hi {{1}}, did the lesson make sense?' },
+    }));
     course = (await sandbox('course/platforms', { api_key: API_KEY })) as typeof course;
-    const created = await call('/v1/connections', {
-      body: { channel: 'course', base_url: course.base_url, api_key: API_KEY },
+    const created = await call('POST', '/v1/connections', {
+      channel: 'course',
+      base_url: course.base_url,
+      api_key: API_KEY,
     });
     expect(created.status).toBe(201);
     connection = created.body;
@@ -141,7 +109,7 @@ describe('course platforms hearing back: waiting for replies, triggers', () => {
     const good = await rule('lesson_done', { timeout_seconds: 3600 });
     expect(good.status).toBe(201);
     expect(good.body.wait_for_reply).toEqual({ timeout_seconds: 3600 });
-    const listed = (await call('/v1/course/rules')).body as Json[];
+    const listed = (await call('GET', '/v1/course/rules')).body as Json[];
     expect(listed.find((r) => r.id === good.body.id)?.wait_for_reply).toEqual({ timeout_seconds: 3600 });
   });
 
@@ -228,25 +196,26 @@ describe('course platforms hearing back: waiting for replies, triggers', () => {
   });
 
   it('a keyword configured on the connection starts a course event on the platform; on_message any other', async () => {
-    const bad = await call(`/v1/course/connections/${connection.id}/triggers`, {
-      method: 'PUT',
-      body: { keyword_triggers: [{ keyword: '', event: 'x' }], on_message: 7 },
+    const bad = await call('PUT', `/v1/course/connections/${connection.id}/triggers`, {
+      keyword_triggers: [{ keyword: '', event: 'x' }],
+      on_message: 7,
     });
     expect(bad.status).toBe(400);
     expect([...new Set((bad.body.errors as Json[]).map((e) => e.field))].sort()).toEqual([
       'keyword_triggers.0.keyword',
       'on_message',
     ]);
-    expect((await call(`/v1/course/connections/00000000-0000-4000-8000-000000000000/triggers`)).status).toBe(404);
+    const unknownConnection = '/v1/course/connections/00000000-0000-4000-8000-000000000000/triggers';
+    expect((await call('GET', unknownConnection)).status).toBe(404);
 
-    expect((await call(`/v1/course/connections/${connection.id}/triggers`)).body).toMatchObject({
+    expect((await call('GET', `/v1/course/connections/${connection.id}/triggers`)).body).toMatchObject({
       keyword_triggers: [],
       on_message: null,
       updated_at: null,
     });
-    const set = await call(`/v1/course/connections/${connection.id}/triggers`, {
-      method: 'PUT',
-      body: { keyword_triggers: [{ keyword: 'START', event: 'course_start' }], on_message: 'student_message' },
+    const set = await call('PUT', `/v1/course/connections/${connection.id}/triggers`, {
+      keyword_triggers: [{ keyword: 'START', event: 'course_start' }],
+      on_message: 'student_message',
     });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({

@@ -10,3 +10,4 @@ export { EntityRows } from './entity-rows';
 export * from './rate-limit';
 export { statementIn, statementThenCommit, transactionCommittedByLast } from './commit-with-statement';
 export { storableText } from './storable-text';
+export { planEachTime } from './prepared-statements';

@@ -66,6 +66,19 @@ export function repeatedStatementName(text: string): string | undefined {
   return name;
 }
 
+/**
+ * Keeps `text` unnamed for good: PostgreSQL then plans it for the values of each execution (a
+ * custom plan), where a prepared statement would soon settle on one generic plan. For statements
+ * whose best plan depends on how common a value is (a label on a few rows, or on most). At most
+ * COUNTED_MAX texts are kept so; past that they are named as any other.
+ */
+export function planEachTime(text: string): void {
+  if (never.has(text) || never.size >= COUNTED_MAX) return;
+  never.add(text);
+  counts.delete(text);
+  names.delete(text);
+}
+
 /** A named statement PostgreSQL refused for its changed result columns goes unnamed from then on. */
 export function statementFailed(text: string, err: unknown): void {
   if ((err as { code?: string } | null)?.code === RESULT_TYPE_CHANGED) {

@@ -53,12 +53,23 @@ export class IdempotencyRepository {
     return rows.length > 0;
   }
 
-  /** Renews the lease of a key in progress while `holder` (its request, alive) still holds it. */
-  async renew(userId: string, key: string, holder: string): Promise<void> {
+  /**
+   * Renews the leases of keys in progress, each while its `holder` (its request, alive) still
+   * holds it: one statement for all of a process's requests. A key whose row a send's transaction
+   * has locked is left for the next renewal rather than waited for (rows locked in one order).
+   */
+  async renew(leases: { userId: string; key: string; holder: string }[]): Promise<void> {
     await this.ds.query(
-      `UPDATE idempotency_keys SET created_at = now()
-       WHERE user_id = $1 AND key = $2 AND holder = $3 AND state = 'PENDING'`,
-      [userId, key, holder],
+      `WITH l AS (
+         SELECT k.user_id, k.key FROM idempotency_keys k
+           JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS l(user_id, key, holder)
+             ON k.user_id = l.user_id AND k.key = l.key AND k.holder = l.holder
+          WHERE k.state = 'PENDING'
+          ORDER BY k.user_id, k.key
+            FOR UPDATE OF k SKIP LOCKED
+       )
+       UPDATE idempotency_keys k SET created_at = now() FROM l WHERE k.user_id = l.user_id AND k.key = l.key`,
+      [leases.map((l) => l.userId), leases.map((l) => l.key), leases.map((l) => l.holder)],
     );
   }
 

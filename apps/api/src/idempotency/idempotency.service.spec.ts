@@ -37,12 +37,35 @@ describe('IdempotencyService: the lease of a key in progress', () => {
     await jest.advanceTimersByTimeAsync(3500);
     expect(keys.renew).toHaveBeenCalledTimes(3);
     const holder = keys.claim.mock.calls[0][4] as string;
-    expect(keys.renew).toHaveBeenCalledWith('u1', 'k1', holder);
+    expect(keys.renew).toHaveBeenCalledWith([{ userId: 'u1', key: 'k1', holder }]);
     w.finish({ status: 201, body: 'm1' });
     await expect(run).resolves.toEqual({ status: 201, body: 'm1', replayed: false });
     await jest.advanceTimersByTimeAsync(5000);
     expect(keys.renew).toHaveBeenCalledTimes(3);
     expect(keys.complete).toHaveBeenCalledWith('u1', 'k1', holder, 201, 'm1');
+  });
+
+  it('renews the leases of all requests in progress together, one statement a tick', async () => {
+    const { keys, service } = setup();
+    const works = ['k1', 'k2', 'k3'].map(() => pending());
+    const runs = works.map((w, i) => service.run('u1', `k${i + 1}`, 'h', w.work));
+    await jest.advanceTimersByTimeAsync(1100);
+    expect(keys.renew).toHaveBeenCalledTimes(1);
+    const holders = keys.claim.mock.calls.map((c) => c[4] as string);
+    expect(keys.renew).toHaveBeenCalledWith(holders.map((holder, i) => ({ userId: 'u1', key: `k${i + 1}`, holder })));
+    works[1].finish({ status: 201, body: 'm2' });
+    await runs[1];
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(keys.renew).toHaveBeenCalledTimes(2);
+    expect(keys.renew).toHaveBeenLastCalledWith([
+      { userId: 'u1', key: 'k1', holder: holders[0] },
+      { userId: 'u1', key: 'k3', holder: holders[2] },
+    ]);
+    works[0].finish({ status: 201, body: 'm1' });
+    works[2].finish({ status: 201, body: 'm3' });
+    await Promise.all(runs);
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(keys.renew).toHaveBeenCalledTimes(2);
   });
 
   it('stops with a request that failed, which gives the key up', async () => {

@@ -9,7 +9,7 @@ import {
   GatewaySendChannel,
   MessageStatus,
 } from '@app/contracts';
-import { sqlRows } from '@app/database';
+import { planEachTime, sqlRows } from '@app/database';
 import { CONTACT_JOIN, CONVERSATION, ConversationFilter, conversationPageQuery, EXACT } from './conversation-pages';
 
 /** A conversation as stored. */
@@ -400,14 +400,10 @@ export class ConversationsRepository {
   ): Promise<{ rows: (ConversationRow & { cursor_at: string })[]; more: boolean }> {
     const { sql, params } = conversationPageQuery(accountId, f, after, limit);
     type Row = ConversationRow & { cursor_at: string };
-    const rows = f.label
-      ? // How many conversations have a label differs by label (a few, or most): planned for the
-        // label given each time, it is read from the labels' index when rare, along the list when common.
-        await this.ds.transaction(async (em) => {
-          await em.query(`SET LOCAL plan_cache_mode = force_custom_plan`);
-          return sqlRows<Row>(em, sql, params);
-        })
-      : await sqlRows<Row>(this.ds, sql, params);
+    // How many conversations have a label differs by label (a few, or most): planned for the label
+    // given each time, it is read from the labels' index when rare, along the list when common.
+    if (f.label) planEachTime(sql);
+    const rows = await sqlRows<Row>(this.ds, sql, params);
     return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
