@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import { ContactRow, gatewayAccount, gatewayClient, GatewayCall, importContacts } from '../../test/support/campaigns';
 import { registerSandboxBot } from '../../test/support/sandbox';
 import { launchCampaign } from './campaign-steps';
-import { BenchFigure } from './report';
+import { BenchFigure, cpuPerUnit } from './report';
 
 /** The most a channel may receive the image: once per bot. */
 export const MEDIA_UPLOADS_MAX_PER_CHANNEL = 1;
@@ -166,11 +166,7 @@ async function runContentCampaign(
     if (queued === 0) break;
     if (Date.now() > deadline) throw new Error(`${kind} campaign: ${queued} messages still queued after 30 minutes`);
   }
-  const cpuAfter = input.cpuMs();
-  const cpu = Object.fromEntries(
-    Object.entries(cpuAfter).map(([service, ms]) => [service, Math.round(((ms - cpuBefore[service]) / n) * 100) / 100]),
-  );
-  return { seconds, perSecond: n / seconds, cpu };
+  return { seconds, perSecond: n / seconds, cpu: cpuPerUnit(cpuBefore, input.cpuMs(), n) };
 }
 
 /**

@@ -25,7 +25,7 @@ import { ApiFactory } from '../../test/support/factories';
 import { registerSandboxNumber } from '../../test/support/sandbox';
 import { httpLoad, keepAliveClient, LoadResult } from './http-load';
 import { largeAccountConversation, seededId, seedHistory } from './conversations-seed';
-import { Bench, BenchFigure, percentile, profilePhase } from './report';
+import { Bench, BenchFigure, cpuPerUnit, percentile, profilePhase } from './report';
 import { spawnPlatform } from './spawned-platform';
 
 const PAGING_CLIENTS = 20;
@@ -114,12 +114,7 @@ export const conversationsBench: Bench = async (opts) => {
     const historyCpuAfter = platform.cpuMs();
     const pagesRead = history.reduce((n, h) => n + h.load.accepted, 0);
     // Each service's CPU per page read, over every query's pages.
-    const cpuPerPage = Object.fromEntries(
-      Object.entries(historyCpuAfter).map(([s, ms]) => [
-        `cpu_ms_per_page_${s}`,
-        round(((ms ?? 0) - (historyCpu[s as never] ?? 0)) / Math.max(1, pagesRead)),
-      ]),
-    );
+    const cpuPerPage = cpuPerUnit(historyCpu, historyCpuAfter, Math.max(1, pagesRead), (s) => `cpu_ms_per_page_${s}`);
     const paged = platform.peakRssMib();
     const health = await httpLoad(platform.urls.gateway, {
       connections: PAGING_CLIENTS,
@@ -192,12 +187,7 @@ export const conversationsBench: Bench = async (opts) => {
     profilePhase('inbound', 'stop');
     for (const sub of subs) sub.unsubscribe();
     // Each service's CPU per message sent, from the first webhook until the last one is recorded.
-    const cpuPerMessage = Object.fromEntries(
-      Object.entries(cpuAfter).map(([s, ms]) => [
-        `cpu_ms_per_message_${s}`,
-        round(((ms ?? 0) - (cpuBefore[s as never] ?? 0)) / sent),
-      ]),
-    );
+    const cpuPerMessage = cpuPerUnit(cpuBefore, cpuAfter, sent, (s) => `cpu_ms_per_message_${s}`);
     const flow = (type: keyof typeof arrived) => {
       const at = arrived[type];
       const lat = [...at].map(([i, ms]) => ms - sentAt.get(i)!);

@@ -175,3 +175,21 @@ export function profilePhase(phase: string, mark: 'go' | 'stop'): void {
   const dir = process.env.CPU_PROFILE_DIR;
   if (dir && process.env.BENCH_PROFILE_PHASE === phase) writeFileSync(join(dir, mark), '');
 }
+
+/**
+ * Each service's CPU milliseconds per unit of work (a message, a page, a recipient) between two
+ * readings of its CPU use, to two decimals, under the name `name` gives the service.
+ */
+export function cpuPerUnit(
+  before: Partial<Record<string, number>>,
+  after: Partial<Record<string, number>>,
+  units: number,
+  name: (service: string) => string = (service) => service,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after).map(([service, ms]) => [
+      name(service),
+      Math.round((((ms ?? 0) - (before[service] ?? 0)) / units) * 100) / 100,
+    ]),
+  );
+}
