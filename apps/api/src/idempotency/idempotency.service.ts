@@ -115,8 +115,10 @@ export class IdempotencyService {
    */
   private holdLease(userId: string, lease: KeyLease): { stop: () => void } {
     this.held.set(lease.holder, { userId, key: lease.key, holder: lease.holder });
-    this.renewals ??= setInterval(() => void this.renewAll(), (this.config.IDEMPOTENCY_LEASE_SECONDS * 1000) / 5);
-    this.renewals.unref();
+    if (!this.renewals) {
+      this.renewals = setInterval(() => void this.renewAll(), (this.config.IDEMPOTENCY_LEASE_SECONDS * 1000) / 5);
+      this.renewals.unref();
+    }
     return {
       stop: () => {
         this.held.delete(lease.holder);
