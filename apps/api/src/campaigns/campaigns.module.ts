@@ -15,6 +15,7 @@ import { CampaignWindows } from './campaign-windows';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
 import { CampaignEngagementRpcController } from './campaign-variants.engagement';
 import { CampaignsRepository } from './campaigns.repository';
+import { CampaignTotalsCache } from './campaign-totals-cache';
 import { CampaignsRpcController } from './campaigns.rpc.controller';
 import { CampaignsService } from './campaigns.service';
 import { FrequencyRepository } from './frequency-repository';
@@ -28,6 +29,7 @@ import { FrequencyRulesService } from './frequency-rules';
   providers: [
     Clock,
     CampaignsRepository,
+    CampaignTotalsCache,
     CampaignsService,
     CampaignRunner,
     CampaignWindows,

@@ -48,6 +48,7 @@ import { withVariant } from './campaign-variants';
 import { CampaignVariantsRepository } from './campaign-variants.repository';
 import { CampaignRepliesRepository } from './campaign-replies.repository';
 import { CampaignPassCostMeter, remainingSeconds } from './campaign-pass-cost';
+import { CampaignTotalsCache } from './campaign-totals-cache';
 
 /** Recipients whose message the send path accepted: every one neither pending nor skipped. */
 const acceptedOf = (n: CampaignCounts): number => n.queued + n.sent + n.delivered + n.read + n.failed;
@@ -94,6 +95,7 @@ export class CampaignsService {
     private readonly variants: CampaignVariantsRepository,
     private readonly replies: CampaignRepliesRepository,
     private readonly passCost: CampaignPassCostMeter,
+    private readonly totalsCache: CampaignTotalsCache,
   ) {}
 
   async create(req: CreateCampaignRequest): Promise<CampaignView> {
@@ -389,6 +391,7 @@ export class CampaignsService {
    */
   async record(em: EntityManager, c: CampaignRow, type: CampaignEventType): Promise<CampaignChange> {
     const totals = await this.repo.totals(c.id, em);
+    this.totalsCache.forget(c.id);
     const event: EventEnvelope<CampaignEventData> = {
       id: newEventId(),
       type,
@@ -423,7 +426,7 @@ export class CampaignsService {
     // Independent reads asked together: one wait for the pool's connections, not one each (while
     // the runner sends, each wait is behind its queries).
     const [t, balance, variantResults] = await Promise.all([
-      totals ?? this.repo.totals(c.id),
+      totals ?? this.totalsCache.get(c.id),
       this.balances.findBalance(c.user_id),
       c.definition.variants?.length ? this.variants.results(c.id, c.definition) : undefined,
     ]);

@@ -246,6 +246,28 @@ describe('ChannelDispatch decisions', () => {
       expect(alone.clock.now()).toBeGreaterThanOrEqual(taken + 2000);
     });
 
+    it('another copy in hand claims it anew while this one waits: the wait starts again from that call, never sent twice', async () => {
+      const k = setup();
+      const m = message();
+      await k.store.write(m.id, { status: 'sending', since: k.clock.now() - 60_000 });
+      const sleep = k.clock.sleepUntil;
+      let waits = 0;
+      let newerCall = 0;
+      k.clock.sleepUntil = (at: number) => {
+        // A redelivered copy claims it (its call under way, slow); its answer is recorded 6 s later.
+        if (++waits === 2) {
+          newerCall = k.clock.now();
+          void k.store.write(m.id, { status: 'sending', since: newerCall });
+        }
+        if (newerCall && k.clock.now() >= newerCall + 6000)
+          void k.store.write(m.id, { status: 'sent', providerMessageId: 'wamid.other' });
+        return sleep(at);
+      };
+      expect(await k.delivery.deliver(item(m, 3))).toEqual({ action: 'ack' });
+      expect(k.sent).toEqual([]);
+      expect(k.events[0]).toMatchObject({ type: 'message.sent', data: { provider_message_id: 'wamid.other' } });
+    });
+
     it('a first delivery skips the read, yet a state already there still stops a second send', async () => {
       const k = setup();
       const m = message();

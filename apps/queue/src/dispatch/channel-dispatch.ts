@@ -356,6 +356,11 @@ export class ChannelDispatch {
    * counts from now when the call ended long ago: a worker that comes back to the message late
    * (after an outage of NATS, during which the channel's callback could not be stored either)
    * still gives that callback, retried by the channel, the grace to arrive.
+   *
+   * Another copy of the message can be in hand meanwhile (the server redelivered it while this one
+   * waited: its ack timer could not be kept alive through a NATS outage) and claim it anew: a newer
+   * `sending` is a newer call that may be under way, so the wait starts again from it. Returning a
+   * `sending` entry means its call must have ended, with no callback, and the claim may take it over.
    */
   private async awaitUncertain(
     msg: OutboundMessage,
@@ -364,12 +369,18 @@ export class ChannelDispatch {
   ): Promise<DeliveryStateEntry> {
     const { store, clock, connector, options, signal } = this.deps;
     const messageId = msg.id;
-    const deadline = Math.max(since + sendTimeoutOf(connector, msg), clock.now()) + options.uncertainGraceMs;
+    const deadlineFor = (callSince: number) =>
+      Math.max(callSince + sendTimeoutOf(connector, msg), clock.now()) + options.uncertainGraceMs;
+    let deadline = deadlineFor(since);
     let current = entry;
     while (!isDelivered(current.state) && clock.now() < deadline) {
       await clock.sleepUntil(Math.min(deadline, clock.now() + POLL_MS), signal);
       current = await store.read(messageId);
       if (current.state?.status !== 'sending' && !isDelivered(current.state)) break;
+      if (current.state?.status === 'sending' && current.state.since !== since) {
+        since = current.state.since;
+        deadline = deadlineFor(since);
+      }
     }
     return current;
   }
