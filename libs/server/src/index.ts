@@ -36,6 +36,12 @@ export {
 export { FieldErrorDto, ProblemDto } from './openapi/problem.dto';
 export { MessageChargeDto, MessageFailureDto, MessageTimelineEntryDto } from './openapi/message-report.dto';
 export {
+  WebhookAttemptFieldsDto,
+  WebhookDeliveryFieldsDto,
+  WebhookRotatedSecretFieldsDto,
+  WebhookSubscriptionFieldsDto,
+} from './openapi/webhook-views.dto';
+export {
   ApiProblems,
   createOpenApiDocument,
   problemDecorator,

@@ -7,13 +7,17 @@ import {
   EVENT_TYPES,
   GATEWAY_TRANSACTIONS_PAGE,
   SUBSCRIPTION_LIMITS,
-  SUBSCRIPTION_STATUSES,
 } from '@app/contracts';
-import { IsCalendarDate } from '@app/server';
+import {
+  IsCalendarDate,
+  WebhookAttemptFieldsDto,
+  WebhookDeliveryFieldsDto,
+  WebhookRotatedSecretFieldsDto,
+  WebhookSubscriptionFieldsDto,
+} from '@app/server';
 import { ApiNextCursor, CursorPageQueryDto } from '../paging/cursor-page.dto';
 
 const SECONDS = { type: 'integer', description: 'Unix seconds' } as const;
-const MAYBE_SECONDS = { ...SECONDS, nullable: true } as const;
 
 export class BalanceDto {
   @ApiProperty({ example: 12.5, description: 'Available to spend: credits minus charges and amounts held' })
@@ -125,56 +129,14 @@ export class CreateWebhookDto {
   description?: string | null;
 }
 
-export class WebhookDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ format: 'uri' })
-  url: string;
-
-  @ApiProperty({ type: [String], example: ['message.delivered'] })
-  events: string[];
-
-  @ApiProperty({ type: Number, nullable: true })
-  app_id: number | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  description: string | null;
-
-  @ApiProperty({ enum: SUBSCRIPTION_STATUSES })
-  status: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  disabled_reason: string | null;
-
-  @ApiProperty(MAYBE_SECONDS)
-  disabled_at: number | null;
-
-  @ApiProperty({ ...MAYBE_SECONDS, description: 'Until when the previous secret still signs deliveries' })
-  previous_secret_expires_at: number | null;
-
-  @ApiProperty(SECONDS)
-  created_at: number;
-
-  @ApiProperty(SECONDS)
-  updated_at: number;
-}
+export class WebhookDto extends WebhookSubscriptionFieldsDto {}
 
 export class CreatedWebhookDto extends WebhookDto {
   @ApiProperty({ description: 'The signing secret: shown only in this answer' })
   secret: string;
 }
 
-export class RotatedWebhookSecretDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ description: 'The new signing secret: shown only in this answer' })
-  secret: string;
-
-  @ApiProperty({ ...SECONDS, description: 'Until when the previous secret also signs deliveries' })
-  previous_secret_expires_at: number;
-}
+export class RotatedWebhookSecretDto extends WebhookRotatedSecretFieldsDto {}
 
 /** `GET /v1/webhooks/{id}/deliveries`: a cursor-paged list, optionally of one status. */
 export class WebhookDeliveriesQueryDto extends CursorPageQueryDto {
@@ -184,66 +146,9 @@ export class WebhookDeliveriesQueryDto extends CursorPageQueryDto {
   status?: DeliveryStatus;
 }
 
-export class WebhookAttemptDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
+export class WebhookAttemptDto extends WebhookAttemptFieldsDto {}
 
-  @ApiProperty({ description: '1 for the first attempt' })
-  attempt: number;
-
-  @ApiProperty({ enum: ['SUCCEEDED', 'FAILED'] })
-  status: string;
-
-  @ApiProperty({ type: Number, nullable: true, example: 200 })
-  response_status: number | null;
-
-  @ApiProperty({ example: 42 })
-  latency_ms: number;
-
-  @ApiProperty({ type: String, nullable: true, description: 'The first 1 KiB of the response body' })
-  response_excerpt: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  error: string | null;
-
-  @ApiProperty(MAYBE_SECONDS)
-  next_retry_at: number | null;
-
-  @ApiProperty(SECONDS)
-  created_at: number;
-}
-
-export class WebhookDeliveryDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  event_id: string;
-
-  @ApiProperty({ example: 'message.delivered' })
-  event_type: string;
-
-  @ApiProperty({ enum: DELIVERY_STATUSES })
-  status: string;
-
-  @ApiProperty({ description: 'Attempts made so far' })
-  attempts: number;
-
-  @ApiProperty(MAYBE_SECONDS)
-  next_attempt_at: number | null;
-
-  @ApiProperty(MAYBE_SECONDS)
-  last_attempt_at: number | null;
-
-  @ApiProperty({ type: Number, nullable: true })
-  last_response_status: number | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  last_error: string | null;
-
-  @ApiProperty(SECONDS)
-  created_at: number;
-
+export class WebhookDeliveryDto extends WebhookDeliveryFieldsDto {
   @ApiProperty({
     type: [WebhookAttemptDto],
     description: `Its latest attempts (${DELIVERY_PAGE_ATTEMPTS} at most), oldest first`,

@@ -728,7 +728,10 @@ export interface components {
       type: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT';
     };
     DeliveryDto: {
-      /** @example 1 */
+      /**
+       * @description Attempts made so far
+       * @example 1
+       */
       attempts: number;
       /**
        * @description Unix seconds

@@ -2437,30 +2437,70 @@ export interface components {
       token: string;
     };
     CreatedWebhookDto: {
+      /** @example 12 */
       app_id: number | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       description: string | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       disabled_at: number | null;
+      /** @description Why it was disabled, when it is */
       disabled_reason: string | null;
       /**
        * @example [
        *       "message.delivered"
        *     ]
        */
-      events: string[];
+      events: (
+        | 'message.sent'
+        | 'message.delivered'
+        | 'message.read'
+        | 'message.failed'
+        | 'message.received'
+        | 'message.reaction'
+        | 'message.clicked'
+        | 'template.status_changed'
+        | 'template.updated'
+        | 'app.updated'
+        | 'endpoint.disabled'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
+        | 'campaign.started'
+        | 'campaign.paused'
+        | 'campaign.resumed'
+        | 'campaign.cancelled'
+        | 'campaign.completed'
+        | 'conversation.message.created'
+        | 'conversation.assigned'
+        | 'conversation.status_changed'
+        | '*'
+      )[];
       /** Format: uuid */
       id: string;
-      /** @description Until when the previous secret still signs deliveries */
+      /**
+       * @description Until when the previous secret still signs deliveries
+       * @example 1763700000
+       */
       previous_secret_expires_at: number | null;
       /** @description The signing secret: shown only in this answer */
       secret: string;
       /** @enum {string} */
       status: 'ACTIVE' | 'DISABLED';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       updated_at: number;
-      /** Format: uri */
+      /**
+       * Format: uri
+       * @example https://hooks.acme.test/messaging
+       */
       url: string;
     };
     CreateMediaFromUrlDto: {
@@ -2824,9 +2864,15 @@ export interface components {
     RotatedWebhookSecretDto: {
       /** Format: uuid */
       id: string;
-      /** @description Until when the previous secret also signs deliveries */
+      /**
+       * @description Until when the previous secret also signs deliveries
+       * @example 1763700000
+       */
       previous_secret_expires_at: number;
-      /** @description The new signing secret: shown only in this answer */
+      /**
+       * @description The new signing secret; shown once
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
       secret: string;
     };
     SendContentDto: {
@@ -3149,16 +3195,25 @@ export interface components {
       timeout_seconds: number;
     };
     WebhookAttemptDto: {
-      /** @description 1 for the first attempt */
+      /**
+       * @description 1 for the first attempt of a delivery
+       * @example 1
+       */
       attempt: number;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       error: string | null;
       /** Format: uuid */
       id: string;
       /** @example 42 */
       latency_ms: number;
-      /** @description Unix seconds */
+      /**
+       * @description When the next attempt is planned after this one
+       * @example 1763700000
+       */
       next_retry_at: number | null;
       /** @description The first 1 KiB of the response body */
       response_excerpt: string | null;
@@ -3170,20 +3225,33 @@ export interface components {
     WebhookDeliveryDto: {
       /** @description Its latest attempts (20 at most), oldest first */
       attempt_log: components['schemas']['WebhookAttemptDto'][];
-      /** @description Attempts made so far */
+      /**
+       * @description Attempts made so far
+       * @example 1
+       */
       attempts: number;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       event_id: string;
       /** @example message.delivered */
       event_type: string;
       /** Format: uuid */
       id: string;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       last_attempt_at: number | null;
       last_error: string | null;
+      /** @example 200 */
       last_response_status: number | null;
-      /** @description Unix seconds */
+      /**
+       * @description null when no further attempt is planned
+       * @example 1763700000
+       */
       next_attempt_at: number | null;
       /** @enum {string} */
       status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -3195,28 +3263,68 @@ export interface components {
       next_cursor: string | null;
     };
     WebhookDto: {
+      /** @example 12 */
       app_id: number | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       created_at: number;
       description: string | null;
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       disabled_at: number | null;
+      /** @description Why it was disabled, when it is */
       disabled_reason: string | null;
       /**
        * @example [
        *       "message.delivered"
        *     ]
        */
-      events: string[];
+      events: (
+        | 'message.sent'
+        | 'message.delivered'
+        | 'message.read'
+        | 'message.failed'
+        | 'message.received'
+        | 'message.reaction'
+        | 'message.clicked'
+        | 'template.status_changed'
+        | 'template.updated'
+        | 'app.updated'
+        | 'endpoint.disabled'
+        | 'contact.opted_out'
+        | 'contact.opted_in'
+        | 'campaign.started'
+        | 'campaign.paused'
+        | 'campaign.resumed'
+        | 'campaign.cancelled'
+        | 'campaign.completed'
+        | 'conversation.message.created'
+        | 'conversation.assigned'
+        | 'conversation.status_changed'
+        | '*'
+      )[];
       /** Format: uuid */
       id: string;
-      /** @description Until when the previous secret still signs deliveries */
+      /**
+       * @description Until when the previous secret still signs deliveries
+       * @example 1763700000
+       */
       previous_secret_expires_at: number | null;
       /** @enum {string} */
       status: 'ACTIVE' | 'DISABLED';
-      /** @description Unix seconds */
+      /**
+       * @description Unix seconds
+       * @example 1763700000
+       */
       updated_at: number;
-      /** Format: uri */
+      /**
+       * Format: uri
+       * @example https://hooks.acme.test/messaging
+       */
       url: string;
     };
     WebhookResendDto: {
