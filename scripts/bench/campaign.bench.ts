@@ -480,7 +480,7 @@ export const campaignBench: Bench = async (opts) => {
   process.env.NATS_URL ??= opts.natsUrl;
   process.env.DATABASE_URL ??= opts.databaseUrl;
   const build = compileServicesBuild();
-  const infra = await startTestInfra({ suite: 'bench_campaign' });
+  const infra = await startTestInfra({ suite: 'bench_campaign', autovacuum: true });
   try {
     const figures = await run(opts, infra, build);
     // A smoke run (200 recipients a campaign) only shows the figure: its seconds are mostly the

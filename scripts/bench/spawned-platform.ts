@@ -91,6 +91,7 @@ export async function spawnPlatform(
   const infra = await startTestInfra({
     suite: o.suite,
     database: o.services.some((s) => s !== 'sandbox' && s !== 'queue'),
+    autovacuum: true,
   });
   const { urls, env, replicaPorts } = await platformEnv(infra, { LOG_LEVEL: 'warn', ...o.env }, o.replicas);
   const children: ChildProcess[] = [];

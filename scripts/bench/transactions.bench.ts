@@ -46,7 +46,7 @@ export const transactionsBench: Bench = async (opts) => {
   const history = opts.smoke ? 2_000 : 1_000_000;
   process.env.NATS_URL ??= opts.natsUrl;
   process.env.DATABASE_URL ??= opts.databaseUrl;
-  const infra = await startTestInfra({ suite: 'bench-transactions' });
+  const infra = await startTestInfra({ suite: 'bench-transactions', autovacuum: true });
   for (const def of ALL_SCHEMAS) await migrateSchema(infra.databaseUrl, def);
   const { urls, adminUrls, env } = await platformEnv(infra, {
     LOG_LEVEL: 'warn',

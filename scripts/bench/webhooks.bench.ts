@@ -77,7 +77,7 @@ export const webhooksBench: Bench = async (opts) => {
   const events = opts.smoke ? 300 : Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
   process.env.DATABASE_URL ??= opts.databaseUrl;
   process.env.NATS_URL ??= opts.natsUrl;
-  const infra = await startTestInfra({ suite: 'bench_webhooks' });
+  const infra = await startTestInfra({ suite: 'bench_webhooks', autovacuum: true });
   const receiver = await new CountingReceiver().start();
   const env: Record<string, string> = {
     ...infra.env,

@@ -159,6 +159,47 @@ describe('Idempotency-Key: a first request that outlives its lease', () => {
     expect(again.body.message.id).toBe(retry.body.message.id);
   });
 
+  it('a first request alive past three leases keeps its key (renewed): a retry meanwhile is told it is in use, and one message is sent', async () => {
+    const key = 'order-lease-renewed';
+    const phone = '79990005503';
+    const stalled = deferred();
+    const reached = deferred();
+    const commit = sends.commit.bind(sends);
+    jest.spyOn(sends, 'commit').mockImplementationOnce(async (record: SendRecord) => {
+      reached.resolve();
+      await stalled.promise;
+      return commit(record);
+    });
+    const first = send(key, phone);
+    await reached.promise;
+    const leaseOf = async () =>
+      (
+        await sql<{ age: number }>(
+          `SELECT extract(epoch FROM now() - created_at)::float8 AS age FROM idempotency_keys
+            WHERE user_id = $1 AND key = $2`,
+          [sys.userId, key],
+        )
+      )[0]?.age;
+    // Three leases' time: the renewals keep the lease younger than one lease all along.
+    const ages: number[] = [];
+    for (const until = Date.now() + 3 * LEASE_SECONDS * 1000; Date.now() < until;) {
+      ages.push(await leaseOf());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(Math.max(...ages)).toBeLessThan(LEASE_SECONDS);
+    const retry = await send(key, phone);
+    expect({ status: retry.status, type: retry.body.type }).toEqual({
+      status: 409,
+      type: expect.stringContaining('idempotency-key-in-use'),
+    });
+    stalled.resolve();
+    const original = await first;
+    expect(original.status).toBe(201);
+    const ids = await messagesWithKey(key);
+    expect(ids).toEqual([original.body.message.id]);
+    expect(await arrivalsAt(phone)).toEqual(ids);
+  });
+
   it('a send whose commit succeeded but whose answer was lost: answered with its message, a retry sends nothing new', async () => {
     const key = 'order-lease-2';
     const phone = '79990005502';

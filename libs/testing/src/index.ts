@@ -1,4 +1,6 @@
 export { startTestInfra } from './infra';
+export { standInForAutovacuum, AUTOVACUUM_DEFAULTS } from './autovacuum';
+export type { AutovacuumSettings, AutovacuumStand } from './autovacuum';
 export type { TestInfra, TestInfraOptions } from './infra';
 export { waitFor, sleep } from './wait';
 export { pgWire } from './pg-wire';

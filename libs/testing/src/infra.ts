@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { Topology } from '@app/contracts';
 import { DEFAULT_TOPOLOGY_OPTIONS, deleteTopology, NatsClients, setupTopology, TopologyOptions } from '@app/messaging';
+import { standInForAutovacuum } from './autovacuum';
 
 export interface TestInfraOptions {
   /** Short name of the suite: part of the database name, for finding leftovers. */
@@ -11,6 +12,11 @@ export interface TestInfraOptions {
   topology?: Partial<TopologyOptions>;
   /** A database to copy (CREATE DATABASE ... TEMPLATE): one already migrated, say. */
   template?: string;
+  /**
+   * Vacuum and analyse the database as autovacuum would when the server runs without it
+   * (`standInForAutovacuum`): the benches, whose figures must be a default Postgres's.
+   */
+  autovacuum?: boolean;
 }
 
 /** A suite's own database and stream prefix on the shared Postgres and NATS servers. */
@@ -64,6 +70,10 @@ export async function startTestInfra(opts: TestInfraOptions): Promise<TestInfra>
       await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
       await c.end();
     });
+    if (opts.autovacuum) {
+      const stand = standInForAutovacuum(databaseUrl);
+      cleanups.push(() => stand.stop());
+    }
   }
   if (opts.nats !== false) {
     const clients = await NatsClients.connect({ url: natsUrl, name: `test-${slug}` });

@@ -62,7 +62,7 @@ export class IdempotencyRepository {
     await this.ds.query(
       `WITH l AS (
          SELECT k.user_id, k.key FROM idempotency_keys k
-           JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS l(user_id, key, holder)
+           JOIN unnest($1::uuid[], $2::text[], $3::uuid[]) AS l(user_id, key, holder)
              ON k.user_id = l.user_id AND k.key = l.key AND k.holder = l.holder
           WHERE k.state = 'PENDING'
           ORDER BY k.user_id, k.key
