@@ -191,9 +191,9 @@ export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<
   const db = new Client({ connectionString: input.databaseUrl });
   await db.connect();
   try {
-    // Text, image, image, text: whichever campaign runs second meets the first one's tail (its
-    // statuses, events and threads still being written) and the contacts' threads already made, so
-    // each kind runs once early and once late and its rate is its two runs together.
+    // Text, image, image, text: each campaign meets the one before's tail (its statuses, events
+    // and threads still being written) and the contacts' threads already made, and each kind runs
+    // once early and once late: its rate is its two runs together.
     const runs: Record<'text' | 'image', CampaignRun[]> = { text: [], image: [] };
     const content = {
       text: { type: 'text', text: 'This week: 20% off' },
@@ -201,6 +201,12 @@ export async function campaignMediaStep(input: CampaignMediaStepInput): Promise<
     };
     let before: Record<BotChannel, number> = { telegram: 0, max: 0 };
     let after = before;
+    // The step's first campaign ran faster than every later one whatever its kind (27.8, 37.6 and
+    // 32.2 s in three full runs, the other three 36-50 s each): it meets no earlier campaign's tail
+    // and makes the contacts' threads where the others add to them. A text campaign first, not
+    // counted, puts the four measured ones in the same state.
+    process.stderr.write(`media step: a text campaign to ${n} first, not counted\n`);
+    await runContentCampaign(input, call, db, bots, 'text', content.text, n);
     for (const kind of ['text', 'image', 'image', 'text'] as const) {
       if (kind === 'image' && runs.image.length === 0) before = await uploadCounts(input.urls.sandbox);
       process.stderr.write(`media step: ${kind === 'text' ? 'a text' : 'an image'} campaign to ${n}\n`);
