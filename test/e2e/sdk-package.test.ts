@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { waitFor } from '@app/testing';
 import { gatewayAccount } from '../support/campaigns';
 import { ApiFactory } from '../support/factories';
 import { Platform, startPlatform } from '../support/platform';
@@ -177,8 +178,18 @@ describe('the SDK as an installed npm package', () => {
     expect(out.recipients).toHaveLength(6);
     expect(new Set(out.recipients.map((r) => r.message_id)).size).toBe(6);
     expect(out.recipients.every((r) => r.channel === 'telegram' && r.message_id !== null)).toBe(true);
-    const chats = await telegramChats();
-    for (let i = 1; i <= 6; i++) expect(chats.filter((c) => c === String(810_000 + i))).toHaveLength(1);
+    // "Completed" means every recipient's message was accepted; the channel gets each a moment later.
+    const expected = [1, 2, 3, 4, 5, 6].map((i) => String(810_000 + i));
+    const chats = await waitFor(
+      async () => {
+        const seen = await telegramChats();
+        return expected.every((chat) => seen.includes(chat)) ? seen : undefined;
+      },
+      30_000,
+      "the campaign's six messages at the channel",
+      200,
+    );
+    for (const chat of expected) expect(chats.filter((c) => c === chat)).toHaveLength(1);
   });
 
   it('type-checks a client app against its declarations, as ESM and as CommonJS', async () => {
