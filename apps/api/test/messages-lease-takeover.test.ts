@@ -106,12 +106,8 @@ describe('Idempotency-Key: a first request that outlives its lease', () => {
     return (await received()).map((r) => r.body.biz_opaque_callback_data);
   };
 
-  it('a retry that took the key over while the first request stalled: one message, both answers name it, held and sent once', async () => {
-    const key = 'order-lease-1';
-    const phone = '79990005501';
-    const before = await available();
-    // The first request's process stalls (starved of CPU): its send waits before its transaction,
-    // and its lease renewals do not reach the database meanwhile.
+  /** The next send's commit waits, once it is `reached`, until `stalled` is resolved. */
+  const stallNextCommit = () => {
     const stalled = deferred();
     const reached = deferred();
     const commit = sends.commit.bind(sends);
@@ -120,6 +116,16 @@ describe('Idempotency-Key: a first request that outlives its lease', () => {
       await stalled.promise;
       return commit(record);
     });
+    return { stalled, reached };
+  };
+
+  it('a retry that took the key over while the first request stalled: one message, both answers name it, held and sent once', async () => {
+    const key = 'order-lease-1';
+    const phone = '79990005501';
+    const before = await available();
+    // The first request's process stalls (starved of CPU): its send waits before its transaction,
+    // and its lease renewals do not reach the database meanwhile.
+    const { stalled, reached } = stallNextCommit();
     const renew = keys.renew.bind(keys) as (...args: unknown[]) => Promise<void>;
     jest.spyOn(keys, 'renew').mockImplementation(async (...args: unknown[]) => {
       await stalled.promise;
@@ -162,14 +168,7 @@ describe('Idempotency-Key: a first request that outlives its lease', () => {
   it('a first request alive past three leases keeps its key (renewed): a retry meanwhile is told it is in use, and one message is sent', async () => {
     const key = 'order-lease-renewed';
     const phone = '79990005503';
-    const stalled = deferred();
-    const reached = deferred();
-    const commit = sends.commit.bind(sends);
-    jest.spyOn(sends, 'commit').mockImplementationOnce(async (record: SendRecord) => {
-      reached.resolve();
-      await stalled.promise;
-      return commit(record);
-    });
+    const { stalled, reached } = stallNextCommit();
     const first = send(key, phone);
     await reached.promise;
     const leaseOf = async () =>

@@ -14,9 +14,8 @@ const MAX_CAMPAIGNS = 1000;
 
 interface Entry {
   value: Promise<CampaignTotals>;
-  /** When the read ended (null while it runs: everyone asking meanwhile shares it). */
-  readAt: number | null;
-  reuseMs: number;
+  /** Until when the read is reused (null while it runs: everyone asking meanwhile shares it). */
+  freshUntil: number | null;
 }
 
 /**
@@ -39,18 +38,17 @@ export class CampaignTotalsCache {
 
   get(campaignId: string): Promise<CampaignTotals> {
     const entry = this.entries.get(campaignId);
-    if (entry && (entry.readAt === null || this.clock.nowMs() - entry.readAt < entry.reuseMs)) {
+    if (entry && (entry.freshUntil === null || this.clock.nowMs() < entry.freshUntil)) {
       this.touch(campaignId, entry);
       return entry.value;
     }
     const started = this.clock.nowMs();
-    const fresh: Entry = { value: this.repo.totals(campaignId), readAt: null, reuseMs: 0 };
+    const fresh: Entry = { value: this.repo.totals(campaignId), freshUntil: null };
     this.touch(campaignId, fresh);
     fresh.value.then(
       () => {
         const ended = this.clock.nowMs();
-        fresh.readAt = ended;
-        fresh.reuseMs = Math.min(TOTALS_MAX_AGE_MS, (ended - started) * TOTALS_REUSE_FACTOR);
+        fresh.freshUntil = ended + Math.min(TOTALS_MAX_AGE_MS, (ended - started) * TOTALS_REUSE_FACTOR);
       },
       // A failed read is not kept: the next view reads again.
       () => {
